@@ -1,0 +1,3 @@
+export { hasErrorCode, PanoptesError, type PanoptesErrorCode } from './panoptes-error.js';
+export { InvalidOptionError } from './invalid-option-error.js';
+export { WorkflowValidationError } from './configuration-error.js';

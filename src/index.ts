@@ -1,0 +1,8 @@
+/**
+ * Panoptes core: workflows, temporal constraints and interventions, free of any agent framework.
+ * @module panoptes
+ */
+export * from './errors/index.js';
+export * from './diagnostics/index.js';
+export * from './clock/index.js';
+export * from './messages/index.js';

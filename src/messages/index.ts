@@ -1,0 +1,1 @@
+export type { AssistantTurn, ChatMessage, ToolCall } from './types.js';

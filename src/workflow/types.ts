@@ -1,0 +1,85 @@
+import type { TemporalConstraint } from '../temporal/types.js';
+
+/** How bad a constraint violation is. `critical` escalates straight to a block. */
+export type Severity = 'warning' | 'error' | 'critical';
+export const SEVERITIES: readonly Severity[] = ['warning', 'error', 'critical'];
+
+/** How an intervention is delivered on the next model call; chosen by the template's prefix (DESIGN.md section 6). */
+export type InterventionStrategy = 'system-prompt-append' | 'user-message-inject' | 'context-reminder' | 'hard-block';
+
+/** How a state is recognised in a model response. */
+export interface ClassificationDefinition {
+  /** Tool names whose call means the agent is in this state. */
+  toolCalls: string[];
+  /** Case-insensitive regular expressions matched against the response text. */
+  patterns: string[];
+  /** Example responses for embedding similarity. */
+  exemplars: string[];
+  /** Lowest cosine similarity to an exemplar that counts. @default 0.7 */
+  minSimilarity: number;
+}
+
+export interface StateDefinition {
+  name: string;
+  description?: string;
+  initial: boolean;
+  terminal: boolean;
+  classification: ClassificationDefinition;
+}
+
+/** Extra conditions a transition needs besides its endpoints. All given conditions must hold. */
+export interface TransitionGuardDefinition {
+  /** The classification's confidence must be at least this. */
+  minConfidence?: number;
+  /** These keys must be present in the step's metadata. */
+  requiredMetadata?: string[];
+  /** A CEL expression over `confidence`, `method`, `from`, `to` and `metadata`; never run through `eval`. */
+  expression?: string;
+}
+
+export interface TransitionDefinition {
+  from: string;
+  to: string;
+  /** Higher wins when several transitions could apply. @default 0 */
+  priority: number;
+  guard?: TransitionGuardDefinition;
+  description?: string;
+}
+
+export interface ConstraintDefinition extends TemporalConstraint {
+  /** @default 'error' */
+  severity: Severity;
+  /** Name of the intervention to schedule on violation. */
+  intervention?: string;
+  description?: string;
+}
+
+export interface InterventionDefinition {
+  name: string;
+  /** The template text without its strategy prefix, with `{variables}`. */
+  template: string;
+  strategy: InterventionStrategy;
+  /** How often it may be applied in one session before escalating. @default 3 */
+  maxApplications: number;
+}
+
+/** What happens when the agent moves along a transition the workflow does not list. */
+export interface DeviationPolicy {
+  /** `record` only notes it; `intervene` also schedules `intervention`; `block` refuses like a critical violation. @default 'record' */
+  reaction: 'record' | 'intervene' | 'block';
+  intervention?: string;
+}
+
+/** A workflow after parsing and validation: every name resolved, every default filled in. */
+export interface WorkflowDefinition {
+  name: string;
+  version: string;
+  description?: string;
+  states: StateDefinition[];
+  transitions: TransitionDefinition[];
+  constraints: ConstraintDefinition[];
+  interventions: Record<string, InterventionDefinition>;
+  onDeviation: DeviationPolicy;
+  /** Name of the one initial state. */
+  initialState: string;
+}

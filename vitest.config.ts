@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // The CLI tests run the built binary; `npm test` builds before vitest starts.
+    testTimeout: 20_000,
+  },
+});
