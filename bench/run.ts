@@ -1,0 +1,29 @@
+/**
+ * `npm run bench`: runs every suite, prints one table, writes bench/results/latest.json.
+ * Pass suite names to run only those: `npm run bench -- constraints`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { BenchRow } from './harness.js';
+
+type Suite = () => Promise<BenchRow[]> | BenchRow[];
+
+const suites: Record<string, () => Promise<Suite>> = {};
+
+const wanted = process.argv.slice(2);
+const rows: BenchRow[] = [];
+for (const [name, load] of Object.entries(suites)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  rows.push(...(await (await load())()));
+}
+
+const format = (us: number) => (us < 10 ? us.toFixed(2) : us < 1000 ? us.toFixed(1) : us.toFixed(0));
+console.log(['suite', 'measure', 'p50 us', 'p99 us', 'mean us', 'target', 'met'].join(' | '));
+for (const row of rows) {
+  console.log(
+    [row.suite, row.name, format(row.p50Us), format(row.p99Us), format(row.meanUs), row.target ?? '', row.met === undefined ? '' : row.met ? 'yes' : 'NO'].join(' | '),
+  );
+}
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+const file = new URL('./results/latest.json', import.meta.url);
+writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2));
+console.log(`\nwrote ${file.pathname}`);
