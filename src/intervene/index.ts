@@ -1,0 +1,13 @@
+export { applyInterventions, GUIDANCE_HEADER, REMINDER_PREFIX, SYSTEM_NOTE_PREFIX, type RenderedIntervention } from './apply.js';
+export {
+  DEFAULT_GUIDANCE_TEMPLATE,
+  DEFAULT_MAX_APPLICATIONS,
+  initialInterventionState,
+  planInterventions,
+  scheduleIntervention,
+  type InterventionPlan,
+  type InterventionState,
+  type PendingIntervention,
+} from './schedule.js';
+export { escalate, ESCALATION_ORDER, strategyFromTemplate } from './strategy.js';
+export { renderTemplate, TEMPLATE_VARIABLES, templateVariables, type TemplateVariables } from './template.js';

@@ -1,0 +1,82 @@
+import type { InterventionDefinition, Severity } from '../workflow/types.js';
+import type { RenderedIntervention } from './apply.js';
+import { escalate } from './strategy.js';
+import { renderTemplate, type TemplateVariables } from './template.js';
+
+/** An intervention waiting for the session's next model call. Plain JSON. */
+export interface PendingIntervention {
+  /** Name of the workflow's intervention, or `constraint:<name>` for built-in guidance. */
+  name: string;
+  /** Why it was scheduled. */
+  reason: 'violation' | 'deviation' | 'doomed';
+  constraint?: string;
+  severity?: Severity;
+  /** Refuse the next call regardless of the intervention's strategy (critical severity, `block` deviation policy). */
+  block: boolean;
+  variables: TemplateVariables;
+}
+
+/** Per-session intervention bookkeeping. Plain JSON, part of the session snapshot. */
+export interface InterventionState {
+  pending: PendingIntervention[];
+  /** How often each intervention has been applied in this session, by name. */
+  applications: Record<string, number>;
+}
+
+/** What the next model call must do: apply `apply` to its request, or refuse it with `block`. */
+export interface InterventionPlan {
+  state: InterventionState;
+  apply: RenderedIntervention[];
+  block?: RenderedIntervention;
+}
+
+/** The guidance used when a constraint names no intervention of its own. */
+export const DEFAULT_GUIDANCE_TEMPLATE =
+  "Workflow rule '{constraint}' was broken: {details} Continue from '{current_state}'; the workflow allows next: {valid_next_states}.";
+
+/** The same default applications before escalation as a workflow file's interventions. */
+export const DEFAULT_MAX_APPLICATIONS = 3;
+
+/** An empty intervention state for a new session. */
+export function initialInterventionState(): InterventionState {
+  return { pending: [], applications: {} };
+}
+
+/**
+ * Queues an intervention for the next call. One pending entry per name: a newer one replaces the older, whose
+ * details are stale, and a block is never downgraded by a later non-blocking entry.
+ */
+export function scheduleIntervention(state: InterventionState, next: PendingIntervention): InterventionState {
+  const previous = state.pending.find((pending) => pending.name === next.name);
+  const merged = previous?.block ? { ...next, block: true } : next;
+  return { ...state, pending: [...state.pending.filter((pending) => pending.name !== next.name), merged] };
+}
+
+/**
+ * Takes every pending intervention, renders it, counts the application and escalates past `maxApplications`.
+ * Pure: returns the new state with the queue emptied.
+ * @param resolve looks up a workflow intervention by name; unknown names (built-in guidance) use the default template.
+ */
+export function planInterventions(
+  state: InterventionState,
+  resolve: (name: string) => InterventionDefinition | undefined,
+): InterventionPlan {
+  if (state.pending.length === 0) return { state, apply: [] };
+  const applications = { ...state.applications };
+  const apply: RenderedIntervention[] = [];
+  let block: RenderedIntervention | undefined;
+  for (const pending of state.pending) {
+    const definition = resolve(pending.name) ?? builtInGuidance(pending.name);
+    const count = Object.hasOwn(applications, pending.name) ? applications[pending.name]! : 0;
+    applications[pending.name] = count + 1;
+    const strategy = pending.block ? 'hard-block' : escalate(definition.strategy, Math.floor(count / definition.maxApplications));
+    const rendered = { name: pending.name, strategy, text: renderTemplate(definition.template, pending.variables) };
+    if (strategy === 'hard-block') block ??= rendered;
+    else apply.push(rendered);
+  }
+  return { state: { pending: [], applications }, apply, ...(block ? { block } : {}) };
+}
+
+function builtInGuidance(name: string): InterventionDefinition {
+  return { name, template: DEFAULT_GUIDANCE_TEMPLATE, strategy: 'system-prompt-append', maxApplications: DEFAULT_MAX_APPLICATIONS };
+}
