@@ -1,5 +1,7 @@
 export { applyInterventions, GUIDANCE_HEADER, REMINDER_PREFIX, SYSTEM_NOTE_PREFIX, type RenderedIntervention } from './apply.js';
 export {
+  DEFAULT_DEVIATION_TEMPLATE,
+  DEFAULT_DOOMED_TEMPLATE,
   DEFAULT_GUIDANCE_TEMPLATE,
   DEFAULT_MAX_APPLICATIONS,
   initialInterventionState,

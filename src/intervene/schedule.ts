@@ -34,6 +34,13 @@ export interface InterventionPlan {
 export const DEFAULT_GUIDANCE_TEMPLATE =
   "Workflow rule '{constraint}' was broken: {details} Continue from '{current_state}'; the workflow allows next: {valid_next_states}.";
 
+/** The guidance used for a move the workflow does not allow, when its deviation policy names no intervention. */
+export const DEFAULT_DEVIATION_TEMPLATE =
+  "The workflow does not go from '{previous_state}' to '{attempted_state}'. From '{current_state}' it allows: {valid_next_states}.";
+
+/** The guidance used when a constraint can no longer be satisfied along the workflow's transitions. */
+export const DEFAULT_DOOMED_TEMPLATE = "Workflow rule '{constraint}' is at risk: {details}";
+
 /** The same default applications before escalation as a workflow file's interventions. */
 export const DEFAULT_MAX_APPLICATIONS = 3;
 
@@ -55,7 +62,7 @@ export function scheduleIntervention(state: InterventionState, next: PendingInte
 /**
  * Takes every pending intervention, renders it, counts the application and escalates past `maxApplications`.
  * Pure: returns the new state with the queue emptied.
- * @param resolve looks up a workflow intervention by name; unknown names (built-in guidance) use the default template.
+ * @param resolve looks up a workflow intervention by name; unknown names get the built-in guidance for their reason.
  */
 export function planInterventions(
   state: InterventionState,
@@ -66,7 +73,7 @@ export function planInterventions(
   const apply: RenderedIntervention[] = [];
   let block: RenderedIntervention | undefined;
   for (const pending of state.pending) {
-    const definition = resolve(pending.name) ?? builtInGuidance(pending.name);
+    const definition = resolve(pending.name) ?? builtInGuidance(pending);
     const count = Object.hasOwn(applications, pending.name) ? applications[pending.name]! : 0;
     applications[pending.name] = count + 1;
     const strategy = pending.block ? 'hard-block' : escalate(definition.strategy, Math.floor(count / definition.maxApplications));
@@ -77,6 +84,13 @@ export function planInterventions(
   return { state: { pending: [], applications }, apply, ...(block ? { block } : {}) };
 }
 
-function builtInGuidance(name: string): InterventionDefinition {
-  return { name, template: DEFAULT_GUIDANCE_TEMPLATE, strategy: 'system-prompt-append', maxApplications: DEFAULT_MAX_APPLICATIONS };
+const BUILT_IN_TEMPLATES: Record<PendingIntervention['reason'], string> = {
+  violation: DEFAULT_GUIDANCE_TEMPLATE,
+  deviation: DEFAULT_DEVIATION_TEMPLATE,
+  doomed: DEFAULT_DOOMED_TEMPLATE,
+};
+
+function builtInGuidance(pending: PendingIntervention): InterventionDefinition {
+  const template = BUILT_IN_TEMPLATES[pending.reason];
+  return { name: pending.name, template, strategy: 'system-prompt-append', maxApplications: DEFAULT_MAX_APPLICATIONS };
 }
