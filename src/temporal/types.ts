@@ -38,3 +38,52 @@ export const CONSTRAINT_PARAMETERS: Readonly<
   until: { required: ['trigger', 'target'], optional: [] },
   next: { required: ['target'], optional: ['trigger'] },
 };
+
+/**
+ * The workflow's allowed moves, as the anticipation search reads them. Treated as immutable: results are memoised per
+ * graph object, so build a new graph when the workflow changes. `createTransitionGraph` builds one from a list of
+ * transitions and applies DESIGN.md's rule that a state with no outgoing transitions listed allows any next state.
+ */
+export interface TransitionGraph {
+  /** Every state of the workflow. */
+  readonly states: readonly string[];
+  /** The states that may be entered directly after `state`. A successor equal to `state` adds nothing to a trace. */
+  successors(state: string): readonly string[];
+}
+
+/** One position of a trace: its 1-based index and the state entered there. */
+export interface TracePoint {
+  step: number;
+  state: string;
+}
+
+/** Where a monitor's verdict turned `violated`. */
+export interface ViolationPoint {
+  /** 1-based trace position of the offending state; for a violation found when the trace closed, the trace's length. */
+  step: number;
+  /** The offending state, or `null` when the violation was found by closing the trace. */
+  state: string | null;
+  /** Whether closing the trace caused the violation (an obligation was left open). */
+  atClose: boolean;
+}
+
+/**
+ * The incremental monitor's whole memory of a trace: plain JSON, a few fields, whatever the history length, so a
+ * session store can persist it and a test can write it by hand.
+ */
+export interface MonitorState {
+  verdict: Verdict;
+  /** How many trace positions have been stepped (the trace's length so far). */
+  steps: number;
+  /** Whether the trace has ended (`closeMonitor`). A closed monitor's verdict is never `pending`. */
+  closed: boolean;
+  /**
+   * The obligation still open and where it started, when the type has one: `response` the earliest unanswered
+   * trigger, `until` the first state in A, `next` the trigger just entered, `next` without trigger the first state.
+   * Together with `verdict` it is the monitor's automaton state; `steps` and the positions only serve reporting.
+   * Kept after the verdict is decided, so a message can name the trigger that was left unanswered.
+   */
+  open?: TracePoint;
+  /** Set when the verdict turns `violated`. */
+  violation?: ViolationPoint;
+}
