@@ -1,0 +1,42 @@
+/**
+ * Temporal constraints over a session's trace of states (DESIGN.md section 4): the pure oracle, incremental
+ * monitors, anticipation of doomed verdicts and the messages that explain them.
+ */
+export {
+  CONSTRAINT_PARAMETERS,
+  CONSTRAINT_TYPES,
+  type ConstraintParameter,
+  type ConstraintType,
+  type MonitorState,
+  type StateSelector,
+  type TemporalConstraint,
+  type TracePoint,
+  type TransitionGraph,
+  type Verdict,
+  type ViolationPoint,
+} from './types.js';
+export {
+  ANY_STATE,
+  compileSelector,
+  describeSelector,
+  NOT_PREFIX,
+  selectorIncludes,
+  selectorNames,
+  type CompiledSelector,
+  type DescribeSelectorOptions,
+} from './selector.js';
+export { assertConstraintParameters } from './parameters.js';
+export { evaluateConstraint, type EvaluateOptions } from './evaluate.js';
+export {
+  closeMonitor,
+  compileConstraint,
+  initialMonitorState,
+  monitorKey,
+  previewStep,
+  stepMonitor,
+  wouldViolate,
+  type CompiledConstraint,
+} from './monitor.js';
+export { createTransitionGraph, type TransitionGraphOptions } from './graph.js';
+export { canEverBeSatisfied, canEverFire, isDoomed, reachableStates } from './anticipation.js';
+export { describeDoomed, describeViolation } from './messages.js';
