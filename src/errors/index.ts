@@ -1,3 +1,4 @@
 export { hasErrorCode, PanoptesError, type PanoptesErrorCode } from './panoptes-error.js';
 export { InvalidOptionError } from './invalid-option-error.js';
 export { WorkflowValidationError } from './configuration-error.js';
+export { RulebaseError } from './rulebase-error.js';

@@ -1,0 +1,14 @@
+/** The fact store: the session's facts with source and expiry, context bindings, derived conclusions. */
+export { canonicalJson, formatFact, formatValue, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
+export {
+  createFactStore,
+  type DerivedDependencies,
+  type DerivedFact,
+  type FactSeed,
+  type FactStore,
+  type FactStoreOptions,
+  type FactStoreSnapshot,
+  type FetchRecord,
+  type StoredFact,
+} from './fact-store.js';
+export { DEFAULT_SUMMARY_MAX_FACTS, renderSummary, type SummarizeOptions } from './summarize.js';

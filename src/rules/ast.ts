@@ -1,0 +1,97 @@
+/**
+ * The rule language's syntax tree. Every node carries the position it was read from, so load-time checks and
+ * runtime blockers can point at the line a policy author wrote.
+ */
+
+/** A 1-based line and column in the rulebase text. */
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/**
+ * A ground value: what facts hold and what tool arguments and results are made of.
+ * Atoms and quoted strings are both strings at run time, so `business` and `"business"` are the same value:
+ * JSON tool results carry strings, and rules read better with bare words.
+ */
+export type Value = string | number | boolean | null | readonly Value[] | { readonly [key: string]: Value };
+
+/** Arithmetic operators allowed inside terms. */
+export type ArithmeticOperator = '+' | '-' | '*' | '/';
+
+/** A term as written: a constant, a variable, a context variable, a list, an object pattern or arithmetic. */
+export type TermNode =
+  | { kind: 'constant'; value: string | number | boolean | null; pos: Position; quoted?: boolean }
+  | { kind: 'var'; name: string; pos: Position }
+  | { kind: 'context'; name: string; pos: Position }
+  | { kind: 'list'; items: TermNode[]; pos: Position }
+  | { kind: 'object'; entries: Array<{ key: string; value: TermNode }>; pos: Position }
+  | { kind: 'arithmetic'; operator: ArithmeticOperator; left: TermNode; right: TermNode; pos: Position };
+
+/** Comparison built-ins. `=` unifies (evaluating arithmetic first); the others compare ground values. */
+export type ComparisonOperator = '=' | '!=' | '<' | '<=' | '>' | '>=';
+
+/** One condition in a rule body. */
+export type LiteralNode =
+  | { kind: 'call'; predicate: string; args: TermNode[]; pos: Position }
+  | { kind: 'compare'; operator: ComparisonOperator; left: TermNode; right: TermNode; pos: Position }
+  | { kind: 'member'; element: TermNode; list: TermNode; pos: Position }
+  | { kind: 'not'; goal: LiteralNode; pos: Position };
+
+/** `context name "description"`: a rebindable reference such as the booking the customer is talking about. */
+export interface ContextDeclaration {
+  kind: 'context';
+  name: string;
+  description?: string;
+  pos: Position;
+}
+
+/** One `Var = $.json.path` output of a data declaration. */
+export interface DataOutput {
+  variable: string;
+  path: string;
+  pos: Position;
+}
+
+/** `data pred(Args) from tool(param: Var, ...) -> Var = $.path, ... ttl 60s`. */
+export interface DataDeclaration {
+  kind: 'data';
+  predicate: string;
+  params: string[];
+  tool: string;
+  toolArgs: Array<{ name: string; value: TermNode }>;
+  outputs: DataOutput[];
+  /** Milliseconds a fetched fact stays valid; undefined means for the whole session. */
+  ttlMs?: number;
+  pos: Position;
+}
+
+/** `askable pred(Args) "question with {Args}"`: established only by the user's answer. */
+export interface AskableDeclaration {
+  kind: 'askable';
+  predicate: string;
+  params: string[];
+  question: string;
+  pos: Position;
+}
+
+/** `rule head :- body.` or `fact head.` (a rule with an empty body). */
+export interface RuleDeclaration {
+  kind: 'rule';
+  predicate: string;
+  args: TermNode[];
+  body: LiteralNode[];
+  pos: Position;
+}
+
+/** `guard tool(param: Var, ...) :- body.`: what must be proved before the tool may run. */
+export interface GuardDeclaration {
+  kind: 'guard';
+  tool: string;
+  params: Array<{ name: string; value: TermNode }>;
+  body: LiteralNode[];
+  pos: Position;
+}
+
+/** Any top-level statement. */
+export type Declaration = ContextDeclaration | DataDeclaration | AskableDeclaration | RuleDeclaration | GuardDeclaration;

@@ -1,0 +1,30 @@
+/** The rule language: syntax tree, parser with positioned errors, load-time checks. */
+export type {
+  ArithmeticOperator,
+  AskableDeclaration,
+  ComparisonOperator,
+  ContextDeclaration,
+  DataDeclaration,
+  DataOutput,
+  Declaration,
+  GuardDeclaration,
+  LiteralNode,
+  Position,
+  RuleDeclaration,
+  TermNode,
+  Value,
+} from './ast.js';
+export { BUILTIN_PREDICATES, isBuiltinPredicate } from './builtins.js';
+export { evaluateJsonPath, parseJsonPath, type PathSegment } from './json-path.js';
+export { checkRulebaseFile, loadRulebase, type LoadRulebaseOptions } from './load.js';
+export { parseGoalText } from './parser.js';
+export {
+  analyzeRulebase,
+  parseRulebase,
+  resolveGoalContexts,
+  type CompiledDataDeclaration,
+  type ParseRulebaseOptions,
+  type Rulebase,
+  type ToolSpec,
+} from './rulebase.js';
+export { formatTermNode, formatLiteralNode } from './format.js';

@@ -1,0 +1,46 @@
+import { readFile } from 'node:fs/promises';
+import type { Diagnostic } from '../diagnostics/index.js';
+import { RulebaseError } from '../errors/index.js';
+import { analyzeRulebase, type ParseRulebaseOptions, type Rulebase } from './rulebase.js';
+
+/** Options of {@link loadRulebase} and {@link checkRulebaseFile}: as for `parseRulebase`, the source defaulting to the path. */
+export type LoadRulebaseOptions = ParseRulebaseOptions;
+
+/**
+ * Reads and checks a rulebase file. Fails at load time, never at the first tool call.
+ * @param path The `.rules` file.
+ * @param options The agent's tools, to check guard and data tool names.
+ * @throws RulebaseError listing every error (or that the file cannot be read).
+ * @example
+ * const rulebase = await loadRulebase('examples/airline/policy.rules', { tools: airlineTools });
+ */
+export async function loadRulebase(path: string, options: LoadRulebaseOptions = {}): Promise<Rulebase> {
+  const source = options.source ?? path;
+  const text = await readText(path, source);
+  if (typeof text !== 'string') throw new RulebaseError([text]);
+  const { rulebase, diagnostics } = analyzeRulebase(text, { ...options, source });
+  if (rulebase === undefined) throw new RulebaseError(diagnostics);
+  return rulebase;
+}
+
+/**
+ * Every diagnostic for a rulebase file, errors and warnings, sorted by position; an unreadable file is one error.
+ * Never throws: this backs `panoptes rules check <file>`, which prints each with `formatDiagnostic`.
+ * @param path The `.rules` file.
+ * @param options The agent's tools, to check guard and data tool names.
+ */
+export async function checkRulebaseFile(path: string, options: LoadRulebaseOptions = {}): Promise<Diagnostic[]> {
+  const source = options.source ?? path;
+  const text = await readText(path, source);
+  if (typeof text !== 'string') return [text];
+  return analyzeRulebase(text, { ...options, source }).diagnostics;
+}
+
+async function readText(path: string, source: string): Promise<string | Diagnostic> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message;
+    return { severity: 'error', code: 'rules-file', message: `cannot read rulebase: ${reason}`, path: '', source };
+  }
+}
