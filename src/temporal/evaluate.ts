@@ -25,63 +25,76 @@ export interface EvaluateOptions {
  */
 export function evaluateConstraint(constraint: TemporalConstraint, trace: readonly string[], { closed = false }: EvaluateOptions = {}): Verdict {
   assertConstraintParameters(constraint);
-  const inTrigger = (state: string | undefined) => state !== undefined && constraint.trigger !== undefined && selectorIncludes(constraint.trigger, state);
-  const inTarget = (state: string | undefined) => state !== undefined && selectorIncludes(constraint.target as StateSelector, state);
-  const open: Verdict = closed ? 'satisfied' : 'pending';
+  const { trigger, target, condition } = constraint;
+  const end: Verdict = closed ? 'satisfied' : 'pending';
 
   switch (constraint.type) {
     case 'eventually':
-      if (trace.some(inTarget)) return 'satisfied';
+      if (someIn(trace, target)) return 'satisfied';
       return closed ? 'violated' : 'pending';
 
     case 'never':
-      return trace.some(inTarget) ? 'violated' : open;
+      return someIn(trace, target) ? 'violated' : end;
 
     case 'always':
-      return trace.every((state) => selectorIncludes(constraint.condition as StateSelector, state)) ? open : 'violated';
+      for (const state of trace) if (!selectorIncludes(condition!, state)) return 'violated';
+      return end;
 
     case 'precedence': {
       // A trigger needs a target strictly before it: a state that is both, with no earlier target, violates.
-      const firstTrigger = trace.findIndex(inTrigger);
-      if (firstTrigger >= 0 && !trace.slice(0, firstTrigger).some(inTarget)) return 'violated';
-      const firstTarget = trace.findIndex(inTarget);
+      const firstTrigger = indexIn(trace, trigger);
+      if (firstTrigger >= 0 && !someIn(trace, target, 0, firstTrigger)) return 'violated';
+      const firstTarget = indexIn(trace, target);
       if (firstTarget >= 0 && (firstTrigger < 0 || firstTarget < firstTrigger)) return 'satisfied';
-      return open;
+      return end;
     }
 
-    case 'response': {
+    case 'response':
       if (!closed) return 'pending';
       // Every trigger needs a target strictly after it.
-      const unanswered = trace.some((state, i) => inTrigger(state) && !trace.slice(i + 1).some(inTarget));
-      return unanswered ? 'violated' : 'satisfied';
-    }
+      for (let i = 0; i < trace.length; i++) {
+        if (isIn(trace[i], trigger) && !someIn(trace, target, i + 1)) return 'violated';
+      }
+      return 'satisfied';
 
     case 'until': {
-      const inA = inTrigger;
-      const k = trace.findIndex(inA);
-      if (k < 0) return open;
+      // trigger is A, target is B; k is the first position in A.
+      const k = indexIn(trace, trigger);
+      if (k < 0) return end;
       for (let i = k; i < trace.length; i++) {
-        if (inTarget(trace[i])) return 'satisfied';
-        if (!inA(trace[i])) return 'violated';
+        if (isIn(trace[i], target)) return 'satisfied';
+        if (!isIn(trace[i], trigger)) return 'violated';
       }
       return closed ? 'violated' : 'pending';
     }
 
     case 'next':
-      return constraint.trigger === undefined ? evaluateSecondState(trace, inTarget, closed) : evaluateNext(trace, inTrigger, inTarget, closed);
+      if (trigger === undefined) {
+        // Without a trigger, `next` constrains the second state of the trace.
+        if (trace.length >= 2) return isIn(trace[1], target) ? 'satisfied' : 'violated';
+        return closed ? 'violated' : 'pending';
+      }
+      for (let i = 0; i + 1 < trace.length; i++) {
+        if (isIn(trace[i], trigger) && !isIn(trace[i + 1], target)) return 'violated';
+      }
+      if (!closed) return 'pending';
+      return isIn(trace[trace.length - 1], trigger) ? 'violated' : 'satisfied';
   }
 }
 
-function evaluateNext(trace: readonly string[], inTrigger: (s?: string) => boolean, inTarget: (s?: string) => boolean, closed: boolean): Verdict {
-  for (let i = 0; i + 1 < trace.length; i++) {
-    if (inTrigger(trace[i]) && !inTarget(trace[i + 1])) return 'violated';
-  }
-  if (!closed) return 'pending';
-  return inTrigger(trace[trace.length - 1]) ? 'violated' : 'satisfied';
+/** Whether `state` exists and is in `selector`; an absent selector names no state. */
+function isIn(state: string | undefined, selector: StateSelector | undefined): boolean {
+  return state !== undefined && selector !== undefined && selectorIncludes(selector, state);
 }
 
-/** `next` without a trigger constrains the second state of the trace. */
-function evaluateSecondState(trace: readonly string[], inTarget: (s?: string) => boolean, closed: boolean): Verdict {
-  if (trace.length >= 2) return inTarget(trace[1]) ? 'satisfied' : 'violated';
-  return closed ? 'violated' : 'pending';
+/** The first position in `[from, trace.length)` whose state is in `selector`, or -1. */
+function indexIn(trace: readonly string[], selector: StateSelector | undefined, from = 0): number {
+  for (let i = from; i < trace.length; i++) if (isIn(trace[i], selector)) return i;
+  return -1;
+}
+
+/** Whether some state at a position in `[from, to)` is in `selector`. */
+function someIn(trace: readonly string[], selector: StateSelector | undefined, from = 0, to = trace.length): boolean {
+  const index = indexIn(trace, selector, from);
+  return index >= 0 && index < to;
 }

@@ -7,12 +7,11 @@ import { CONSTRAINT_PARAMETERS, CONSTRAINT_TYPES, type ConstraintParameter, type
  * @throws {InvalidOptionError} naming the constraint, its type, the missing parameter and what to write.
  */
 export function assertConstraintParameters(constraint: TemporalConstraint): void {
-  const name = `'${constraint.name}'`;
   if (!(CONSTRAINT_TYPES as readonly string[]).includes(constraint.type)) {
     throw new InvalidOptionError({
       parameter: 'type',
       value: constraint.type,
-      fix: `Constraint ${name} needs a type, one of ${CONSTRAINT_TYPES.join(', ')}.`,
+      fix: `Constraint '${constraint.name}' needs a type, one of ${CONSTRAINT_TYPES.join(', ')}.`,
     });
   }
   const { required } = CONSTRAINT_PARAMETERS[constraint.type];
@@ -22,7 +21,7 @@ export function assertConstraintParameters(constraint: TemporalConstraint): void
       parameter,
       value: undefined,
       fix:
-        `Constraint ${name} of type '${constraint.type}' requires ${required.map((p) => `\`${p}\``).join(' and ')}; ` +
+        `Constraint '${constraint.name}' of type '${constraint.type}' requires ${required.map((p) => `\`${p}\``).join(' and ')}; ` +
         `add \`${parameter}\`${roleOf(constraint, parameter)}: a state name, \`!state\`, \`*\` or a list of these.`,
     });
   }
