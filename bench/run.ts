@@ -7,7 +7,9 @@ import type { BenchRow } from './harness.js';
 
 type Suite = () => Promise<BenchRow[]> | BenchRow[];
 
-const suites: Record<string, () => Promise<Suite>> = {};
+const suites: Record<string, () => Promise<Suite>> = {
+  constraints: async () => (await import('./constraints.js')).constraintsBench,
+};
 
 const wanted = process.argv.slice(2);
 const rows: BenchRow[] = [];

@@ -6,3 +6,5 @@ export * from './errors/index.js';
 export * from './diagnostics/index.js';
 export * from './clock/index.js';
 export * from './messages/index.js';
+export * from './temporal/index.js';
+export * from './intervene/index.js';
