@@ -21,11 +21,12 @@ export interface Diagnostic {
 }
 
 /**
- * Renders a diagnostic as one line, compiler style: `support.yaml:12:13 error constraints[2].target: ... (hint)`.
+ * Renders a diagnostic as one line, compiler style, the hint after a semicolon:
+ * `support.yaml:12:13 error constraints[2].target: unknown state 'x'; known states: a, b; did you mean 'a'?`
  */
 export function formatDiagnostic(diagnostic: Diagnostic): string {
   const where = [diagnostic.source ?? '<input>', diagnostic.line, diagnostic.column].filter((part) => part !== undefined).join(':');
   const field = diagnostic.path ? `${diagnostic.path}: ` : '';
-  const hint = diagnostic.hint ? ` ${diagnostic.hint}` : '';
+  const hint = diagnostic.hint ? `; ${diagnostic.hint}` : '';
   return `${where} ${diagnostic.severity} ${field}${diagnostic.message}${hint}`;
 }

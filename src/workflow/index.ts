@@ -1,0 +1,41 @@
+/**
+ * Workflows (DESIGN.md section 3): loading and validating workflow files, the compiled `Workflow`, and the pure
+ * state machine over it.
+ * @module
+ */
+export type {
+  ClassificationDefinition,
+  ConstraintDefinition,
+  DeviationPolicy,
+  InterventionDefinition,
+  InterventionStrategy,
+  Severity,
+  StateDefinition,
+  TransitionDefinition,
+  TransitionGuardDefinition,
+  WorkflowDefinition,
+} from './types.js';
+export { SEVERITIES } from './types.js';
+export { loadWorkflow, parseWorkflow, validateWorkflow, type WorkflowLoadOptions, type WorkflowValidationResult } from './load.js';
+export { createWorkflow, type Workflow } from './workflow.js';
+export { workflowJsonSchema } from './schema.js';
+export { DEFAULT_MAX_BYTES } from './parse.js';
+export { GUARD_VARIABLES, type GuardInput } from './guard.js';
+export type { SourcePosition } from './positions.js';
+
+// The state machine, linting and diagram (written beside the loader by other engineers).
+export type { ClassificationMethod, DeviationRecord, HistoryEntry, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
+export {
+  createSnapshot,
+  DEFAULT_HISTORY_LIMIT,
+  previewEnter,
+  takeInterventions,
+  transition,
+  verdictsOf,
+  type EnterPreview,
+  type TransitionResult,
+  type WorkflowEffect,
+  type WorkflowEvent,
+} from './transition.js';
+export { lintWorkflow } from './lint.js';
+export { describeConstraint, workflowToMermaid } from './mermaid.js';

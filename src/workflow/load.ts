@@ -1,0 +1,120 @@
+import { readFile, stat } from 'node:fs/promises';
+import type { Diagnostic } from '../diagnostics/index.js';
+import { InvalidOptionError, WorkflowValidationError } from '../errors/index.js';
+import { locate, whereIn, type Finding } from './findings.js';
+import { normalise } from './normalise.js';
+import { DEFAULT_MAX_BYTES, parseYamlText, sizeFinding } from './parse.js';
+import type { PositionIndex } from './positions.js';
+import { checkShape } from './shape.js';
+import { salvage } from './salvage.js';
+import { checkDefinition } from './validate.js';
+import { buildWorkflow, type Workflow } from './workflow.js';
+
+/** Options of `validateWorkflow`, `parseWorkflow` and `loadWorkflow`. */
+export interface WorkflowLoadOptions {
+  /** File name or label used in diagnostics. @default the path, for `loadWorkflow` */
+  source?: string;
+  /**
+   * References to undefined states are errors when true; when false they are warnings, as the reference engine
+   * silently accepted them (a `never` on a misspelt state then never fires). Everything else stays an error.
+   * @default true
+   */
+  strict?: boolean;
+  /** Larger input is refused before it is parsed. @default 1048576 (1 MiB) */
+  maxBytes?: number;
+}
+
+/** The outcome of `validateWorkflow`: every diagnostic, and the workflow when there is no error. */
+export interface WorkflowValidationResult {
+  ok: boolean;
+  /** Errors and warnings, in source order when the input was text. */
+  diagnostics: Diagnostic[];
+  workflow?: Workflow;
+}
+
+/**
+ * Validates a workflow and reports every problem at once; never throws for bad input.
+ * @param input YAML (or JSON) text, or an already-parsed document (then diagnostics have no line and column).
+ * @throws {InvalidOptionError} only for a bad `maxBytes`.
+ * @example
+ * const { ok, diagnostics, workflow } = validateWorkflow(text, { source: 'support.yaml' });
+ * if (!ok) for (const diagnostic of diagnostics) console.error(formatDiagnostic(diagnostic));
+ */
+export function validateWorkflow(input: unknown, { source, strict = true, maxBytes = DEFAULT_MAX_BYTES }: WorkflowLoadOptions = {}): WorkflowValidationResult {
+  assertMaxBytes(maxBytes);
+  let data = input;
+  let positions: PositionIndex | undefined;
+  const findings: Finding[] = [];
+  if (typeof input === 'string') {
+    const parsed = parseYamlText(input, maxBytes);
+    findings.push(...parsed.findings);
+    if (!('data' in parsed)) return result(findings, positions, source);
+    data = parsed.data;
+    positions = parsed.positions;
+  }
+  const shape = checkShape(data);
+  findings.push(...shape.findings);
+  const usable = shape.raw ? { raw: shape.raw, dropped: undefined, indices: {} } : salvage(data, shape.findings);
+  if (usable === undefined) return result(findings, positions, source);
+
+  const { definition, paths } = normalise(usable.raw, usable.indices);
+  const checked = checkDefinition(definition, { strict, paths, where: whereIn(positions), ...(usable.dropped ? { dropped: usable.dropped } : {}) });
+  findings.push(...checked.findings);
+  const outcome = result(findings, positions, source);
+  if (!outcome.ok || !shape.raw) return outcome;
+  const workflow = buildWorkflow(definition, checked.compiled, { diagnostics: outcome.diagnostics, ...(positions ? { positions } : {}), ...(source === undefined ? {} : { source }) });
+  return { ...outcome, workflow };
+}
+
+/**
+ * Parses and validates workflow text.
+ * @returns the workflow; warnings are on `workflow.diagnostics`.
+ * @throws {WorkflowValidationError} listing every error, each with file, line and column.
+ * @example
+ * const workflow = parseWorkflow(readFileSync('support.yaml', 'utf8'), { source: 'support.yaml' });
+ * workflow.successors(workflow.initialState);
+ */
+export function parseWorkflow(text: string, options: WorkflowLoadOptions = {}): Workflow {
+  const { workflow, diagnostics } = validateWorkflow(text, options);
+  if (!workflow) throw new WorkflowValidationError(diagnostics);
+  return workflow;
+}
+
+/**
+ * Reads and validates a workflow file. A file over `maxBytes` is refused from its size, without reading it.
+ * @throws {WorkflowValidationError} (code `INVALID_WORKFLOW`) when the file cannot be read or is invalid.
+ * @example
+ * const workflow = await loadWorkflow('workflows/support.yaml');
+ */
+export async function loadWorkflow(path: string, options: WorkflowLoadOptions = {}): Promise<Workflow> {
+  const { source = path, maxBytes = DEFAULT_MAX_BYTES } = options;
+  assertMaxBytes(maxBytes);
+  let text: string;
+  try {
+    const { size } = await stat(path);
+    const tooLarge = sizeFinding(size, maxBytes);
+    if (tooLarge) throw new WorkflowValidationError(locate([tooLarge], undefined, source));
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (WorkflowValidationError.isInstance(error)) throw error;
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new WorkflowValidationError([{ severity: 'error', code: 'unreadable-file', message: `cannot read workflow file '${path}': ${reason}`, path: '', source }]);
+  }
+  return parseWorkflow(text, { ...options, source });
+}
+
+function result(findings: readonly Finding[], positions: PositionIndex | undefined, source: string | undefined): WorkflowValidationResult {
+  const diagnostics = sortBySource(locate(findings, positions, source));
+  return { ok: !diagnostics.some((diagnostic) => diagnostic.severity === 'error'), diagnostics };
+}
+
+/** Source order reads best in an editor or terminal; `sort` is stable, so unplaced findings keep their order. */
+function sortBySource(diagnostics: Diagnostic[]): Diagnostic[] {
+  return diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+}
+
+function assertMaxBytes(maxBytes: number): void {
+  if (typeof maxBytes !== 'number' || !(maxBytes > 0)) {
+    throw new InvalidOptionError({ parameter: 'maxBytes', value: maxBytes, fix: `Pass a positive number of bytes; the default is ${DEFAULT_MAX_BYTES} (1 MiB).` });
+  }
+}

@@ -1,0 +1,88 @@
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import type { Finding } from './findings.js';
+import { indexPositions, type PositionIndex, type SourcePosition } from './positions.js';
+
+/** Largest workflow text accepted, in bytes, unless `maxBytes` says otherwise (1 MiB). */
+export const DEFAULT_MAX_BYTES = 1024 * 1024;
+
+/**
+ * How many times aliases may be expanded while building the document. A few anchors are normal in a workflow; the
+ * limit stops a "billion laughs" document from expanding to gigabytes.
+ */
+export const MAX_ALIAS_COUNT = 100;
+
+/** YAML text turned into plain data, with positions for every field. `data` is absent when the text is unusable. */
+export interface ParsedText {
+  data?: unknown;
+  positions?: PositionIndex;
+  findings: Finding[];
+}
+
+/**
+ * Parses workflow YAML, keeping node positions. Refuses text over `maxBytes` before parsing, so a huge input costs
+ * a length check, not a parse.
+ */
+export function parseYamlText(text: string, maxBytes: number): ParsedText {
+  const tooLarge = sizeFinding(text, maxBytes);
+  if (tooLarge) return { findings: [tooLarge] };
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true, strict: true });
+  const place = (offset: number | undefined): { position?: SourcePosition } => {
+    if (offset === undefined) return {};
+    const { line, col } = lineCounter.linePos(offset);
+    return { position: { line, column: col } };
+  };
+  const findings: Finding[] = [
+    ...document.errors.map((error): Finding => ({
+      severity: 'error',
+      code: error.code === 'DUPLICATE_KEY' ? 'duplicate-key' : 'yaml-syntax',
+      message: firstLine(error.message),
+      path: [],
+      ...place(error.pos[0]),
+    })),
+    ...document.warnings.map((warning): Finding => ({ severity: 'warning', code: 'yaml-warning', message: firstLine(warning.message), path: [], ...place(warning.pos[0]) })),
+  ];
+  if (document.errors.length > 0) return { findings };
+  let data: unknown;
+  try {
+    data = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    findings.push({
+      severity: 'error',
+      code: 'yaml-aliases',
+      message: `${firstLine((error as Error).message)}: aliases expand more than ${MAX_ALIAS_COUNT} times`,
+      path: [],
+      hint: 'write the repeated parts out, or use fewer aliases',
+    });
+    return { findings };
+  }
+  keepVersionSpelling(document, data);
+  return { data, positions: indexPositions(document, lineCounter), findings };
+}
+
+/** The input-too-large finding, or nothing. UTF-8 never takes fewer bytes than UTF-16 code units. */
+export function sizeFinding(text: string | number, maxBytes: number): Finding | undefined {
+  if (typeof text === 'string' && text.length <= maxBytes / 3) return undefined; // cannot exceed: skip the count
+  const bytes = typeof text === 'number' ? text : Buffer.byteLength(text, 'utf8');
+  if (bytes <= maxBytes) return undefined;
+  return {
+    severity: 'error',
+    code: 'input-too-large',
+    message: `the workflow is ${bytes.toLocaleString('en-US')} bytes; the limit is ${maxBytes.toLocaleString('en-US')} bytes`,
+    path: [],
+    hint: 'a workflow this large is likely not a workflow file; raise the `maxBytes` option if it is',
+  };
+}
+
+/** `version: 1.0` is the number 1 to YAML; authors mean the text they wrote. */
+function keepVersionSpelling(document: ReturnType<typeof parseDocument>, data: unknown): void {
+  if (!isMap(document.contents) || typeof data !== 'object' || data === null) return;
+  const node = document.contents.get('version', true);
+  if (isScalar(node) && typeof node.value === 'number' && typeof node.source === 'string') {
+    (data as Record<string, unknown>).version = node.source;
+  }
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+}

@@ -1,0 +1,164 @@
+import * as z from 'zod';
+import { CONSTRAINT_TYPES } from '../temporal/types.js';
+import { closedObject, closeJsonSchemaObject } from './closed-object.js';
+
+/**
+ * The workflow file as authors write it (the reference engine's format plus our optional keys). Defaults that only
+ * fill a value are applied here; aliases, inline transitions and template prefixes are resolved by `normalise`.
+ */
+
+const stateSelector = z
+  .union([z.string(), z.array(z.string())])
+  .describe('A state name, `!name` (any state but that one), `*` (any state), or a list of these (any of them).');
+
+const names = (what: string) => z.array(z.string()).optional().describe(what);
+
+const classificationSchema = closedObject(
+  {
+    tool_calls: names('Tool names whose call means the agent is in this state (confidence 1.0).'),
+    patterns: names('Regular expressions matched case-insensitively against the response text (confidence 0.9).'),
+    exemplars: names('Example responses compared by embedding similarity.'),
+    min_similarity: z.number().gt(0).lte(1).default(0.7).describe('Lowest cosine similarity to an exemplar that counts, in (0, 1].'),
+  },
+  { description: 'How a model response is recognised as this state: tool calls, then patterns, then exemplars.' },
+);
+
+const guardSchema = closedObject(
+  {
+    min_confidence: z.number().min(0).max(1).optional().describe("The classification's confidence must be at least this, in [0, 1]."),
+    required_metadata: names("Keys that must be present in the step's metadata."),
+    expression: z
+      .string()
+      .optional()
+      .describe('A CEL expression over `confidence` (double), `method`, `from`, `to` (strings) and `metadata` (map).'),
+  },
+  { description: 'Conditions the transition needs besides its endpoints; all given conditions must hold.' },
+);
+
+const target = (what: string) => z.string().optional().describe(what);
+const priority = z.number().default(0).describe('Higher wins when several transitions could apply.');
+const description = z.string().optional().describe('Free text for people reading the workflow.');
+
+const inlineTransitionSchema = z.union([
+  z.string().describe('The name of a state this state may move to.'),
+  closedObject(
+    {
+      to_state: target('The state this state may move to.'),
+      target: target('Alias of `to_state`.'),
+      to: target('Alias of `to_state`.'),
+      guard: guardSchema.optional(),
+      priority,
+      description,
+    },
+    { aliases: { to_state: ['target', 'to'] }, required: ['to_state'] },
+  ),
+]);
+
+const stateSchema = closedObject(
+  {
+    name: z.string().min(1).describe('Unique name of the state.'),
+    description,
+    is_initial: z.boolean().optional().describe('Marks the one state every session starts in.'),
+    initial: z.boolean().optional().describe('Alias of `is_initial`.'),
+    is_terminal: z.boolean().optional().describe('Marks a state that ends the workflow.'),
+    terminal: z.boolean().optional().describe('Alias of `is_terminal`.'),
+    classification: classificationSchema.optional(),
+    transitions: z
+      .array(inlineTransitionSchema)
+      .optional()
+      .describe('Transitions out of this state, written inline: state names or `{ to_state, guard, priority }`.'),
+  },
+  { aliases: { is_initial: ['initial'], is_terminal: ['terminal'] } },
+);
+
+const transitionSchema = closedObject(
+  {
+    from_state: target('The state the transition leaves.'),
+    from: target('Alias of `from_state`.'),
+    to_state: target('The state the transition enters.'),
+    target: target('Alias of `to_state`.'),
+    to: target('Alias of `to_state`.'),
+    guard: guardSchema.optional(),
+    priority,
+    description,
+  },
+  { aliases: { from_state: ['from'], to_state: ['target', 'to'] }, required: ['from_state', 'to_state'] },
+);
+
+const constraintSchema = closedObject({
+  name: z.string().min(1).describe('Unique name of the constraint.'),
+  type: z.enum(CONSTRAINT_TYPES).describe('The temporal operator (DESIGN.md section 4).'),
+  trigger: stateSelector.optional(),
+  target: stateSelector.optional(),
+  condition: stateSelector.optional(),
+  severity: z.enum(['warning', 'error', 'critical']).default('error').describe('`critical` escalates straight to a block.'),
+  intervention: z.string().optional().describe('Name of the intervention to schedule on violation.'),
+  description,
+});
+
+const interventionSchema = z.union([
+  z.string().describe('The template; a prefix `inject:`, `remind:` or `block:` chooses the strategy.'),
+  closedObject({
+    template: z.string().describe('The template; a prefix `inject:`, `remind:` or `block:` chooses the strategy.'),
+    max_applications: z
+      .number()
+      .int()
+      .min(1)
+      .default(3)
+      .describe('How often it may be applied in one session before escalating to the next stricter strategy.'),
+  }),
+]);
+
+const reaction = z.enum(['record', 'intervene', 'block']);
+const deviationSchema = z
+  .union([
+    reaction,
+    closedObject({
+      reaction: reaction,
+      intervention: z.string().optional().describe('Name of the intervention to schedule when `reaction` is `intervene`.'),
+    }),
+  ])
+  .default('record')
+  .describe('What happens when the agent moves along a transition the workflow does not list.');
+
+/** The zod schema of a workflow document as written (snake_case keys, aliases, defaults filled). */
+export const rawWorkflowSchema = closedObject({
+  $schema: z.string().optional().describe('JSON Schema of this file, for editors; ignored by the loader.'),
+  name: z.string().min(1).describe('Name of the workflow.'),
+  version: z.union([z.string(), z.number()]).optional().describe('Version of the workflow; numbers are read as text.'),
+  description,
+  states: z.array(stateSchema).min(1).describe('The states the agent moves through.'),
+  transitions: z.array(transitionSchema).default([]).describe('The allowed moves between states.'),
+  constraints: z.array(constraintSchema).default([]).describe('Temporal constraints over the sequence of states.'),
+  interventions: z.record(z.string(), interventionSchema).default({}).describe('Named correction templates.'),
+  on_invalid_transition: deviationSchema,
+});
+
+/** A workflow document as written, after shape validation. */
+export type RawWorkflow = z.output<typeof rawWorkflowSchema>;
+export type RawState = RawWorkflow['states'][number];
+export type RawTransition = RawWorkflow['transitions'][number];
+export type RawInlineTransition = NonNullable<RawState['transitions']>[number];
+export type RawGuard = NonNullable<RawTransition['guard']>;
+export type RawConstraint = RawWorkflow['constraints'][number];
+
+const SCHEMA_ID = 'https://unpkg.com/panoptes/workflow.schema.json';
+
+/**
+ * A JSON Schema (draft 2020-12) of the workflow format, for editor completion and validation. The published
+ * `workflow.schema.json` is this object; cross-references (unknown states, unsafe patterns) are checked only by the
+ * loader.
+ * @example
+ * // first line of a workflow file:
+ * // # yaml-language-server: $schema=./node_modules/panoptes/workflow.schema.json
+ * writeFileSync('workflow.schema.json', JSON.stringify(workflowJsonSchema(), null, 2));
+ */
+export function workflowJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(rawWorkflowSchema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    override: closeJsonSchemaObject,
+  }) as Record<string, unknown>;
+  const { $schema, ...rest } = schema;
+  return { $schema, $id: SCHEMA_ID, title: 'Panoptes workflow', ...rest };
+}
