@@ -1,0 +1,96 @@
+import { hasErrorCode, PanoptesError } from '../errors/index.js';
+
+// The closed code list (src/errors/panoptes-error.ts) has no embedder codes yet. Until it does, these classes reuse
+// the nearest code and narrow `isInstance` by code and name, so callers can already tell them apart; moving each to a
+// dedicated code later changes one line here.
+
+/** Which embedder call exceeded its budget. */
+export type EmbedderOperation = 'embedQuery' | 'embedDocuments';
+
+/**
+ * Thrown (as a rejection) by {@link withTimeout} when an embedder call takes longer than its budget. The underlying
+ * call is not cancelled, only abandoned: embedders offer no way to cancel.
+ */
+export class EmbedderTimeoutError extends PanoptesError {
+  /** The budget that was exceeded, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The call that timed out. */
+  readonly operation: EmbedderOperation;
+
+  constructor({ timeoutMs, operation }: { timeoutMs: number; operation: EmbedderOperation }) {
+    super('INVALID_INPUT', `Embedder ${operation} did not answer within ${timeoutMs} ms.`);
+    this.name = 'EmbedderTimeoutError';
+    this.timeoutMs = timeoutMs;
+    this.operation = operation;
+  }
+
+  static override isInstance(value: unknown): value is EmbedderTimeoutError {
+    return hasErrorCode(value, 'INVALID_INPUT') && value.name === 'EmbedderTimeoutError';
+  }
+}
+
+/** What was wrong with an embedder's output. */
+export type InvalidEmbeddingProblem = 'not-a-vector' | 'not-finite' | 'wrong-length' | 'wrong-count';
+
+/**
+ * An embedder returned something that is not a usable vector: not an array of numbers, a NaN or infinite component,
+ * a length other than the expected one, or a different number of vectors than texts.
+ */
+export class InvalidEmbeddingError extends PanoptesError {
+  readonly problem: InvalidEmbeddingProblem;
+  /** Position of the offending vector in a batch (0 for `embedQuery`), or of the offending component. */
+  readonly index: number | undefined;
+  /** The expected length (dimensions or text count), when the problem is a length. */
+  readonly expected: number | undefined;
+  /** The length received, when the problem is a length. */
+  readonly received: number | undefined;
+
+  constructor({
+    problem,
+    message,
+    index,
+    expected,
+    received,
+  }: {
+    problem: InvalidEmbeddingProblem;
+    message: string;
+    index?: number;
+    expected?: number;
+    received?: number;
+  }) {
+    super('INVALID_INPUT', message);
+    this.name = 'InvalidEmbeddingError';
+    this.problem = problem;
+    this.index = index;
+    this.expected = expected;
+    this.received = received;
+  }
+
+  static override isInstance(value: unknown): value is InvalidEmbeddingError {
+    return hasErrorCode(value, 'INVALID_INPUT') && value.name === 'InvalidEmbeddingError';
+  }
+}
+
+/**
+ * An optional peer dependency that a chosen feature needs is not installed (for example `@huggingface/transformers`
+ * for {@link createTransformersEmbedder}). The message says how to install it.
+ */
+export class MissingDependencyError extends PanoptesError {
+  /** The npm package that is missing. */
+  readonly packageName: string;
+
+  constructor({ packageName, feature, cause }: { packageName: string; feature: string; cause?: unknown }) {
+    super(
+      'INVALID_OPTION',
+      `${feature} needs the optional package \`${packageName}\`, which is not installed. ` +
+        `Install it next to panoptes: \`npm install ${packageName}\`, or use createLexicalEmbedder(), which needs nothing.`,
+      { cause },
+    );
+    this.name = 'MissingDependencyError';
+    this.packageName = packageName;
+  }
+
+  static override isInstance(value: unknown): value is MissingDependencyError {
+    return hasErrorCode(value, 'INVALID_OPTION') && value.name === 'MissingDependencyError';
+  }
+}

@@ -1,0 +1,47 @@
+import { InvalidEmbeddingError } from './errors.js';
+
+/**
+ * Cosine similarity of two vectors of the same length, in [-1, 1]. A zero vector (the lexical embedding of an empty
+ * text) is similar to nothing: the result is 0 rather than NaN, so a threshold never matches it.
+ * @param a A vector.
+ * @param b A vector of the same length.
+ * @throws {InvalidEmbeddingError} `wrong-length` when the lengths differ.
+ * @example
+ * cosineSimilarity([1, 0], [1, 1]) // 0.7071...
+ */
+export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) {
+    throw new InvalidEmbeddingError({
+      problem: 'wrong-length',
+      message: `Cannot compare vectors of different lengths (${a.length} and ${b.length}); were they made by different embedders?`,
+      expected: a.length,
+      received: b.length,
+    });
+  }
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  if (normA === 0 || normB === 0) return 0;
+  // Rounding can push the ratio of two identical vectors just past 1.
+  return Math.max(-1, Math.min(1, dot / Math.sqrt(normA * normB)));
+}
+
+/**
+ * Scales a vector to unit length in place and returns it; a zero vector stays zero.
+ * @param vector The vector to normalise; modified.
+ */
+export function normalizeInPlace<T extends { length: number; [index: number]: number }>(vector: T): T {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
+  if (sum === 0) return vector;
+  const scale = 1 / Math.sqrt(sum);
+  for (let i = 0; i < vector.length; i++) vector[i] = vector[i]! * scale;
+  return vector;
+}

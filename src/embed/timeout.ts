@@ -1,0 +1,91 @@
+import { InvalidOptionError } from '../errors/index.js';
+import type { Embedder } from './embedder.js';
+import { EmbedderTimeoutError, type EmbedderOperation } from './errors.js';
+
+/** Budget of one embedder call, from DESIGN.md section 8: past it, the agent's call proceeds without embeddings. */
+export const DEFAULT_EMBEDDING_TIMEOUT_MS = 50;
+
+/**
+ * Where the core schedules timeouts. Injected like the `Clock`, so tests drive time and nothing under `src/` but
+ * {@link systemTimers} touches the global timer functions.
+ */
+export interface Timers {
+  /** Calls `callback` once after `ms` milliseconds; returns a handle for `clearTimeout`. */
+  setTimeout(callback: () => void, ms: number): unknown;
+  /** Cancels a callback scheduled by `setTimeout`; a handle that already fired is ignored. */
+  clearTimeout(handle: unknown): void;
+}
+
+/** The real timers, the default when none are given. */
+export const systemTimers: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** Options of {@link withTimeout}. */
+export interface TimeoutOptions {
+  /**
+   * Longest an embedder call may take, in milliseconds, before it rejects with {@link EmbedderTimeoutError}.
+   * @default 50
+   */
+  timeoutMs?: number;
+  /**
+   * Timer functions, replaceable in tests.
+   * @default systemTimers
+   */
+  timers?: Timers;
+}
+
+/**
+ * Bounds every call of an embedder: a call that has not settled after `timeoutMs` rejects with
+ * {@link EmbedderTimeoutError}, so a hung model or network cannot hold up the agent (DESIGN.md section 12: fail open).
+ * The timer is cleared as soon as the call settles, so no timer outlives a call. The underlying call is abandoned,
+ * not cancelled (the interface has no way to cancel); its late result or error is ignored.
+ * @param embedder Any embedder, including a LangChain embeddings object.
+ * @param options See {@link TimeoutOptions}.
+ * @throws {InvalidOptionError} when `timeoutMs` is not a positive finite number.
+ * @example
+ * const embedder = withTimeout(createTransformersEmbedder(), { timeoutMs: 50 });
+ * try {
+ *   await embedder.embedQuery(text);
+ * } catch (error) {
+ *   if (EmbedderTimeoutError.isInstance(error)) skipped++; // proceed without embeddings
+ * }
+ */
+export function withTimeout(embedder: Embedder, { timeoutMs = DEFAULT_EMBEDDING_TIMEOUT_MS, timers = systemTimers }: TimeoutOptions = {}): Embedder {
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new InvalidOptionError({ parameter: 'timeoutMs', value: timeoutMs, fix: 'Pass a positive number of milliseconds, such as 50.' });
+  }
+  const bounded = <T>(operation: EmbedderOperation, call: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      let done = false;
+      const handle = timers.setTimeout(() => {
+        if (done) return;
+        done = true;
+        reject(new EmbedderTimeoutError({ timeoutMs, operation }));
+      }, timeoutMs);
+      const settle = (finish: () => void) => {
+        if (done) return;
+        done = true;
+        timers.clearTimeout(handle);
+        finish();
+      };
+      let pending: Promise<T>;
+      try {
+        pending = Promise.resolve(call());
+      } catch (error) {
+        // An embedder that throws synchronously instead of rejecting.
+        settle(() => reject(error));
+        return;
+      }
+      // Both branches are handled, so a call that fails after its timeout never becomes an unhandled rejection.
+      pending.then(
+        (value) => settle(() => resolve(value)),
+        (error: unknown) => settle(() => reject(error)),
+      );
+    });
+  return {
+    embedQuery: (text) => bounded('embedQuery', () => embedder.embedQuery(text)),
+    embedDocuments: (texts) => bounded('embedDocuments', () => embedder.embedDocuments(texts)),
+  };
+}
