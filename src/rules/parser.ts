@@ -77,6 +77,7 @@ export function parseGoalText(text: string, source = '<goal>'): { literals: Lite
 
 class Parser {
   private index = 0;
+  private statementStart = 0;
 
   constructor(private readonly tokens: Token[]) {}
 
@@ -85,6 +86,7 @@ class Parser {
   }
 
   statement(): Declaration {
+    this.statementStart = this.index;
     const keyword = this.peek();
     if (keyword.kind !== 'identifier' || !(STATEMENT_KEYWORDS as readonly string[]).includes(keyword.text)) {
       this.fail(`expected a statement (${STATEMENT_KEYWORDS.join(', ')})`);
@@ -104,19 +106,21 @@ class Parser {
     }
   }
 
-  /** Skips to just after the next `.` or to the next statement keyword that begins a line. */
+  /**
+   * Skips to just after the next `.` or to the next statement keyword that begins a line, whichever comes first, but
+   * always past the start of the failed statement, so a bad token cannot stall the loop.
+   */
   recover(): void {
-    let previousLine = -1;
-    if (this.index > 0) previousLine = this.tokens[this.index - 1]!.pos.line;
-    // Always move at least one token, so a bad token cannot stall the loop.
-    let first = true;
+    if (this.index <= this.statementStart) this.index = this.statementStart + 1;
+    const previous = this.tokens[this.index - 1];
+    if (previous?.kind === 'punctuation' && previous.text === '.' && this.index - 1 > this.statementStart) return;
+    let previousLine = previous?.pos.line ?? -1;
     while (!this.atEnd()) {
       const token = this.peek();
       const startsLine = token.pos.line !== previousLine;
-      if (!first && startsLine && token.kind === 'identifier' && (STATEMENT_KEYWORDS as readonly string[]).includes(token.text)) return;
+      if (startsLine && token.kind === 'identifier' && (STATEMENT_KEYWORDS as readonly string[]).includes(token.text)) return;
       previousLine = token.pos.line;
       this.index++;
-      first = false;
       if (token.kind === 'punctuation' && token.text === '.') return;
     }
   }

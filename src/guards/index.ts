@@ -1,0 +1,19 @@
+/** Guarded tools: the sentinel that proves every tool call against a rulebase before it runs. */
+export {
+  createSentinel,
+  DEFAULT_FETCH_TIMEOUT_MS,
+  DEFAULT_MAX_ANSWERS,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_STEPS,
+  type Sentinel,
+  type SentinelOptions,
+  type SentinelTool,
+  type StrictOptions,
+} from './sentinel.js';
+export type { Blocker, CheckResult, Derivation, DerivationKind, ProofStatus, QueryAnswer, QueryResult } from './result.js';
+export type { ToolHandler } from './solver.js';
+export { createPolicyTools, type JsonObjectSchema, type PolicyTool, type PolicyToolResult } from './model-tools.js';
+export { blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyToolNames } from './text.js';
+export { SentinelInputError } from './sentinel-input-error.js';
+export { ToolCallDeniedError } from './tool-call-denied-error.js';
+export { systemSleep, type Sleep } from './sleep.js';

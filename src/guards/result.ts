@@ -1,0 +1,80 @@
+import type { Value } from '../rules/index.js';
+
+/** How a step of a proof was established. */
+export type DerivationKind = 'goal' | 'guard' | 'rule' | 'fact' | 'askable' | 'builtin' | 'comparison' | 'membership' | 'negation';
+
+/** A proof, as a tree: each goal with what established it and the sub-proofs it needed. */
+export interface Derivation {
+  /** The goal with its values filled in, in rule-language syntax: `refundable("ABC123")`. */
+  goal: string;
+  by: DerivationKind;
+  /** For facts, where they came from (`tool:get_booking`, `user`, `seed`); for rules and guards, `file:line`. */
+  source?: string;
+  children: Derivation[];
+}
+
+/**
+ * What stands between a goal and its proof. The kinds that the agent can act on (ask, bind a context, retry a
+ * fetch) make a result `blocked`; a result with only `condition` blockers is `failed`: the facts say no.
+ */
+export type Blocker =
+  /** An askable the user has not confirmed; every other condition of that proof held or was fetched first. */
+  | { kind: 'ask'; predicate: string; args: Array<Value | null>; goal: string; question: string }
+  /** A context variable the rules read that nobody bound. */
+  | { kind: 'bind-context'; name: string; description?: string }
+  /** A data tool that threw, timed out, was refused by its own guard, or returned a shape its JSON paths do not fit. */
+  | { kind: 'fetch-failed'; tool: string; args: Record<string, Value>; reason: string }
+  /** Two facts that cannot both hold (one value expected for these inputs). */
+  | { kind: 'contradiction'; goal: string; facts: string[] }
+  /** The search stopped: a recursion cycle, the depth bound or the step budget. */
+  | { kind: 'limit'; reason: string; goal: string }
+  /** Strict mode: a literal argument that no established fact or context binding contains. */
+  | { kind: 'unestablished-value'; parameter: string; value: Value }
+  /** A tool call with no guard declared for it, when unguarded tools are denied. */
+  | { kind: 'no-guard'; tool: string }
+  /** A guard parameter the call did not pass. */
+  | { kind: 'missing-argument'; parameter: string }
+  /** Panoptes itself failed while checking; the call is denied, never let through unchecked. */
+  | { kind: 'internal-error'; reason: string }
+  /** A condition that the facts made false, with the facts that made it so. */
+  | { kind: 'condition'; goal: string; condition: string; line?: number; facts: string[] };
+
+/** Outcome of a proof search: `proved`, `blocked` (something can unblock it) or `failed` (the facts say no). */
+export type ProofStatus = 'proved' | 'blocked' | 'failed';
+
+/** One way a query holds: values of its variables and the proof. */
+export interface QueryAnswer {
+  bindings: Record<string, Value>;
+  derivation: Derivation;
+}
+
+/** Result of `sentinel.query(goal)`. */
+export interface QueryResult {
+  status: ProofStatus;
+  /** The goal as queried. */
+  goal: string;
+  /** Every distinct answer found (up to the query's limit); empty unless `proved`. */
+  answers: QueryAnswer[];
+  /** Empty when `proved`. */
+  blockers: Blocker[];
+  /** Short, actionable text for the model. */
+  text: string;
+  /** Fuller text for the developer: rule lines and derivations. */
+  message: string;
+}
+
+/** Result of `sentinel.check(tool, args)`. */
+export interface CheckResult {
+  allowed: boolean;
+  status: ProofStatus;
+  tool: string;
+  args: Record<string, unknown>;
+  /** The proof that allowed the call, when one was needed and found. */
+  derivation?: Derivation;
+  /** Empty when allowed. */
+  blockers: Blocker[];
+  /** Short, actionable text for the model: why not, and what would make it allowed. */
+  text: string;
+  /** Fuller text for the developer. */
+  message: string;
+}

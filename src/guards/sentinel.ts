@@ -1,0 +1,402 @@
+import type { Clock } from '../clock/index.js';
+import { didYouMean } from '../diagnostics/index.js';
+import { InvalidOptionError } from '../errors/index.js';
+import { formatFact, formatValue, type FactStore } from '../facts/index.js';
+import {
+  BUILTIN_PREDICATES,
+  formatLiteralNode,
+  parseGoalText,
+  resolveGoalContexts,
+  type LiteralNode,
+  type Rulebase,
+  type TermNode,
+  type Value,
+} from '../rules/index.js';
+import { compileGoal, compileRulebase } from './compile.js';
+import type { Blocker, CheckResult, ProofStatus, QueryResult } from './result.js';
+import { SentinelInputError } from './sentinel-input-error.js';
+import { systemSleep, type Sleep } from './sleep.js';
+import { Search, type SearchContext, type SearchOutcome, type ToolHandler } from './solver.js';
+import { answersText, blockerMessage, blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyToolNames } from './text.js';
+import { ToolCallDeniedError } from './tool-call-denied-error.js';
+
+/** A tool the sentinel knows: its name, and for data tools the handler the solver calls to fetch facts. */
+export interface SentinelTool extends ToolHandler {
+  name: string;
+}
+
+/** Which literal arguments strict mode checks. */
+export interface StrictOptions {
+  /** Only these parameter names are checked (strings and numbers); by default every string argument is. */
+  parameters?: readonly string[];
+}
+
+/** Options of {@link createSentinel}. */
+export interface SentinelOptions {
+  rulebase: Rulebase;
+  /** The fact store: the session's memory. */
+  facts: FactStore;
+  /** Tools by name, or a list of named tools. Every data tool the rulebase reads must have an `execute`. */
+  tools?: Readonly<Record<string, ToolHandler>> | readonly SentinelTool[];
+  /** Where time comes from (TTLs, `hours_since`). @default the fact store's clock */
+  clock?: Clock;
+  /**
+   * Refuse literal arguments that no established fact or context binding contains: a booking id the model made up
+   * is denied before any rule runs. Also applies to queries, context bindings and confirmations from the model.
+   * @default false
+   */
+  strict?: boolean | StrictOptions;
+  /** What to do with a call to a tool that has no guard and is not a data tool. @default 'deny' */
+  unguardedTools?: 'allow' | 'deny';
+  /** A data tool that takes longer blocks the proof with a timeout. @default 10000 */
+  fetchTimeoutMs?: number;
+  /** How deep rules may call rules before the search reports a depth limit. @default 64 */
+  maxDepth?: number;
+  /** Proof steps per call before the search gives up and says so. @default 100000 */
+  maxSteps?: number;
+  /** Timer used for fetch timeouts; injected by tests. @default systemSleep */
+  sleep?: Sleep;
+  /** Names of the tools for the model, used in the texts that tell the model what to call. */
+  toolNames?: Partial<PolicyToolNames>;
+}
+
+/** Defaults of {@link SentinelOptions}. */
+export const DEFAULT_FETCH_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_DEPTH = 64;
+export const DEFAULT_MAX_STEPS = 100_000;
+export const DEFAULT_MAX_ANSWERS = 20;
+
+/** The guard evaluator: proves goals and tool calls against a rulebase, a fact store and the data tools. */
+export interface Sentinel {
+  readonly rulebase: Rulebase;
+  readonly facts: FactStore;
+  readonly toolNames: PolicyToolNames;
+  /**
+   * Proves a goal written in the rule language (`refundable(booking_of_interest)`, `booking_status(B, S)`).
+   * Fetches what it needs; returns every answer, or the blockers.
+   * @throws SentinelInputError when the goal does not parse, names an unknown predicate, or (strict) uses a literal
+   * that is not established.
+   */
+  query(goal: string, options?: { maxAnswers?: number }): Promise<QueryResult>;
+  /** Decides whether a tool call may run. Never throws: a failure inside Panoptes denies the call. */
+  check(tool: string, args: Record<string, unknown>): Promise<CheckResult>;
+  /** Like `check`, but throws a {@link ToolCallDeniedError} when the call is not allowed. */
+  assertAllowed(tool: string, args: Record<string, unknown>): Promise<CheckResult>;
+  /** Binds a declared context variable. @throws SentinelInputError for an undeclared name or (strict) an unknown value. */
+  bindContext(name: string, value: Value): void;
+  /**
+   * Records the user's answer to an askable, e.g. `confirm_cancel("ABC123")`: yes asserts it, no retracts it.
+   * @throws SentinelInputError when the goal is not a ground askable.
+   */
+  confirm(goal: string, answer?: boolean): string;
+  /** Whether a tool has a guard. */
+  isGuarded(tool: string): boolean;
+}
+
+/**
+ * Creates a sentinel. Validates the options now, so a missing data tool handler fails at startup, not at the first
+ * guarded call.
+ * @param options The rulebase, the fact store, the tools, and limits.
+ * @throws InvalidOptionError for a missing rulebase or store, a data tool without a handler, or a bad limit.
+ * @example
+ * const facts = createFactStore({ clock: systemClock, seed: { context: { current_user: 'mia_li_3818' } } });
+ * const sentinel = createSentinel({ rulebase, facts, tools: { get_reservation_details: { execute: getReservation } } });
+ * const result = await sentinel.check('cancel_reservation', { reservation_id: 'NO6JO3' });
+ * if (!result.allowed) return result.text; // tell the model what is missing
+ */
+export function createSentinel({
+  rulebase,
+  facts,
+  tools = {},
+  clock,
+  strict = false,
+  unguardedTools = 'deny',
+  fetchTimeoutMs = DEFAULT_FETCH_TIMEOUT_MS,
+  maxDepth = DEFAULT_MAX_DEPTH,
+  maxSteps = DEFAULT_MAX_STEPS,
+  sleep = systemSleep,
+  toolNames,
+}: SentinelOptions): Sentinel {
+  if (!rulebase || !(rulebase.guards instanceof Map)) throw new InvalidOptionError({ parameter: 'rulebase', value: rulebase, fix: 'Pass the result of parseRulebase() or loadRulebase().' });
+  if (!facts || typeof facts.match !== 'function') throw new InvalidOptionError({ parameter: 'facts', value: facts, fix: 'Pass a store from createFactStore().' });
+  for (const [name, value] of Object.entries({ fetchTimeoutMs, maxDepth, maxSteps })) {
+    if (!Number.isFinite(value) || value <= 0) throw new InvalidOptionError({ parameter: name, value, fix: 'Pass a positive number.' });
+  }
+  if (unguardedTools !== 'allow' && unguardedTools !== 'deny') throw new InvalidOptionError({ parameter: 'unguardedTools', value: unguardedTools, fix: "Pass 'allow' or 'deny'." });
+  const handlers = new Map<string, ToolHandler>(Array.isArray(tools) ? (tools as SentinelTool[]).map((tool) => [tool.name, tool]) : Object.entries(tools as Record<string, ToolHandler>));
+  for (const tool of rulebase.dataByTool.keys()) {
+    if (typeof handlers.get(tool)?.execute !== 'function') {
+      throw new InvalidOptionError({ parameter: 'tools', value: [...handlers.keys()], fix: `The rulebase reads data tool '${tool}'; pass a handler for it: tools: { ${tool}: { execute } }.` });
+    }
+  }
+  const compiled = compileRulebase(rulebase);
+  const names: PolicyToolNames = { ...DEFAULT_POLICY_TOOL_NAMES, ...toolNames };
+  const time = clock ?? facts.clock;
+  const strictParameters = strict === false ? undefined : strict === true ? null : (strict.parameters ?? null);
+  // Words the policy itself uses (cabin names, statuses) are vocabulary, not claims about the world.
+  const vocabulary = new Set(rulebaseConstants(rulebase).map((value) => formatValue(value)));
+  const isEstablished = (value: Value) => vocabulary.has(formatValue(value)) || facts.isEstablishedValue(value);
+
+  const searchContext = (): SearchContext => ({
+    compiled,
+    store: facts,
+    clock: time,
+    tools: handlers,
+    sleep,
+    fetchTimeoutMs,
+    maxDepth,
+    maxSteps,
+    fetches: new Map(),
+    guardStack: new Set(),
+  });
+
+  const statusOf = (outcome: SearchOutcome): ProofStatus =>
+    outcome.answers.length > 0 ? 'proved' : outcome.blockers.some((blocker) => blocker.kind !== 'condition') ? 'blocked' : 'failed';
+
+  /** In strict mode, the literals of a call that nothing established. */
+  const unestablished = (args: Record<string, unknown>): Blocker[] => {
+    if (strictParameters === undefined) return [];
+    const found: Blocker[] = [];
+    for (const [parameter, value] of Object.entries(args)) {
+      const checked = strictParameters === null ? typeof value === 'string' : strictParameters.includes(parameter) && (typeof value === 'string' || typeof value === 'number');
+      if (checked && !isEstablished(value as Value)) found.push({ kind: 'unestablished-value', parameter, value: value as Value });
+    }
+    return found;
+  };
+
+  const parseGoal = (goal: string): LiteralNode[] => {
+    if (typeof goal !== 'string' || goal.trim() === '') throw new SentinelInputError('The goal is empty.', { modelText: 'Pass a goal in the rule language, e.g. cancellable(booking_of_interest).' });
+    const parsed = parseGoalText(goal);
+    if (parsed.diagnostics.length > 0) {
+      const first = parsed.diagnostics[0]!;
+      throw new SentinelInputError(`Cannot parse goal ${JSON.stringify(goal)}: ${first.message} at column ${first.column}`, {
+        diagnostics: parsed.diagnostics,
+        modelText: `Cannot parse the goal at column ${first.column}: ${first.message}. Write e.g. cancellable(booking_of_interest); variables start with a capital letter, quote ids like "ABC123".`,
+      });
+    }
+    const literals = resolveGoalContexts(parsed.literals, rulebase);
+    checkGoalPredicates(literals, rulebase);
+    if (strictParameters !== undefined) {
+      for (const value of goalLiterals(literals)) {
+        if (!isEstablished(value)) {
+          throw new SentinelInputError(`Strict mode: ${formatValue(value)} in the goal is not an established fact`, {
+            modelText: `${formatValue(value)} is not a known fact. Use context names (${[...rulebase.contexts.keys()].join(', ') || 'none declared'}) or values from the facts you were given.`,
+          });
+        }
+      }
+    }
+    return literals;
+  };
+
+  const sentinel: Sentinel = {
+    rulebase,
+    facts,
+    toolNames: names,
+
+    async query(goal, { maxAnswers = DEFAULT_MAX_ANSWERS } = {}) {
+      const literals = parseGoal(goal);
+      const clause = compileGoal(literals, rulebase);
+      const outcome = await new Search(searchContext()).proveGoal(clause, goal, maxAnswers);
+      const status = statusOf(outcome);
+      if (status === 'proved' && !outcome.readClock) {
+        for (const answer of outcome.answers) {
+          literals.forEach((literal, index) => {
+            const args = answer.literalArgs[index];
+            if (literal.kind !== 'call' || !rulebase.rules.has(literal.predicate) || args === undefined) return;
+            facts.recordDerived({
+              predicate: literal.predicate,
+              args,
+              dependsOn: { factIds: answer.factIds, contexts: outcome.contextsRead, negated: outcome.negatedPredicates },
+              derivation: answer.derivation,
+            });
+          });
+        }
+      }
+      const answers = outcome.answers.map((answer) => ({ bindings: answer.bindings, derivation: answer.derivation }));
+      const text = status === 'proved' ? answersText(goal, answers) : blockerText(status === 'blocked' ? `Not yet known whether ${goal} holds.` : `No: ${goal} does not hold.`, outcome.blockers, names);
+      const message =
+        status === 'proved'
+          ? `${goal} proved:\n${answers.map((answer) => formatDerivation(answer.derivation, '  ')).join('\n')}`
+          : blockerMessage(`${goal} ${status}:`, outcome.blockers, rulebase.source);
+      return { status, goal, answers, blockers: status === 'proved' ? [] : outcome.blockers, text, message };
+    },
+
+    async check(tool, rawArgs) {
+      const args: Record<string, unknown> = typeof rawArgs === 'object' && rawArgs !== null && !Array.isArray(rawArgs) ? rawArgs : {};
+      const call = `${tool}(${Object.entries(args).map(([name, value]) => `${name}: ${safeJson(value)}`).join(', ')})`;
+      const denied = (status: ProofStatus, blockers: Blocker[]): CheckResult => ({
+        allowed: false,
+        status,
+        tool,
+        args,
+        blockers,
+        text: blockerText(status === 'blocked' ? `${tool} is not allowed yet.` : `${tool} is not allowed by the policy; do not retry it with these arguments unless the facts change.`, blockers, names),
+        message: blockerMessage(`Tool call ${call} denied by ${rulebase.source}:`, blockers, rulebase.source),
+      });
+      try {
+        const refused = unestablished(args);
+        if (refused.length > 0) return denied('blocked', refused);
+        const guards = compiled.guards.get(tool);
+        if (!guards) {
+          if (rulebase.dataByTool.has(tool) || unguardedTools === 'allow') {
+            return { allowed: true, status: 'proved', tool, args, blockers: [], text: `${tool} is allowed.`, message: `Tool call ${call} allowed: no guard declared.` };
+          }
+          return denied('failed', [{ kind: 'no-guard', tool }]);
+        }
+        const outcome = await new Search(searchContext()).proveGuard(tool, guards, args);
+        const status = statusOf(outcome);
+        if (status !== 'proved') return denied(status, outcome.blockers);
+        const derivation = outcome.answers[0]!.derivation;
+        return { allowed: true, status, tool, args, derivation, blockers: [], text: `${tool} is allowed.`, message: `Tool call ${call} allowed:\n${formatDerivation(derivation, '  ')}` };
+      } catch (error) {
+        // Fail closed: a guard that cannot be evaluated must not let a write through.
+        return denied('blocked', [{ kind: 'internal-error', reason: error instanceof Error ? error.message : String(error) }]);
+      }
+    },
+
+    async assertAllowed(tool, args) {
+      const result = await sentinel.check(tool, args);
+      if (!result.allowed) throw new ToolCallDeniedError(result);
+      return result;
+    },
+
+    bindContext(name, value) {
+      if (!rulebase.contexts.has(name)) {
+        const known = [...rulebase.contexts.keys()];
+        throw new SentinelInputError(`'${name}' is not a context variable of ${rulebase.source}`, {
+          modelText: `There is no context "${name}". ${didYouMean(name, known) || `Context names: ${known.join(', ') || 'none'}.`}`,
+        });
+      }
+      if (value === undefined || (typeof value === 'object' && value !== null)) {
+        throw new SentinelInputError(`A context value must be a string, number, boolean or null; received ${safeJson(value)}`, { modelText: 'Pass the value as a string, e.g. "ABC123".' });
+      }
+      if (strictParameters !== undefined && !isEstablished(value)) {
+        throw new SentinelInputError(`Strict mode: ${formatValue(value)} is not an established fact`, {
+          modelText: `${formatValue(value)} is not a known fact. Look it up with a data tool first, then set ${name}.`,
+        });
+      }
+      facts.bind(name, value, { source: 'model' });
+    },
+
+    confirm(goal, answer = true) {
+      const literals = parseGoal(goal);
+      const literal = literals[0];
+      if (literals.length !== 1 || literal?.kind !== 'call' || !rulebase.askables.has(literal.predicate)) {
+        const askables = [...rulebase.askables.keys()];
+        throw new SentinelInputError(`${goal} is not an askable goal`, { modelText: `Only these can be confirmed: ${askables.join(', ') || 'none'}. Pass the goal exactly as the blocker gave it.` });
+      }
+      const values = literal.args.map((arg) => groundValue(arg, facts));
+      if (values.some((value) => value === undefined)) {
+        throw new SentinelInputError(`${goal} is not ground`, { modelText: `Fill in every argument of ${formatLiteralNode(literal)} (no variables; bind context variables first).` });
+      }
+      const ground = values as Value[];
+      if (answer) facts.assert(literal.predicate, ground, { source: 'user' });
+      else facts.retract(literal.predicate, ground);
+      return formatFact(literal.predicate, ground);
+    },
+
+    isGuarded(tool) {
+      return compiled.guards.has(tool);
+    },
+  };
+  return sentinel;
+}
+
+/** Unknown predicates and wrong arities in a query are input errors, reported with a suggestion. */
+function checkGoalPredicates(literals: readonly LiteralNode[], rulebase: Rulebase): void {
+  const arities = new Map<string, number>();
+  for (const [name, clauses] of rulebase.rules) arities.set(name, clauses[0]!.args.length);
+  for (const [name, declaration] of rulebase.data) arities.set(name, declaration.params.length);
+  for (const [name, declaration] of rulebase.askables) arities.set(name, declaration.params.length);
+  for (const [name, builtin] of Object.entries(BUILTIN_PREDICATES)) arities.set(name, builtin.arity);
+  const visit = (literal: LiteralNode) => {
+    if (literal.kind === 'not') return visit(literal.goal);
+    if (literal.kind !== 'call') return;
+    const arity = arities.get(literal.predicate);
+    if (arity === undefined) {
+      const hint = didYouMean(literal.predicate, arities.keys());
+      throw new SentinelInputError(`Unknown predicate '${literal.predicate}'`, {
+        modelText: `Unknown predicate ${literal.predicate}. ${hint || `Known: ${[...rulebase.rules.keys()].join(', ')}.`}`,
+      });
+    }
+    if (arity !== literal.args.length) {
+      throw new SentinelInputError(`'${literal.predicate}' takes ${arity} arguments, got ${literal.args.length}`, { modelText: `${literal.predicate} takes ${arity} argument(s).` });
+    }
+  };
+  literals.forEach(visit);
+}
+
+/** Constant values written in a goal (not context names, not variables): what strict mode checks in queries. */
+function goalLiterals(literals: readonly LiteralNode[]): Value[] {
+  const values: Value[] = [];
+  const term = (node: TermNode): void => {
+    if (node.kind === 'constant' && node.quoted && typeof node.value === 'string') values.push(node.value);
+    else if (node.kind === 'constant' && typeof node.value === 'number') values.push(node.value);
+    else if (node.kind === 'list') node.items.forEach(term);
+    else if (node.kind === 'object') node.entries.forEach((entry) => term(entry.value));
+    else if (node.kind === 'arithmetic') {
+      term(node.left);
+      term(node.right);
+    }
+  };
+  const literal = (node: LiteralNode): void => {
+    if (node.kind === 'call') node.args.forEach(term);
+    else if (node.kind === 'compare') [node.left, node.right].forEach(term);
+    else if (node.kind === 'member') [node.element, node.list].forEach(term);
+    else literal(node.goal);
+  };
+  literals.forEach(literal);
+  return values;
+}
+
+function rulebaseConstants(rulebase: Rulebase): Value[] {
+  const values: Value[] = [];
+  const term = (node: TermNode): void => {
+    if (node.kind === 'constant' && node.value !== null) values.push(node.value);
+    else if (node.kind === 'list') node.items.forEach(term);
+    else if (node.kind === 'object') node.entries.forEach((entry) => term(entry.value));
+    else if (node.kind === 'arithmetic') {
+      term(node.left);
+      term(node.right);
+    }
+  };
+  const literal = (node: LiteralNode): void => {
+    if (node.kind === 'call') node.args.forEach(term);
+    else if (node.kind === 'compare') [node.left, node.right].forEach(term);
+    else if (node.kind === 'member') [node.element, node.list].forEach(term);
+    else literal(node.goal);
+  };
+  for (const declaration of rulebase.declarations) {
+    if (declaration.kind === 'rule') {
+      declaration.args.forEach(term);
+      declaration.body.forEach(literal);
+    } else if (declaration.kind === 'guard') {
+      declaration.params.forEach((param) => term(param.value));
+      declaration.body.forEach(literal);
+    }
+  }
+  return values;
+}
+
+function groundValue(node: TermNode, facts: FactStore): Value | undefined {
+  switch (node.kind) {
+    case 'constant':
+      return node.value;
+    case 'context':
+      return facts.context(node.name)?.value;
+    case 'list': {
+      const items = node.items.map((item) => groundValue(item, facts));
+      return items.every((item) => item !== undefined) ? (items as Value[]) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

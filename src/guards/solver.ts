@@ -1,0 +1,810 @@
+import type { Clock } from '../clock/index.js';
+import { canonicalJson, formatFact, type FactStore, type StoredFact } from '../facts/index.js';
+import type { Value } from '../rules/index.js';
+import type { CClause, CLiteral, CompiledRulebase, PrefetchTemplate } from './compile.js';
+import { callTool, declarationFits, extractFacts, type ExtractedFact } from './fetch.js';
+import type { Blocker, Derivation, DerivationKind } from './result.js';
+import type { Sleep } from './sleep.js';
+import { Environment, UNBOUND_CONTEXT, type RTerm } from './terms.js';
+
+/** A tool as the solver needs it: data tools must be executable; action tools are only checked. */
+export interface ToolHandler {
+  execute?: (args: Record<string, unknown>, options: { signal: AbortSignal }) => unknown;
+}
+
+/** Everything one top-level call (a query or a check) shares with the nested proofs of data tools' guards. */
+export interface SearchContext {
+  compiled: CompiledRulebase;
+  store: FactStore;
+  clock: Clock;
+  tools: ReadonlyMap<string, ToolHandler>;
+  sleep: Sleep;
+  fetchTimeoutMs: number;
+  maxDepth: number;
+  maxSteps: number;
+  /** Outcomes of this call's fetches by key, so one call never runs the same tool call twice. */
+  fetches: Map<string, FetchOutcome | Promise<FetchOutcome>>;
+  /** Data tool calls whose guard is being proved right now: meeting one again is a cycle. */
+  guardStack: ReadonlySet<string>;
+}
+
+/** What became of a data tool call. */
+export type FetchOutcome = { ok: true; errors?: Readonly<Record<string, string>> } | { ok: false; reason: string; blockers?: Blocker[] };
+
+/** One proved answer: the variables' values and the proof tree. */
+export interface RawAnswer {
+  bindings: Record<string, Value>;
+  derivation: Derivation;
+  factIds: number[];
+  /** Argument values of each top-level condition of the goal (for recording derived conclusions). */
+  literalArgs: Array<Value[] | undefined>;
+}
+
+/** Everything a search found: answers, the blockers met on the way, and what the answers depended on. */
+export interface SearchOutcome {
+  answers: RawAnswer[];
+  blockers: Blocker[];
+  contextsRead: Record<string, number>;
+  negatedPredicates: Record<string, number>;
+  /** The proof read the clock (`hours_since`), so it must not be cached as a derived fact. */
+  readClock: boolean;
+}
+
+type Step = boolean | Promise<boolean>;
+type Continuation = () => Step;
+
+interface ProofNode {
+  by: DerivationKind;
+  literal?: CLiteral;
+  base: number;
+  fact?: StoredFact;
+  source?: string;
+  goal?: string;
+  children: ProofNode[];
+}
+
+const OK: FetchOutcome = { ok: true };
+
+/** Runs `after` once `step` settles, whether it did so at once or later; keeps the all-cached path synchronous. */
+function then(step: Step, after: (stop: boolean) => Step): Step {
+  return typeof step === 'boolean' ? after(step) : step.then(after);
+}
+
+function finallyDo(step: Step, cleanup: () => void): Step {
+  if (typeof step === 'boolean') {
+    cleanup();
+    return step;
+  }
+  return step.then(
+    (stop) => {
+      cleanup();
+      return stop;
+    },
+    (error: unknown) => {
+      cleanup();
+      throw error;
+    },
+  );
+}
+
+/** Tries `attempt` on each item in order until one says stop; synchronous while every attempt is. */
+function each<T>(items: readonly T[], attempt: (item: T) => Step, from = 0): Step {
+  for (let index = from; index < items.length; index++) {
+    const step = attempt(items[index]!);
+    if (step === true) return true;
+    if (step !== false) return step.then((stop) => (stop ? true : each(items, attempt, index + 1)));
+  }
+  return false;
+}
+
+/** Canonical key of a data tool call, shared by the store's fetch records and this call's in-flight fetches. */
+export function fetchKey(tool: string, args: Record<string, Value>): string {
+  return `${tool}${canonicalJson(args)}`;
+}
+
+/**
+ * One backtracking proof search. Depth-first over clauses in file order, continuation-passing so it stays
+ * synchronous (and fast) while every fact is cached and only awaits when a tool must be called. Nothing survives
+ * the search except what it wrote to the fact store.
+ */
+export class Search {
+  private readonly env: Environment;
+  private readonly root: ProofNode = { by: 'goal', base: 0, children: [] };
+  private steps = 0;
+  private stopped = false;
+  private negationDepth = 0;
+  /** Counts events that make a failed search inconclusive (a fetch error, an unbound context, a limit). */
+  private inconclusive = 0;
+  private readClock = false;
+  private readonly assumptions: Array<Blocker & { kind: 'ask' }> = [];
+  private readonly ancestors: Array<{ predicate: string; args: readonly RTerm[]; base: number }> = [];
+  private readonly blockers = new Map<string, Blocker>();
+  private readonly conditions = new Map<string, Blocker>();
+  private readonly blockedSolutions: Array<Array<Blocker & { kind: 'ask' }>> = [];
+  private readonly answers: RawAnswer[] = [];
+  private readonly answerKeys = new Set<string>();
+  private readonly contextsRead = new Map<string, number>();
+  private readonly negatedPredicates = new Map<string, number>();
+  private goalLiterals: readonly CLiteral[] = [];
+  private goalBase = 0;
+
+  constructor(private readonly context: SearchContext) {
+    this.env = new Environment((name) => this.readContext(name));
+  }
+
+  /** Proves a goal clause (a query body); collects up to `maxAnswers` distinct answers over `answerVariables`. */
+  async proveGoal(goal: CClause, text: string, maxAnswers: number): Promise<SearchOutcome> {
+    this.root.goal = text;
+    const base = this.env.allocate(goal.variableCount);
+    this.goalLiterals = goal.body;
+    this.goalBase = base;
+    const named = goal.variableNames.flatMap((name, index) => (name.startsWith('_') ? [] : [[name, index] as const]));
+    const onProof = () => this.onProof(() => Object.fromEntries(named.map(([name, index]) => [name, this.env.value({ kind: 'var', index, name }, base) ?? null])) as Record<string, Value>, maxAnswers);
+    await this.enterBody(goal, base, this.root, 0, onProof);
+    return this.outcome();
+  }
+
+  /**
+   * Proves that a tool call is allowed: some guard of the tool has a head that matches the arguments and a body
+   * that holds. Guards are alternatives, tried in file order.
+   */
+  async proveGuard(tool: string, clauses: readonly CClause[], args: Record<string, unknown>): Promise<SearchOutcome> {
+    const source = this.context.compiled.rulebase.source;
+    await each(clauses, (clause) => {
+      const mark = this.env.mark();
+      const base = this.env.allocate(clause.variableCount);
+      const params = clause.params ?? [];
+      for (let index = 0; index < params.length; index++) {
+        const name = params[index]!;
+        if (!Object.hasOwn(args, name) || args[name] === undefined) {
+          this.blockers.set(`missing:${name}`, { kind: 'missing-argument', parameter: name });
+          this.env.undo(mark);
+          return false;
+        }
+        if (!this.env.unifyWithValue(clause.head[index]!, base, args[name] as Value)) {
+          this.recordCondition(`${name}: ${this.env.render(clause.head[index]!, base)}`, `${tool}(${name}: ...) at line ${clause.line}`, clause.line, [JSON.stringify(args[name])]);
+          this.env.undo(mark);
+          return false;
+        }
+      }
+      const node: ProofNode = { by: 'guard', base, goal: `${tool}(${params.map((name) => `${name}: ${JSON.stringify(args[name])}`).join(', ')})`, source: `${source}:${clause.line}`, children: [] };
+      this.root.children.push(node);
+      const step = this.enterBody(clause, base, node, 0, () => this.onProof(() => ({}), 1));
+      return finallyDo(step, () => {
+        this.root.children.length = 0;
+        this.env.undo(mark);
+      });
+    });
+    return this.outcome();
+  }
+
+  private onProof(bindings: () => Record<string, Value>, maxAnswers: number): Step {
+    if (this.assumptions.length > 0) {
+      this.blockedSolutions.push([...this.assumptions]);
+      return false;
+    }
+    const values = bindings();
+    const key = canonicalJson(values);
+    if (!this.answerKeys.has(key)) {
+      this.answerKeys.add(key);
+      const factIds: number[] = [];
+      const derivation = this.snapshot(this.root.children.length === 1 && this.root.children[0]!.by === 'guard' ? this.root.children[0]! : this.root, factIds);
+      const literalArgs = this.goalLiterals.map((literal) => {
+        if (literal.kind !== 'rule' && literal.kind !== 'data' && literal.kind !== 'askable') return undefined;
+        const args = literal.args.map((arg) => this.env.value(arg, this.goalBase));
+        return args.every((arg): arg is Value => arg !== undefined && arg !== UNBOUND_CONTEXT) ? args : undefined;
+      });
+      this.answers.push({ bindings: values, derivation, factIds, literalArgs });
+    }
+    return this.answers.length >= maxAnswers;
+  }
+
+  private outcome(): SearchOutcome {
+    const blockers: Blocker[] = [];
+    if (this.answers.length === 0) {
+      const asks = new Map<string, Blocker>();
+      for (const solution of this.blockedSolutions) for (const ask of solution) asks.set(ask.goal, ask);
+      blockers.push(...asks.values(), ...this.blockers.values());
+      // Failed conditions explain a refusal; next to something actionable they are noise for the model, but they stay
+      // in the result for the developer.
+      blockers.push(...this.conditions.values());
+    }
+    return {
+      answers: this.answers,
+      blockers,
+      contextsRead: Object.fromEntries(this.contextsRead),
+      negatedPredicates: Object.fromEntries(this.negatedPredicates),
+      readClock: this.readClock,
+    };
+  }
+
+  private readContext(name: string): Value | typeof UNBOUND_CONTEXT {
+    const binding = this.context.store.context(name);
+    if (binding === undefined) {
+      const declaration = this.context.compiled.rulebase.contexts.get(name);
+      this.blockers.set(`context:${name}`, { kind: 'bind-context', name, ...(declaration?.description ? { description: declaration.description } : {}) });
+      this.inconclusive++;
+      return UNBOUND_CONTEXT;
+    }
+    this.contextsRead.set(name, binding.version);
+    return binding.value;
+  }
+
+  private enterBody(clause: CClause, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
+    const pending = this.prefetch(clause.prefetch, base);
+    if (pending) return pending.then(() => this.solveGoals(clause.body, 0, base, parent, depth, k));
+    return this.solveGoals(clause.body, 0, base, parent, depth, k);
+  }
+
+  private solveGoals(body: readonly CLiteral[], index: number, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
+    if (index === body.length) return k();
+    return this.solve(body[index]!, base, parent, depth, () => this.solveGoals(body, index + 1, base, parent, depth, k));
+  }
+
+  private solve(literal: CLiteral, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
+    if (this.stopped) return true;
+    if (++this.steps > this.context.maxSteps) {
+      this.blockers.set('limit:steps', { kind: 'limit', reason: `the proof search gave up after ${this.context.maxSteps} steps`, goal: this.env.render({ kind: 'constant', value: literal.text }, 0) });
+      this.inconclusive++;
+      this.stopped = true;
+      return true;
+    }
+    switch (literal.kind) {
+      case 'rule':
+        return this.solveRule(literal, base, parent, depth, k);
+      case 'data':
+        return this.solveData(literal, base, parent, k);
+      case 'askable':
+        return this.solveAskable(literal, base, parent, k);
+      case 'builtin':
+        return this.solveBuiltin(literal, base, parent, k);
+      case 'compare':
+        return this.solveCompare(literal, base, parent, k);
+      case 'member':
+        return this.solveMember(literal, base, parent, k);
+      case 'not':
+        return this.solveNot(literal, base, parent, depth, k);
+    }
+  }
+
+  private solveRule(literal: CLiteral & { kind: 'rule' }, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
+    if (depth >= this.context.maxDepth) {
+      this.blockers.set(`limit:depth:${literal.predicate}`, { kind: 'limit', reason: `the proof went deeper than ${this.context.maxDepth} rules`, goal: this.renderCall(literal, base) });
+      this.inconclusive++;
+      return false;
+    }
+    // A goal that is a variant of one of its own ancestors cannot lead to a proof the ancestor would not find by
+    // another clause, so it is cut; this is what makes `p :- p.` and left recursion terminate.
+    if (this.isVariantOfAncestor(literal, base)) {
+      this.blockers.set(`limit:cycle:${literal.predicate}`, { kind: 'limit', reason: `the proof of ${literal.predicate} depends on itself (recursion cut)`, goal: this.renderCall(literal, base) });
+      this.inconclusive++;
+      return false;
+    }
+    const clauses = this.context.compiled.rules.get(literal.predicate) ?? [];
+    const source = this.context.compiled.rulebase.source;
+    const entry = { predicate: literal.predicate, args: literal.args, base };
+    const node: ProofNode = { by: 'rule', literal, base, children: [] };
+    const childMark = parent.children.length;
+    parent.children.push(node);
+    this.ancestors.push(entry);
+    // The ancestor entry must not be seen by the goals after this one, which run inside the continuation.
+    const afterBody: Continuation = () => {
+      this.ancestors.pop();
+      return finallyDo(k(), () => this.ancestors.push(entry));
+    };
+    const step = each(clauses, (clause) => {
+      const mark = this.env.mark();
+      const clauseBase = this.env.allocate(clause.variableCount);
+      for (let index = 0; index < clause.head.length; index++) {
+        if (!this.env.unify(literal.args[index]!, base, clause.head[index]!, clauseBase)) {
+          this.env.undo(mark);
+          return false;
+        }
+      }
+      node.children.length = 0;
+      node.source = `${source}:${clause.line}`;
+      return finallyDo(this.enterBody(clause, clauseBase, node, depth + 1, afterBody), () => this.env.undo(mark));
+    });
+    return finallyDo(step, () => {
+      this.ancestors.pop();
+      parent.children.length = childMark;
+    });
+  }
+
+  private isVariantOfAncestor(literal: CLiteral & { kind: 'rule' }, base: number): boolean {
+    let key: string | undefined;
+    for (const ancestor of this.ancestors) {
+      if (ancestor.predicate !== literal.predicate) continue;
+      key ??= this.variantKey(literal.args, base);
+      if (this.variantKey(ancestor.args, ancestor.base) === key) return true;
+    }
+    return false;
+  }
+
+  /** The goal's arguments with variables numbered by first appearance: equal keys mean variant goals. */
+  private variantKey(args: readonly RTerm[], base: number): string {
+    const seen = new Map<string, number>();
+    const parts: string[] = [];
+    const walk = (term: RTerm, frame: number): void => {
+      this.env.deref(term, frame);
+      const resolved = this.env.derefTerm;
+      const at = this.env.derefBase;
+      switch (resolved.kind) {
+        case 'var': {
+          const id = `${at + resolved.index}`;
+          if (!seen.has(id)) seen.set(id, seen.size);
+          parts.push(`_${seen.get(id)}`);
+          break;
+        }
+        case 'list':
+          parts.push('[');
+          for (const item of resolved.items) walk(item, at);
+          parts.push(']');
+          break;
+        case 'object':
+          parts.push('{');
+          for (const [name, entry] of resolved.entries) {
+            parts.push(name);
+            walk(entry, at);
+          }
+          parts.push('}');
+          break;
+        default: {
+          const value = this.env.value(resolved, at);
+          parts.push(value === undefined || value === UNBOUND_CONTEXT ? '?' : canonicalJson(value));
+        }
+      }
+      parts.push(',');
+    };
+    for (const arg of args) walk(arg, base);
+    return parts.join('');
+  }
+
+  private solveData(literal: CLiteral & { kind: 'data' }, base: number, parent: ProofNode, k: Continuation): Step {
+    const declaration = literal.declaration;
+    const toolArgs: Record<string, Value> = {};
+    let ground = true;
+    for (const arg of declaration.toolArgs) {
+      const term: RTerm = arg.value.kind === 'var' ? literal.args[declaration.params.indexOf(arg.value.name)]! : this.literalTerm(arg.value);
+      const value = this.env.value(term, base);
+      if (value === UNBOUND_CONTEXT) return false;
+      if (value === undefined) ground = false;
+      else toolArgs[arg.name] = value;
+    }
+    if (!ground) return this.matchFacts(literal, base, parent, k, `needs ${this.unboundInputs(literal, base)} to call ${declaration.tool}`);
+    const outcome = this.ensureFetched(literal.declaration, toolArgs);
+    const proceed = (result: FetchOutcome): Step => {
+      if (!result.ok) {
+        this.recordFetchFailure(declaration.tool, toolArgs, result);
+        return false;
+      }
+      const shapeError = result.errors?.[literal.predicate];
+      if (shapeError !== undefined) {
+        this.recordFetchFailure(declaration.tool, toolArgs, { ok: false, reason: shapeError });
+        return false;
+      }
+      return this.matchFacts(literal, base, parent, k);
+    };
+    return outcome instanceof Promise ? outcome.then(proceed) : proceed(outcome);
+  }
+
+  private literalTerm(node: { kind: string; value?: unknown; name?: string }): RTerm {
+    return node.kind === 'context' ? { kind: 'context', name: node.name! } : { kind: 'constant', value: (node.value ?? null) as Value };
+  }
+
+  private unboundInputs(literal: CLiteral & { kind: 'data' }, base: number): string {
+    const positions = this.context.compiled.inputPositions.get(literal.predicate) ?? [];
+    return positions
+      .filter((position) => this.env.value(literal.args[position]!, base) === undefined)
+      .map((position) => literal.declaration.params[position]!)
+      .join(', ');
+  }
+
+  private recordFetchFailure(tool: string, args: Record<string, Value>, outcome: FetchOutcome & { ok: false }): void {
+    this.blockers.set(`fetch:${fetchKey(tool, args)}:${outcome.reason}`, { kind: 'fetch-failed', tool, args, reason: outcome.reason });
+    for (const blocker of outcome.blockers ?? []) this.blockers.set(`inner:${JSON.stringify(blocker)}`, blocker);
+    this.inconclusive++;
+  }
+
+  private matchFacts(literal: CLiteral & { kind: 'data' | 'askable' }, base: number, parent: ProofNode, k: Continuation, unboundReason?: string): Step {
+    const pattern: Array<Value | undefined> = [];
+    for (const arg of literal.args) {
+      const value = this.env.value(arg, base);
+      if (value === UNBOUND_CONTEXT) return false;
+      pattern.push(value);
+    }
+    const store = this.context.store;
+    if (this.negationDepth > 0) this.negatedPredicates.set(literal.predicate, store.predicateVersion(literal.predicate));
+    const facts = store.match(literal.predicate, pattern);
+    if (literal.kind === 'data' && unboundReason === undefined && this.isContradiction(literal, pattern, facts)) return false;
+    if (facts.length === 0) {
+      if (literal.kind === 'data') {
+        const known = unboundReason === undefined ? store.match(literal.predicate, this.inputPattern(literal, pattern)) : [];
+        this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, known.map((fact) => formatFact(fact.predicate, fact.args)), unboundReason);
+      }
+      return false;
+    }
+    const childMark = parent.children.length;
+    return each(facts, (fact) => {
+      const mark = this.env.mark();
+      for (let index = 0; index < fact.args.length; index++) {
+        if (!this.env.unifyWithValue(literal.args[index]!, base, fact.args[index]!)) {
+          this.env.undo(mark);
+          return false;
+        }
+      }
+      parent.children.push({ by: literal.kind === 'data' ? 'fact' : 'askable', fact, base, source: fact.source, children: [] });
+      return finallyDo(k(), () => {
+        parent.children.length = childMark;
+        this.env.undo(mark);
+      });
+    });
+  }
+
+  private inputPattern(literal: CLiteral & { kind: 'data' | 'askable' }, pattern: ReadonlyArray<Value | undefined>): Array<Value | undefined> {
+    const positions = this.context.compiled.inputPositions.get(literal.predicate) ?? [];
+    return pattern.map((value, index) => (positions.includes(index) ? value : undefined));
+  }
+
+  /**
+   * A data predicate gives one value per input unless its fetch fanned out over a list. Two different values for
+   * the same inputs (a stale assertion next to a fresh fetch, two sources disagreeing) block rather than let the
+   * solver pick whichever it meets first.
+   */
+  private isContradiction(literal: CLiteral & { kind: 'data' }, pattern: ReadonlyArray<Value | undefined>, matched: readonly StoredFact[]): boolean {
+    const positions = this.context.compiled.inputPositions.get(literal.predicate) ?? [];
+    if (positions.length === literal.args.length) return false;
+    const sameInputs = matched.length === 0 || pattern.some((value, index) => value !== undefined && !positions.includes(index))
+      ? this.context.store.match(literal.predicate, this.inputPattern(literal, pattern))
+      : matched;
+    if (sameInputs.length < 2) return false;
+    const fetch = sameInputs[0]!.fetch;
+    if (sameInputs.every((fact) => fact.multiple && fact.fetch === fetch)) return false;
+    const goal = this.renderCall(literal, 0, pattern);
+    this.blockers.set(`contradiction:${goal}`, { kind: 'contradiction', goal, facts: sameInputs.map((fact) => `${formatFact(fact.predicate, fact.args)} (${fact.source})`) });
+    this.inconclusive++;
+    return true;
+  }
+
+  private solveAskable(literal: CLiteral & { kind: 'askable' }, base: number, parent: ProofNode, k: Continuation): Step {
+    const values: Array<Value | undefined> = [];
+    for (const arg of literal.args) {
+      const value = this.env.value(arg, base);
+      if (value === UNBOUND_CONTEXT) return false;
+      values.push(value);
+    }
+    const store = this.context.store;
+    const confirmed = store.match(literal.predicate, values);
+    if (confirmed.length > 0 || this.negationDepth > 0) return this.matchFacts(literal, base, parent, k);
+    // Not confirmed: assume it and go on, so every tool-backed condition after it is checked (and fetched) before
+    // the user is asked anything. A proof that needed assumptions is reported as blocked on them.
+    const question = literal.declaration.question.replace(/\{([^}]*)\}/g, (whole, name: string) => {
+      const position = literal.declaration.params.indexOf(name);
+      const value = position === -1 ? undefined : values[position];
+      return value === undefined ? whole : typeof value === 'string' ? value : JSON.stringify(value);
+    });
+    const ask = { kind: 'ask' as const, predicate: literal.predicate, args: values.map((value) => value ?? null), goal: this.renderCall(literal, base), question };
+    this.assumptions.push(ask);
+    const childMark = parent.children.length;
+    parent.children.push({ by: 'askable', literal, base, source: 'unconfirmed', children: [] });
+    return finallyDo(k(), () => {
+      this.assumptions.pop();
+      parent.children.length = childMark;
+    });
+  }
+
+  private solveBuiltin(literal: CLiteral & { kind: 'builtin' }, base: number, parent: ProofNode, k: Continuation): Step {
+    let result: Value | undefined;
+    switch (literal.predicate) {
+      case 'true':
+        return this.succeed(literal, base, parent, 'builtin', k);
+      case 'false':
+        return false;
+      case 'length': {
+        const list = this.env.value(literal.args[0]!, base);
+        if (!Array.isArray(list)) {
+          this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, [], list === undefined ? 'the list is not bound' : 'not a list');
+          return false;
+        }
+        result = list.length;
+        break;
+      }
+      case 'hours_since': {
+        const timestamp = this.env.value(literal.args[0]!, base);
+        const time = typeof timestamp === 'string' ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(timestamp) ? timestamp : `${timestamp}Z`) : Number.NaN;
+        if (Number.isNaN(time)) {
+          this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, [], 'not an ISO timestamp');
+          return false;
+        }
+        this.readClock = true;
+        result = (this.context.clock.now() - time) / 3_600_000;
+        break;
+      }
+      default:
+        return false;
+    }
+    const mark = this.env.mark();
+    if (!this.env.unifyWithValue(literal.args[1]!, base, result)) {
+      this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, []);
+      this.env.undo(mark);
+      return false;
+    }
+    return finallyDo(this.succeed(literal, base, parent, 'builtin', k), () => this.env.undo(mark));
+  }
+
+  private solveCompare(literal: CLiteral & { kind: 'compare' }, base: number, parent: ProofNode, k: Continuation): Step {
+    if (literal.operator === '=') {
+      const mark = this.env.mark();
+      const inconclusiveBefore = this.inconclusive;
+      if (!this.env.unify(literal.left, base, literal.right, base)) {
+        this.env.undo(mark);
+        // An unbound context is already reported as such; the comparison it broke adds nothing.
+        if (this.inconclusive === inconclusiveBefore) this.recordFailedComparison(literal, base);
+        return false;
+      }
+      return finallyDo(this.succeed(literal, base, parent, 'comparison', k), () => this.env.undo(mark));
+    }
+    const left = this.env.value(literal.left, base);
+    const right = this.env.value(literal.right, base);
+    if (left === UNBOUND_CONTEXT || right === UNBOUND_CONTEXT) return false;
+    if (left === undefined || right === undefined) {
+      this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], 'a variable in it is not bound');
+      return false;
+    }
+    if (!compare(literal.operator, left, right)) {
+      this.recordFailedComparison(literal, base, [left, right]);
+      return false;
+    }
+    return this.succeed(literal, base, parent, 'comparison', k);
+  }
+
+  private recordFailedComparison(literal: CLiteral & { kind: 'compare' }, base: number, values?: Value[]): void {
+    if (this.negationDepth > 0) return;
+    const operands = values ?? [this.env.value(literal.left, base), this.env.value(literal.right, base)].filter((value): value is Value => value !== undefined && value !== UNBOUND_CONTEXT);
+    this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, this.factsMentioning(operands));
+  }
+
+  private solveMember(literal: CLiteral & { kind: 'member' }, base: number, parent: ProofNode, k: Continuation): Step {
+    this.env.deref(literal.list, base);
+    const listTerm = this.env.derefTerm;
+    const listBase = this.env.derefBase;
+    let items: ReadonlyArray<{ term: RTerm; base: number }>;
+    if (listTerm.kind === 'list') {
+      items = listTerm.items.map((term) => ({ term, base: listBase }));
+    } else {
+      const value = this.env.value(listTerm, listBase);
+      if (value === UNBOUND_CONTEXT) return false;
+      if (!Array.isArray(value)) {
+        this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], value === undefined ? 'the list is not bound' : 'not a list');
+        return false;
+      }
+      items = value.map((item) => ({ term: { kind: 'constant', value: item as Value } as RTerm, base: 0 }));
+    }
+    let matchedAny = false;
+    const step = each(items, (item) => {
+      const mark = this.env.mark();
+      if (!this.env.unify(literal.element, base, item.term, item.base)) {
+        this.env.undo(mark);
+        return false;
+      }
+      matchedAny = true;
+      return finallyDo(this.succeed(literal, base, parent, 'membership', k), () => this.env.undo(mark));
+    });
+    return finallyDo(step, () => {
+      if (!matchedAny) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, []);
+    });
+  }
+
+  private solveNot(literal: CLiteral & { kind: 'not' }, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
+    const inner = literal.goal;
+    if (!this.isGround(inner, base)) {
+      this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], 'negation needs a ground goal; a variable in it is not bound');
+      return false;
+    }
+    const inconclusiveBefore = this.inconclusive;
+    const scratch: ProofNode = { by: 'goal', base, children: [] };
+    let proof: ProofNode[] = [];
+    this.negationDepth++;
+    const step = this.solve(inner, base, scratch, depth + 1, () => {
+      proof = [...scratch.children];
+      return true;
+    });
+    return then(
+      finallyDo(step, () => this.negationDepth--),
+      (proved) => {
+        if (this.stopped) return true;
+        if (proved) {
+          const factIds: number[] = [];
+          const facts = proof.map((node) => this.snapshot(node, factIds));
+          this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, facts.flatMap(collectFactTexts));
+          return false;
+        }
+        // The inner goal was not proved, but only because something was missing: 'not' cannot conclude it is false.
+        if (this.inconclusive > inconclusiveBefore) return false;
+        return this.succeed(literal, base, parent, 'negation', k);
+      },
+    );
+  }
+
+  private isGround(literal: CLiteral, base: number): boolean {
+    const terms =
+      literal.kind === 'compare' ? [literal.left, literal.right] : literal.kind === 'member' ? [literal.element, literal.list] : literal.kind === 'not' ? [] : literal.args;
+    if (literal.kind === 'not') return this.isGround(literal.goal, base);
+    return terms.every((term) => {
+      const value = this.env.value(term, base);
+      return value !== undefined;
+    });
+  }
+
+  private succeed(literal: CLiteral, base: number, parent: ProofNode, by: DerivationKind, k: Continuation): Step {
+    const childMark = parent.children.length;
+    parent.children.push({ by, literal, base, children: [] });
+    return finallyDo(k(), () => {
+      parent.children.length = childMark;
+    });
+  }
+
+  private recordCondition(goal: string, condition: string, line: number | undefined, facts: string[], reason?: string): void {
+    if (this.negationDepth > 0 || this.conditions.size >= 50) return;
+    const key = `${goal}|${reason ?? ''}`;
+    if (this.conditions.has(key)) return;
+    this.conditions.set(key, {
+      kind: 'condition',
+      goal: reason ? `${goal} (${reason})` : goal,
+      condition,
+      ...(line ? { line } : {}),
+      facts,
+    });
+  }
+
+  /** Facts in the current branch that mention any of `values`: the ones that made a comparison fail. */
+  private factsMentioning(values: readonly Value[]): string[] {
+    const wanted = new Set(values.map((value) => canonicalJson(value)));
+    const found: string[] = [];
+    const walk = (node: ProofNode) => {
+      if (node.fact && node.fact.args.some((arg) => wanted.has(canonicalJson(arg)))) found.push(formatFact(node.fact.predicate, node.fact.args));
+      for (const child of node.children) walk(child);
+    };
+    walk(this.root);
+    return [...new Set(found)];
+  }
+
+  private renderCall(literal: CLiteral & { args: readonly RTerm[]; predicate: string }, base: number, values?: ReadonlyArray<Value | undefined>): string {
+    if (literal.args.length === 0) return literal.predicate;
+    const args = literal.args.map((arg, index) => (values ? (values[index] === undefined ? '_' : formatFact('', [values[index]!]).slice(1, -1)) : this.env.render(arg, base)));
+    return `${literal.predicate}(${args.join(', ')})`;
+  }
+
+  private renderLiteral(literal: CLiteral, base: number): string {
+    switch (literal.kind) {
+      case 'compare':
+        return `${this.env.render(literal.left, base)} ${literal.operator} ${this.env.render(literal.right, base)}`;
+      case 'member':
+        return `${this.env.render(literal.element, base)} in ${this.env.render(literal.list, base)}`;
+      case 'not':
+        return `not ${this.renderLiteral(literal.goal, base)}`;
+      default:
+        return this.renderCall(literal, base);
+    }
+  }
+
+  private snapshot(node: ProofNode, factIds: number[]): Derivation {
+    if (node.fact) factIds.push(node.fact.id);
+    const goal = node.goal ?? (node.fact ? formatFact(node.fact.predicate, node.fact.args) : node.literal ? this.renderLiteral(node.literal, node.base) : 'goal');
+    return {
+      goal,
+      by: node.by,
+      ...(node.source ? { source: node.source } : {}),
+      children: node.children.map((child) => this.snapshot(child, factIds)),
+    };
+  }
+
+  // ---- data tools ----
+
+  /** Starts, together, every fetch a clause can already name; resolves when all have settled. */
+  private prefetch(templates: readonly PrefetchTemplate[], base: number): Promise<unknown> | undefined {
+    let pending: Array<Promise<FetchOutcome>> | undefined;
+    for (const template of templates) {
+      const args: Record<string, Value> = {};
+      let ground = true;
+      for (const [name, term] of template.args) {
+        const value = this.peekValue(term, base);
+        if (value === undefined) {
+          ground = false;
+          break;
+        }
+        args[name] = value;
+      }
+      if (!ground) continue;
+      const outcome = this.ensureFetched(template.declaration, args);
+      if (outcome instanceof Promise) (pending ??= []).push(outcome);
+    }
+    return pending ? Promise.all(pending) : undefined;
+  }
+
+  /** A term's value without reporting unbound contexts: prefetching is speculative and must not create blockers. */
+  private peekValue(term: RTerm, base: number): Value | undefined {
+    if (term.kind === 'context') return this.context.store.context(term.name)?.value;
+    const value = this.env.value(term, base);
+    return value === UNBOUND_CONTEXT ? undefined : value;
+  }
+
+  private ensureFetched(declaration: CompiledDataDeclaration, args: Record<string, Value>): FetchOutcome | Promise<FetchOutcome> {
+    const key = fetchKey(declaration.tool, args);
+    const record = this.context.store.fetchRecord(key);
+    if (record && (declaration.ttlMs === undefined || record.fetchedAt + declaration.ttlMs > this.context.clock.now())) {
+      return record.errors ? { ok: true, errors: record.errors } : OK;
+    }
+    const known = this.context.fetches.get(key);
+    if (known) return known;
+    const pending = this.fetch(declaration.tool, args, key).then((outcome) => {
+      this.context.fetches.set(key, outcome);
+      return outcome;
+    });
+    this.context.fetches.set(key, pending);
+    return pending;
+  }
+
+  private async fetch(tool: string, args: Record<string, Value>, key: string): Promise<FetchOutcome> {
+    const guards = this.context.compiled.guards.get(tool);
+    if (guards) {
+      if (this.context.guardStack.has(key)) return { ok: false, reason: `the guard of ${tool} needs ${tool}'s own result` };
+      const nested = new Search({ ...this.context, guardStack: new Set([...this.context.guardStack, key]) });
+      const outcome = await nested.proveGuard(tool, guards, args);
+      if (outcome.answers.length === 0) {
+        const actionable = outcome.blockers.filter((blocker) => blocker.kind !== 'condition');
+        return { ok: false, reason: `the guard of ${tool} does not allow this call`, blockers: actionable };
+      }
+    }
+    const execute = this.context.tools.get(tool)?.execute;
+    if (!execute) return { ok: false, reason: `no handler for data tool ${tool}` };
+    const called = await callTool(tool, execute, args, this.context.fetchTimeoutMs, this.context.sleep);
+    if (!called.ok) return called;
+    const result = parseJsonText(called.result);
+    const facts: ExtractedFact[] = [];
+    const errors: Record<string, string> = {};
+    for (const declaration of this.context.compiled.rulebase.dataByTool.get(tool) ?? []) {
+      if (!declarationFits(declaration, args)) continue;
+      const extracted = extractFacts(declaration, args, result);
+      if ('error' in extracted) errors[declaration.predicate] = extracted.error;
+      else facts.push(...extracted.facts);
+    }
+    this.context.store.recordFetch({ key, tool, args }, facts, errors);
+    return Object.keys(errors).length > 0 ? { ok: true, errors } : OK;
+  }
+}
+
+type CompiledDataDeclaration = CLiteral & { kind: 'data' } extends { declaration: infer D } ? D : never;
+
+/** Tools often answer with JSON as text (MCP content, tau-bench); read it as the JSON it is. */
+function parseJsonText(result: unknown): unknown {
+  if (typeof result !== 'string') return result;
+  const trimmed = result.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return result;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return result;
+  }
+}
+
+function compare(operator: '!=' | '<' | '<=' | '>' | '>=', left: Value, right: Value): boolean {
+  if (operator === '!=') return canonicalJson(left) !== canonicalJson(right);
+  // Numbers compare as numbers, strings (ISO dates included) in code-point order; anything else never compares.
+  const comparable = (typeof left === 'number' && typeof right === 'number') || (typeof left === 'string' && typeof right === 'string');
+  if (!comparable) return false;
+  switch (operator) {
+    case '<':
+      return left < right;
+    case '<=':
+      return left <= right;
+    case '>':
+      return left > right;
+    case '>=':
+      return left >= right;
+  }
+}
+
+function collectFactTexts(derivation: Derivation): string[] {
+  return [...(derivation.by === 'fact' || (derivation.by === 'askable' && derivation.source !== 'unconfirmed') ? [derivation.goal] : []), ...derivation.children.flatMap(collectFactTexts)];
+}
