@@ -21,7 +21,7 @@ export function compilePattern(source: string): { regex?: RegExp; problem?: Patt
   try {
     regex = new RegExp(source, 'i');
   } catch (error) {
-    return { problem: { severity: 'error', code: 'invalid-regex', message: `pattern ${JSON.stringify(source)} does not compile: ${(error as Error).message}`, hint: inlineFlagHint(source) } };
+    return { problem: { severity: 'error', code: 'invalid-regex', message: `pattern /${source}/ does not compile: ${(error as Error).message}`, hint: inlineFlagHint(source) } };
   }
   const backtracking = backtrackingOf(regex);
   if (backtracking?.exponential) {
@@ -29,7 +29,7 @@ export function compilePattern(source: string): { regex?: RegExp; problem?: Patt
       problem: {
         severity: 'error',
         code: 'catastrophic-regex',
-        message: `pattern ${JSON.stringify(source)} can backtrack catastrophically: matching it against a long run of '${backtracking.character}' takes exponential time`,
+        message: `pattern /${source}/ can backtrack catastrophically: matching it against a long run of '${backtracking.character}' takes exponential time`,
         hint: CATASTROPHIC_HINT,
       },
     };
@@ -40,7 +40,7 @@ export function compilePattern(source: string): { regex?: RegExp; problem?: Patt
       problem: {
         severity: 'warning',
         code: 'slow-regex',
-        message: `pattern ${JSON.stringify(source)} can take polynomial time on a long run of '${backtracking.character}'`,
+        message: `pattern /${source}/ can take polynomial time on a long run of '${backtracking.character}'`,
         hint: backtracking.fixed ? `an equivalent pattern without the problem: ${backtracking.fixed}` : 'avoid adjacent quantifiers that can match the same characters',
       },
     };
