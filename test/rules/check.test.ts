@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RulebaseError } from '../../src/errors/index.js';
-import { analyzeRulebase, checkRulebaseFile, loadRulebase } from '../../src/rules/index.js';
+import { analyzeRulebase, checkRulebaseFile, loadRulebase, type ParseRulebaseOptions } from '../../src/rules/index.js';
 
-const diagnosticsOf = (text: string, tools?: Parameters<typeof analyzeRulebase>[1]['tools']) =>
+const diagnosticsOf = (text: string, tools?: ParseRulebaseOptions['tools']) =>
   analyzeRulebase(text, { source: 'p.rules', ...(tools ? { tools } : {}) }).diagnostics;
-const codes = (text: string, tools?: Parameters<typeof analyzeRulebase>[1]['tools']) =>
+const codes = (text: string, tools?: ParseRulebaseOptions['tools']) =>
   diagnosticsOf(text, tools).filter((d) => d.severity === 'error').map((d) => `${d.code}@${d.line}:${d.column}`);
 
 describe('load-time checks', () => {
