@@ -28,9 +28,11 @@ export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): nu
     normA += x * x;
     normB += y * y;
   }
-  if (normA === 0 || normB === 0) return 0;
+  // Two square roots rather than the root of the product: the product of two tiny norms underflows to 0.
+  const denominator = Math.sqrt(normA) * Math.sqrt(normB);
+  if (denominator === 0) return 0;
   // Rounding can push the ratio of two identical vectors just past 1.
-  return Math.max(-1, Math.min(1, dot / Math.sqrt(normA * normB)));
+  return Math.max(-1, Math.min(1, dot / denominator));
 }
 
 /**

@@ -41,6 +41,15 @@ describe('cosineSimilarity', () => {
     );
   });
 
+  it('is never NaN, even when squared components underflow', () => {
+    expect(cosineSimilarity([0, 1e-162], [1e-162, 0])).toBe(0);
+    fc.assert(
+      fc.property(vector(4), vector(4), (a, b) => {
+        expect(Number.isNaN(cosineSimilarity(a.map((x) => x * 1e-160), b))).toBe(false);
+      }),
+    );
+  });
+
   it('accepts typed arrays', () => {
     expect(cosineSimilarity(Float32Array.from([1, 0]), [1, 0])).toBe(1);
   });
