@@ -44,6 +44,17 @@ describe("the reference engine's example workflow (copied unchanged from referen
       maxApplications: 3,
     });
   });
+
+  it('loads the same with the short spellings of its keys', () => {
+    const short = text
+      .replaceAll('is_initial:', 'initial:')
+      .replaceAll('is_terminal:', 'terminal:')
+      .replaceAll('from_state:', 'from:')
+      .replaceAll('to_state:', 'target:');
+    expect(short).not.toContain('_state:');
+    const reference = parseWorkflow(text, { strict: false });
+    expect(parseWorkflow(short, { strict: false }).definition).toEqual(reference.definition);
+  });
 });
 
 describe('loadWorkflow', () => {
