@@ -460,7 +460,7 @@ export class Search {
     if (sameInputs.length < 2) return false;
     const fetch = sameInputs[0]!.fetch;
     if (sameInputs.every((fact) => fact.multiple && fact.fetch === fetch)) return false;
-    const goal = this.renderCall(literal, 0, pattern);
+    const goal = this.renderCall(literal, 0, this.inputPattern(literal, pattern));
     this.blockers.set(`contradiction:${goal}`, { kind: 'contradiction', goal, facts: sameInputs.map((fact) => `${formatFact(fact.predicate, fact.args)} (${fact.source})`) });
     this.inconclusive++;
     return true;
@@ -603,10 +603,11 @@ export class Search {
     }
     const inconclusiveBefore = this.inconclusive;
     const scratch: ProofNode = { by: 'goal', base, children: [] };
-    let proof: ProofNode[] = [];
+    let proof: Derivation[] = [];
     this.negationDepth++;
     const step = this.solve(inner, base, scratch, depth + 1, () => {
-      proof = [...scratch.children];
+      // Snapshot now: the nodes are reused and the bindings undone as the inner search unwinds.
+      proof = scratch.children.map((node) => this.snapshot(node, []));
       return true;
     });
     return then(
@@ -614,9 +615,7 @@ export class Search {
       (proved) => {
         if (this.stopped) return true;
         if (proved) {
-          const factIds: number[] = [];
-          const facts = proof.map((node) => this.snapshot(node, factIds));
-          this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, facts.flatMap(collectFactTexts));
+          this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, proof.flatMap(collectFactTexts));
           return false;
         }
         // The inner goal was not proved, but only because something was missing: 'not' cannot conclude it is false.
@@ -805,6 +804,12 @@ function compare(operator: '!=' | '<' | '<=' | '>' | '>=', left: Value, right: V
   }
 }
 
+/** The leaves that made a proof hold: fetched and static facts, confirmations, and absences (`not ...`). */
 function collectFactTexts(derivation: Derivation): string[] {
-  return [...(derivation.by === 'fact' || (derivation.by === 'askable' && derivation.source !== 'unconfirmed') ? [derivation.goal] : []), ...derivation.children.flatMap(collectFactTexts)];
+  const isLeafFact =
+    derivation.by === 'fact' ||
+    derivation.by === 'negation' ||
+    (derivation.by === 'askable' && derivation.source !== 'unconfirmed') ||
+    (derivation.by === 'rule' && derivation.children.length === 0);
+  return [...(isLeafFact ? [derivation.goal] : []), ...derivation.children.flatMap(collectFactTexts)];
 }
