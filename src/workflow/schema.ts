@@ -136,10 +136,15 @@ export const rawWorkflowSchema = closedObject({
 
 /** A workflow document as written, after shape validation. */
 export type RawWorkflow = z.output<typeof rawWorkflowSchema>;
+/** One entry of `states` as written. */
 export type RawState = RawWorkflow['states'][number];
+/** One entry of the top-level `transitions` as written. */
 export type RawTransition = RawWorkflow['transitions'][number];
+/** One entry of a state's inline `transitions`: a target name or an object. */
 export type RawInlineTransition = NonNullable<RawState['transitions']>[number];
+/** A transition's `guard` as written. */
 export type RawGuard = NonNullable<RawTransition['guard']>;
+/** One entry of `constraints` as written. */
 export type RawConstraint = RawWorkflow['constraints'][number];
 
 const SCHEMA_ID = 'https://unpkg.com/panoptes/workflow.schema.json';

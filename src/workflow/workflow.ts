@@ -16,9 +16,11 @@ import type { CompiledParts } from './validate-compiled.js';
 export interface Workflow {
   /** The normalised definition, deeply frozen. */
   readonly definition: WorkflowDefinition;
+  /** The workflow's `name`. */
   readonly name: string;
   /** The file name or label the workflow was parsed from, when known. */
   readonly source?: string;
+  /** The one state every session starts in. */
   readonly initialState: string;
   /** State names in file order. */
   readonly stateNames: readonly string[];
@@ -28,6 +30,7 @@ export interface Workflow {
   readonly diagnostics: readonly Diagnostic[];
   /** The state's definition, or `undefined` when the workflow has no such state. */
   state(name: string): StateDefinition | undefined;
+  /** Whether `name` is one of the workflow's states (case-sensitive). */
   hasState(name: string): boolean;
   /**
    * The states reachable from `name` in one transition, highest priority first. A state with no outgoing
