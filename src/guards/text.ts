@@ -27,9 +27,12 @@ export function blockerText(subject: string, blockers: readonly Blocker[], names
   const reasons: string[] = [];
   for (const blocker of blockers) {
     switch (blocker.kind) {
-      case 'ask':
-        actions.push(`Ask the user: "${blocker.question}" If they explicitly agree, call ${names.confirm} with goal \`${blocker.goal}\` and answer "yes"; then try again.`);
+      case 'ask': {
+        const unknowns = [...new Set(blocker.goal.replace(/"(?:[^"\\]|\\.)*"/g, '').match(/\b_?[A-Z][A-Za-z0-9_]*/g) ?? [])];
+        const fill = unknowns.length > 0 ? ` (replace ${unknowns.join(', ')} with the user's answer)` : '';
+        actions.push(`Ask the user: "${blocker.question}" If they explicitly agree, call ${names.confirm} with goal \`${blocker.goal}\`${fill} and answer "yes"; then try again.`);
         break;
+      }
       case 'bind-context':
         actions.push(`Find out ${blocker.description ? `${blocker.description} (${blocker.name})` : `what ${blocker.name} is`}, then call ${names.bindContext} with name "${blocker.name}".`);
         break;

@@ -4,7 +4,8 @@ import type { Value } from './ast.js';
 export type PathSegment = { kind: 'key'; key: string } | { kind: 'index'; index: number } | { kind: 'wildcard' };
 
 /**
- * Parses the subset of JSONPath the rule language accepts: `$`, `.key`, `["key"]`, `[0]`, `[*]`.
+ * Parses the subset of JSONPath the rule language accepts: `$`, `.key`, `["key"]`, `[0]`, `[*]` (every element of a
+ * list, every value of an object).
  * Returns an error message instead of segments when the path is malformed.
  * @example parseJsonPath('$.flights[*].date') // [{key:'flights'}, {wildcard}, {key:'date'}]
  */
@@ -52,8 +53,10 @@ export function evaluateJsonPath(root: unknown, segments: readonly PathSegment[]
     const next: unknown[] = [];
     for (const value of current) {
       if (segment.kind === 'wildcard') {
-        if (!Array.isArray(value)) return { mismatch: `${where} is ${describe(value)}, not a list` };
-        next.push(...value);
+        // Like JSONPath, [*] on an object visits its values (profiles keyed by id, such as payment methods).
+        if (isPlainObject(value)) next.push(...Object.values(value));
+        else if (Array.isArray(value)) next.push(...value);
+        else return { mismatch: `${where} is ${describe(value)}, not a list or an object` };
       } else if (segment.kind === 'index') {
         if (!Array.isArray(value)) return { mismatch: `${where} is ${describe(value)}, not a list` };
         if (segment.index >= value.length) return { mismatch: `${where} has ${value.length} elements, no [${segment.index}]` };

@@ -28,12 +28,13 @@ describe('JSON paths', () => {
     expect(evaluateJsonPath(doc, path('$.ids'))).toEqual({ values: ['x', 'y'], expanded: true });
     expect(evaluateJsonPath(doc, path('$.people.length'))).toEqual({ values: [3], expanded: false });
     expect(evaluateJsonPath(doc, path('$.flights[1].n'))).toEqual({ values: ['B'], expanded: false });
+    expect(evaluateJsonPath({ methods: { c1: { id: 'c1' }, g2: { id: 'g2' } } }, path('$.methods[*].id'))).toEqual({ values: ['c1', 'g2'], expanded: true });
   });
 
   it('say where a result does not fit', () => {
     expect(evaluateJsonPath({ a: 1 }, path('$.b'))).toEqual({ mismatch: "$ has no key 'b'" });
     expect(evaluateJsonPath({ a: 1 }, path('$.a.b'))).toEqual({ mismatch: "$.a is number 1, not an object with 'b'" });
-    expect(evaluateJsonPath({ a: 1 }, path('$.a[*]'))).toEqual({ mismatch: '$.a is number 1, not a list' });
+    expect(evaluateJsonPath({ a: 1 }, path('$.a[*]'))).toEqual({ mismatch: '$.a is number 1, not a list or an object' });
     expect(evaluateJsonPath({ a: [] }, path('$.a[0]'))).toEqual({ mismatch: '$.a has 0 elements, no [0]' });
     expect(evaluateJsonPath('text', path('$.a'))).toHaveProperty('mismatch');
   });

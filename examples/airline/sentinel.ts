@@ -1,0 +1,26 @@
+/**
+ * The airline example's guard setup: the rulebase, the tools over the database, a fact store seeded with the
+ * logged-in customer, and a sentinel at the airline world's time.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Clock } from '../../src/clock/index.js';
+import { createFactStore } from '../../src/facts/index.js';
+import { createSentinel, type SentinelOptions } from '../../src/guards/index.js';
+import { loadRulebase } from '../../src/rules/index.js';
+import { AIRLINE_NOW, AIRLINE_TOOL_SCHEMAS, createAirlineTools, loadAirlineDb } from './tools.js';
+
+/** Path of the airline rulebase. */
+export const AIRLINE_RULES_PATH = fileURLToPath(new URL('./policy.rules', import.meta.url));
+
+/**
+ * Builds a fresh airline world: database copy, tools, fact store (seeded with `userId` when given) and sentinel.
+ * @example const { sentinel, tools } = await createAirlineSession({ userId: 'emma_smith_9363' });
+ */
+export async function createAirlineSession({ userId, clock = { now: () => AIRLINE_NOW }, ...options }: { userId?: string; clock?: Clock } & Partial<SentinelOptions> = {}) {
+  const db = loadAirlineDb();
+  const tools = createAirlineTools(db);
+  const rulebase = await loadRulebase(AIRLINE_RULES_PATH, { tools: AIRLINE_TOOL_SCHEMAS as never });
+  const facts = createFactStore({ clock, seed: { context: userId ? { current_user: userId } : {} } });
+  const sentinel = createSentinel({ rulebase, facts, tools, clock, ...options });
+  return { db, tools, rulebase, facts, sentinel };
+}
