@@ -28,11 +28,34 @@ export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): nu
     normA += x * x;
     normB += y * y;
   }
-  // Two square roots rather than the root of the product: the product of two tiny norms underflows to 0.
-  const denominator = Math.sqrt(normA) * Math.sqrt(normB);
-  if (denominator === 0) return 0;
+  // Squares of components below about 1e-154 underflow; such vectors are rescaled and compared again.
+  if (normA < TINY || normB < TINY) return tinyCosine(a, b);
   // Rounding can push the ratio of two identical vectors just past 1.
-  return Math.max(-1, Math.min(1, dot / denominator));
+  return Math.max(-1, Math.min(1, dot / (Math.sqrt(normA) * Math.sqrt(normB))));
+}
+
+const TINY = 1e-280;
+
+/** Cosine of vectors whose squared norm underflows: divide each by its largest component first. */
+function tinyCosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let maxA = 0;
+  let maxB = 0;
+  for (let i = 0; i < a.length; i++) {
+    maxA = Math.max(maxA, Math.abs(a[i]!));
+    maxB = Math.max(maxB, Math.abs(b[i]!));
+  }
+  if (maxA === 0 || maxB === 0) return 0;
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]! / maxA;
+    const y = b[i]! / maxB;
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  return Math.max(-1, Math.min(1, dot / (Math.sqrt(normA) * Math.sqrt(normB))));
 }
 
 /**

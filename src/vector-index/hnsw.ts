@@ -80,8 +80,7 @@ export function createHnswIndex(
         graph.resizeIndex(capacity);
       }
       const label = nextLabel++;
-      // hnswlib-node accepts only plain arrays.
-      graph.addPoint(Array.from(vector), label, reuse);
+      graph.addPoint(plainArray(vector), label, reuse);
       if (reuse) deleted--;
       else slotsUsed++;
       labels.set(id, label);
@@ -104,9 +103,14 @@ export function createHnswIndex(
         graph.setEf(wanted);
         ef = wanted;
       }
-      const { distances, neighbors } = graph.searchKnn(Array.from(vector), count);
+      const { distances, neighbors } = graph.searchKnn(plainArray(vector), count);
       // hnswlib's cosine distance is 1 - cosine similarity of the normalised vectors.
       return neighbors.map((label, i) => ({ id: ids.get(label)!, similarity: Math.max(-1, Math.min(1, 1 - distances[i]!)) }));
     },
   };
+}
+
+/** hnswlib-node accepts only plain arrays; embedders already return them, so copy only typed arrays. */
+function plainArray(vector: ArrayLike<number>): number[] {
+  return Array.isArray(vector) ? (vector as number[]) : Array.from(vector);
 }

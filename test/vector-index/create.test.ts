@@ -38,7 +38,7 @@ describe('createVectorIndex', () => {
     const index = createVectorIndex({ dimensions: 4 });
     expect(index.kind).toBe('brute-force');
     expect(index.dimensions).toBe(4);
-    expect(DEFAULT_HNSW_THRESHOLD).toBe(2000);
+    expect(DEFAULT_HNSW_THRESHOLD).toBe(256);
   });
 
   it('honours an explicit kind', () => {
