@@ -8,3 +8,4 @@ export * from './clock/index.js';
 export * from './messages/index.js';
 export * from './temporal/index.js';
 export * from './intervene/index.js';
+export * from './workflow/index.js';

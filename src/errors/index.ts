@@ -2,3 +2,4 @@ export { hasErrorCode, PanoptesError, type PanoptesErrorCode } from './panoptes-
 export { InvalidOptionError } from './invalid-option-error.js';
 export { WorkflowValidationError } from './configuration-error.js';
 export { RulebaseError } from './rulebase-error.js';
+export { WorkflowViolationError } from './workflow-violation-error.js';

@@ -34,8 +34,9 @@ export interface Workflow {
   hasState(name: string): boolean;
   /**
    * The states reachable from `name` in one transition, highest priority first. A state with no outgoing
-   * transitions listed allows any next state (DESIGN.md section 4), so its successors are all states. Targets that
-   * are not states (accepted with `strict: false`) are left out. Empty for an unknown state.
+   * transitions listed allows any next state (DESIGN.md section 4), so its successors are all states, except a
+   * terminal state, where the workflow ends and there are none. Targets that are not states (accepted with
+   * `strict: false`) are left out. Empty for an unknown state.
    */
   successors(name: string): readonly string[];
   /**
@@ -99,16 +100,18 @@ export function buildWorkflow(
   const stateNames = Object.freeze(frozen.states.map((state) => state.name));
   const states = new Map(frozen.states.map((state) => [state.name, state] as const));
   const outgoing = transitionsByState(frozen.transitions);
+  const none: readonly never[] = Object.freeze([]);
   const successors = new Map<string, readonly string[]>();
   const successorSets = new Map<string, ReadonlySet<string>>();
   for (const name of stateNames) {
     const listed = outgoing.get(name);
-    const next = listed === undefined ? stateNames : Object.freeze([...new Set(listed.map((transition) => transition.to).filter((to) => states.has(to)))]);
+    // A terminal state with nothing listed ends the workflow; any other state with nothing listed is unconstrained.
+    const unlisted = states.get(name)!.terminal ? none : stateNames;
+    const next = listed === undefined ? unlisted : Object.freeze([...new Set(listed.map((transition) => transition.to).filter((to) => states.has(to)))]);
     successors.set(name, next);
     successorSets.set(name, new Set(next));
   }
   const patterns = new Map([...compiled.patterns].map(([name, regexes]) => [name, Object.freeze([...regexes])] as const));
-  const none: readonly never[] = Object.freeze([]);
 
   return Object.freeze({
     definition: frozen,

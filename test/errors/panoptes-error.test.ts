@@ -16,3 +16,14 @@ describe('PanoptesError', () => {
     expect(InvalidOptionError.isInstance(new PanoptesError('LOOP_DETECTED', 'x'))).toBe(false);
   });
 });
+
+describe('WorkflowViolationError', () => {
+  it('keeps the text for the model apart from the developer message', async () => {
+    const { WorkflowViolationError } = await import('../../src/index.js');
+    const error = new WorkflowViolationError({ intervention: 'verify_first', modelMessage: 'Verify identity first.', sessionId: 's1' });
+    expect(error.message).toBe("Model call blocked by intervention 'verify_first' in session 's1': Verify identity first.");
+    expect(error.modelMessage).toBe('Verify identity first.');
+    expect(WorkflowViolationError.isInstance(error)).toBe(true);
+    expect(error.code).toBe('WORKFLOW_VIOLATION');
+  });
+});

@@ -65,8 +65,15 @@ describe('a compiled workflow', () => {
   });
 
   it('lets a state with no outgoing transitions listed move anywhere (DESIGN.md section 4)', () => {
-    expect(workflow.successors('resolution')).toEqual(workflow.stateNames);
-    expect(workflow.isAllowed('resolution', 'greeting')).toBe(true);
+    expect(workflow.successors('escalate')).toEqual(['resolution']);
+    const open = parseWorkflow(yaml('name: open', 'states:', '  - { name: a, initial: true }', '  - name: b'));
+    expect(open.successors('a')).toEqual(['a', 'b']);
+    expect(open.isAllowed('a', 'b')).toBe(true);
+  });
+
+  it('ends the workflow at a terminal state with nothing listed', () => {
+    expect(workflow.successors('resolution')).toEqual([]);
+    expect(workflow.isAllowed('resolution', 'greeting')).toBe(false);
   });
 
   it('always allows staying, and never allows unknown states', () => {

@@ -1,0 +1,85 @@
+import type { InterventionState } from '../intervene/index.js';
+import type { MonitorState } from '../temporal/index.js';
+import type { Severity } from './types.js';
+
+/** Which tier of the classifier decided a state, or `initial` for the state a session starts in. */
+export type ClassificationMethod = 'initial' | 'tool_call' | 'pattern' | 'embedding' | 'fallback';
+
+/** One state entered, with how it was recognised. */
+export interface HistoryEntry {
+  /** 1-based position in the trace. */
+  position: number;
+  state: string;
+  from?: string;
+  /** Milliseconds since the epoch, from the injected clock. */
+  at: number;
+  confidence: number;
+  method: ClassificationMethod;
+  /** Whether the workflow's transitions allow `from -> state`. */
+  allowed: boolean;
+  /** The caller's step number (e.g. the model turn), when it gave one. */
+  step?: number;
+}
+
+/** A constraint that became violated. */
+export interface ViolationRecord {
+  constraint: string;
+  type: string;
+  severity: Severity;
+  /** Trace position at which it became violated; the trace length when it was violated by closing. */
+  position: number;
+  /** The state whose entry violated it, absent when closing the trace did. */
+  state?: string;
+  step?: number;
+  at: number;
+  /** What happened and what would have satisfied the constraint. */
+  message: string;
+}
+
+/** A move along a transition the workflow does not list (or whose guard failed). */
+export interface DeviationRecord {
+  from: string;
+  to: string;
+  position: number;
+  step?: number;
+  at: number;
+}
+
+/** An attempt refused before it happened (a tool call whose state would have violated a critical constraint). */
+export interface RefusalRecord {
+  state: string;
+  /** Constraints it would have violated; empty when the deviation policy refused it. */
+  constraints: string[];
+  reason: string;
+  step?: number;
+  at: number;
+}
+
+/**
+ * Everything the workflow engine knows about one session. Plain JSON: a store can persist it, a test can write it
+ * by hand, and `structuredClone` copies it. Never mutated in place; `transition()` returns a new one.
+ */
+export interface WorkflowSnapshot {
+  status: 'active' | 'closed';
+  workflow: string;
+  /** The current state. */
+  state: string;
+  /**
+   * States entered, consecutive duplicates collapsed. Only the last `historyLimit` are kept so a step costs the same
+   * whatever the session's length; `traceLength` counts them all, and the constraint monitors saw them all.
+   */
+  trace: string[];
+  traceLength: number;
+  history: HistoryEntry[];
+  historyLimit: number;
+  /** Incremental constraint monitor states, by constraint name. */
+  monitors: Record<string, MonitorState>;
+  /** Pending constraints that can no longer be satisfied if the agent follows the workflow (DESIGN.md section 4). */
+  doomed: string[];
+  violations: ViolationRecord[];
+  deviations: DeviationRecord[];
+  refusals: RefusalRecord[];
+  interventions: InterventionState;
+  startedAt: number;
+  updatedAt: number;
+}

@@ -1,0 +1,316 @@
+import { initialInterventionState, planInterventions, scheduleIntervention, type InterventionPlan, type PendingIntervention } from '../intervene/index.js';
+import { PanoptesError } from '../errors/index.js';
+import { closeMonitor, describeDoomed, describeViolation, initialMonitorState, isDoomed, stepMonitor, type MonitorState, type Verdict } from '../temporal/index.js';
+import { compiledConstraints } from './constraints.js';
+import type { ClassificationMethod, DeviationRecord, HistoryEntry, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
+import type { ConstraintDefinition } from './types.js';
+import type { Workflow } from './workflow.js';
+
+/** History entries and trace states kept per session by default; older ones are dropped, the monitors keep counting. */
+export const DEFAULT_HISTORY_LIMIT = 1000;
+
+/** Something that happened to a session, with the time it happened (from the caller's clock). */
+export type WorkflowEvent =
+  | {
+      /** The agent entered `state` (a classified model response, a tool call that ran). */
+      type: 'enter';
+      state: string;
+      at: number;
+      /** @default 1 */
+      confidence?: number;
+      /** @default 'tool_call' */
+      method?: ClassificationMethod;
+      /** Read by transition guards' `required_metadata` and `expression`. */
+      metadata?: Record<string, unknown>;
+      /** The caller's step number, copied into history and violation records. */
+      step?: number;
+    }
+  | {
+      /** An attempt to enter `state` was refused before it happened; it does not enter the trace. */
+      type: 'refuse';
+      state: string;
+      at: number;
+      reason: string;
+      constraints: string[];
+      step?: number;
+    }
+  | { /** The session ended: pending constraints get their final verdict. */ type: 'close'; at: number };
+
+/** What the caller must do or report after a transition. Data only: `transition()` runs nothing. */
+export type WorkflowEffect =
+  | { type: 'state-entered'; from: string; to: string; at: number; position: number }
+  | { type: 'deviation-recorded'; deviation: DeviationRecord }
+  | { type: 'constraint-violated'; violation: ViolationRecord }
+  | { type: 'constraint-doomed'; constraint: string; message: string }
+  | { type: 'intervention-scheduled'; intervention: PendingIntervention }
+  | { type: 'call-refused'; refusal: RefusalRecord }
+  | { type: 'session-closed'; verdicts: Record<string, Verdict> };
+
+export interface TransitionResult {
+  snapshot: WorkflowSnapshot;
+  effects: WorkflowEffect[];
+}
+
+/**
+ * The snapshot of a new session: in the initial state, every constraint monitor having seen it.
+ * @param at the session's start time, from the caller's clock.
+ */
+export function createSnapshot(workflow: Workflow, { at, historyLimit = DEFAULT_HISTORY_LIMIT }: { at: number; historyLimit?: number }): WorkflowSnapshot {
+  const state = workflow.initialState;
+  const empty: WorkflowSnapshot = {
+    status: 'active',
+    workflow: workflow.name,
+    state,
+    trace: [],
+    traceLength: 0,
+    history: [],
+    historyLimit,
+    monitors: Object.fromEntries(compiledConstraints(workflow).map((compiled) => [compiled.constraint.name, initialMonitorState(compiled)])),
+    doomed: [],
+    violations: [],
+    deviations: [],
+    refusals: [],
+    interventions: initialInterventionState(),
+    startedAt: at,
+    updatedAt: at,
+  };
+  return enter(workflow, empty, { type: 'enter', state, at, confidence: 1, method: 'initial' }, true).snapshot;
+}
+
+/**
+ * Computes the next snapshot and the effects the caller must run: `{ snapshot, effects }`.
+ * Pure: reads no clock (the event carries `at`), performs no I/O, never mutates `snapshot`. Each step costs the same
+ * whatever the session's length: the constraint monitors are incremental and the kept trace is bounded.
+ * @throws {PanoptesError} `INVALID_INPUT` when the event names a state the workflow does not have.
+ */
+export function transition(workflow: Workflow, snapshot: WorkflowSnapshot, event: WorkflowEvent): TransitionResult {
+  if (snapshot.status !== 'active') return { snapshot, effects: [] };
+  switch (event.type) {
+    case 'enter':
+      assertKnownState(workflow, event.state);
+      if (event.state === snapshot.state) return { snapshot, effects: [] }; // staying adds nothing to the trace
+      return enter(workflow, snapshot, event, false);
+    case 'refuse': {
+      assertKnownState(workflow, event.state);
+      const refusal: RefusalRecord = { state: event.state, constraints: event.constraints, reason: event.reason, at: event.at, ...stepOf(event) };
+      return {
+        snapshot: { ...snapshot, refusals: [...snapshot.refusals, refusal], updatedAt: event.at },
+        effects: [{ type: 'call-refused', refusal }],
+      };
+    }
+    case 'close':
+      return close(workflow, snapshot, event.at);
+  }
+}
+
+/** What entering `state` now would do, without doing it: the constraints it would violate and whether to refuse it. */
+export interface EnterPreview {
+  /** Whether the workflow's transitions allow the move. */
+  allowed: boolean;
+  violations: Array<{ constraint: string; severity: ConstraintDefinition['severity']; message: string }>;
+  /** True when the move must be refused: it would violate a critical constraint, or deviate under a `block` policy. */
+  refuse: boolean;
+}
+
+/**
+ * Pre-emptive check: evaluates a proposed next state against every constraint without committing it, so a tool call
+ * can be refused before it runs (DESIGN.md section 4).
+ */
+export function previewEnter(
+  workflow: Workflow,
+  snapshot: WorkflowSnapshot,
+  state: string,
+  context: { confidence?: number; method?: ClassificationMethod; metadata?: Record<string, unknown> } = {},
+): EnterPreview {
+  assertKnownState(workflow, state);
+  if (snapshot.status !== 'active' || state === snapshot.state) return { allowed: true, violations: [], refuse: false };
+  const allowed = isMoveAllowed(workflow, snapshot.state, state, context);
+  const violations: EnterPreview['violations'] = [];
+  for (const compiled of compiledConstraints(workflow)) {
+    const before = snapshot.monitors[compiled.constraint.name]!;
+    const after = stepMonitor(compiled, before, state);
+    if (before.verdict === 'pending' && after.verdict === 'violated') {
+      const definition = compiled.constraint as ConstraintDefinition;
+      violations.push({ constraint: definition.name, severity: definition.severity, message: describeViolation(compiled, after) });
+    }
+  }
+  const refuse = violations.some((violation) => violation.severity === 'critical') || (!allowed && workflow.definition.onDeviation.reaction === 'block');
+  return { allowed, violations, refuse };
+}
+
+/**
+ * Takes the interventions due on the next model call: renders them, counts them, escalates repeated ones.
+ * Returns the snapshot with the queue emptied; the plan says what to apply to the request or whether to block it.
+ */
+export function takeInterventions(workflow: Workflow, snapshot: WorkflowSnapshot): { snapshot: WorkflowSnapshot; plan: InterventionPlan } {
+  const plan = planInterventions(snapshot.interventions, (name) => workflow.intervention(name));
+  return { snapshot: plan.state === snapshot.interventions ? snapshot : { ...snapshot, interventions: plan.state }, plan };
+}
+
+/** The current verdict of every constraint, by name. */
+export function verdictsOf(snapshot: WorkflowSnapshot): Record<string, Verdict> {
+  return Object.fromEntries(Object.entries(snapshot.monitors).map(([name, monitor]) => [name, monitor.verdict]));
+}
+
+function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<WorkflowEvent, { type: 'enter' }>, initial: boolean): TransitionResult {
+  const from = snapshot.state;
+  const to = event.state;
+  const position = snapshot.traceLength + 1;
+  const effects: WorkflowEffect[] = [];
+  const confidence = event.confidence ?? 1;
+  const method = event.method ?? 'tool_call';
+  const allowed = initial || isMoveAllowed(workflow, from, to, { confidence, method, metadata: event.metadata });
+  const entry: HistoryEntry = { position, state: to, ...(initial ? {} : { from }), at: event.at, confidence, method, allowed, ...stepOf(event) };
+  if (!initial) effects.push({ type: 'state-entered', from, to, at: event.at, position });
+
+  let interventions = snapshot.interventions;
+  const schedule = (pending: PendingIntervention) => {
+    interventions = scheduleIntervention(interventions, pending);
+    effects.push({ type: 'intervention-scheduled', intervention: pending });
+  };
+  const variables = templateVariablesFor(workflow, from, to);
+
+  const deviations = [...snapshot.deviations];
+  if (!allowed) {
+    const deviation: DeviationRecord = { from, to, position, at: event.at, ...stepOf(event) };
+    deviations.push(deviation);
+    effects.push({ type: 'deviation-recorded', deviation });
+    const policy = workflow.definition.onDeviation;
+    if (policy.reaction !== 'record') {
+      schedule({ name: policy.intervention ?? 'deviation', reason: 'deviation', block: policy.reaction === 'block', variables });
+    }
+  }
+
+  const monitors: Record<string, MonitorState> = {};
+  const violations = [...snapshot.violations];
+  for (const compiled of compiledConstraints(workflow)) {
+    const constraint = compiled.constraint as ConstraintDefinition;
+    const before = snapshot.monitors[constraint.name]!;
+    const after = stepMonitor(compiled, before, to);
+    monitors[constraint.name] = after;
+    if (before.verdict !== 'pending' || after.verdict !== 'violated') continue;
+    const violation: ViolationRecord = {
+      constraint: constraint.name,
+      type: constraint.type,
+      severity: constraint.severity,
+      position,
+      state: to,
+      at: event.at,
+      message: describeViolation(compiled, after),
+      ...stepOf(event),
+    };
+    violations.push(violation);
+    effects.push({ type: 'constraint-violated', violation });
+    const pending = violationIntervention(constraint, { ...variables, details: violation.message });
+    if (pending) schedule(pending);
+  }
+
+  const doomed: string[] = [];
+  for (const compiled of compiledConstraints(workflow)) {
+    const name = compiled.constraint.name;
+    if (!isDoomed(compiled, monitors[name]!, to, workflow)) continue;
+    doomed.push(name);
+    if (snapshot.doomed.includes(name)) continue;
+    const message = describeDoomed(compiled, to);
+    effects.push({ type: 'constraint-doomed', constraint: name, message });
+    schedule({ name: `doomed:${name}`, reason: 'doomed', constraint: name, block: false, variables: { ...variables, constraint: name, details: message } });
+  }
+
+  return {
+    snapshot: {
+      ...snapshot,
+      state: to,
+      trace: appendBounded(snapshot.trace, to, snapshot.historyLimit),
+      traceLength: position,
+      history: appendBounded(snapshot.history, entry, snapshot.historyLimit),
+      monitors,
+      doomed,
+      violations,
+      deviations,
+      interventions,
+      updatedAt: event.at,
+    },
+    effects,
+  };
+}
+
+function close(workflow: Workflow, snapshot: WorkflowSnapshot, at: number): TransitionResult {
+  const effects: WorkflowEffect[] = [];
+  const monitors: Record<string, MonitorState> = {};
+  const violations = [...snapshot.violations];
+  for (const compiled of compiledConstraints(workflow)) {
+    const constraint = compiled.constraint as ConstraintDefinition;
+    const before = snapshot.monitors[constraint.name]!;
+    const after = closeMonitor(compiled, before);
+    monitors[constraint.name] = after;
+    if (before.verdict !== 'pending' || after.verdict !== 'violated') continue;
+    const violation: ViolationRecord = {
+      constraint: constraint.name,
+      type: constraint.type,
+      severity: constraint.severity,
+      position: snapshot.traceLength,
+      at,
+      message: describeViolation(compiled, after),
+    };
+    violations.push(violation);
+    effects.push({ type: 'constraint-violated', violation });
+  }
+  const next: WorkflowSnapshot = { ...snapshot, status: 'closed', monitors, doomed: [], violations, updatedAt: at };
+  effects.push({ type: 'session-closed', verdicts: verdictsOf(next) });
+  return { snapshot: next, effects };
+}
+
+/**
+ * Critical constraints block the next call; others apply their intervention, or built-in guidance for `error`
+ * severity. A `warning` with no intervention is only recorded.
+ */
+function violationIntervention(constraint: ConstraintDefinition, variables: PendingIntervention['variables']): PendingIntervention | undefined {
+  const block = constraint.severity === 'critical';
+  if (!constraint.intervention && constraint.severity === 'warning') return undefined;
+  return {
+    name: constraint.intervention ?? `constraint:${constraint.name}`,
+    reason: 'violation',
+    constraint: constraint.name,
+    severity: constraint.severity,
+    block,
+    variables: { ...variables, constraint: constraint.name, severity: constraint.severity },
+  };
+}
+
+function isMoveAllowed(
+  workflow: Workflow,
+  from: string,
+  to: string,
+  context: { confidence?: number; method?: ClassificationMethod; metadata?: Record<string, unknown> },
+): boolean {
+  const listed = workflow.transitionsFrom(from);
+  if (listed.length === 0) return workflow.isAllowed(from, to); // nothing listed: any state, or none after a terminal one
+  const guardContext = { confidence: context.confidence ?? 1, method: context.method ?? 'tool_call', metadata: context.metadata ?? {} };
+  return listed.some((candidate) => candidate.to === to && workflow.checkGuard(candidate, guardContext));
+}
+
+function templateVariablesFor(workflow: Workflow, from: string, to: string): PendingIntervention['variables'] {
+  return {
+    workflow: workflow.name,
+    previous_state: from,
+    attempted_state: to,
+    current_state: to,
+    valid_next_states: workflow.successors(to).join(', ') || '(none: the workflow ends here)',
+  };
+}
+
+function appendBounded<T>(items: readonly T[], item: T, limit: number): T[] {
+  const kept = items.length >= limit ? items.slice(items.length - limit + 1) : [...items];
+  kept.push(item);
+  return kept;
+}
+
+function stepOf(event: { step?: number }): { step?: number } {
+  return event.step === undefined ? {} : { step: event.step };
+}
+
+function assertKnownState(workflow: Workflow, state: string): void {
+  if (!workflow.hasState(state)) {
+    throw new PanoptesError('INVALID_INPUT', `Unknown state '${state}' for workflow '${workflow.name}'; known states: ${workflow.stateNames.join(', ')}.`);
+  }
+}
