@@ -1,0 +1,103 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+/** The CLI is tested as users run it: the built binary, in a child process. `npm test` builds first. */
+const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+async function panoptes(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('panoptes CLI (built binary)', () => {
+  beforeAll(() => {
+    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (\`npm test\` does).`);
+  });
+
+  it('validates the example workflows: exit 0', async () => {
+    const result = await panoptes('validate', 'examples/workflows/customer-support.yaml', 'examples/workflows/airline-refund.yaml', 'examples/workflows/coding-agent.yaml');
+    expect(result.stdout).toContain('✓ examples/workflows/customer-support.yaml customer-support 1.0: 6 states');
+    expect(result.stdout).toMatch(/3 files: all valid \(0 errors, \d+ warnings?\)/);
+    expect(result.code).toBe(0);
+  });
+
+  it('points at the misspelt state with file, line and column, and exits 1', async () => {
+    const result = await panoptes('validate', 'test/fixtures/workflows/misspelt-state.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('✗ test/fixtures/workflows/misspelt-state.yaml');
+    expect(result.stdout).toMatch(/misspelt-state\.yaml:19:13 error constraints\[0\]\.target: .*'verify_identiy'.*did you mean 'verify_identity'\?/);
+    expect(result.stdout).toContain('1 file: 1 with errors (1 error, 0 warnings)');
+  });
+
+  it('downgrades unknown states to warnings with --no-strict', async () => {
+    const result = await panoptes('validate', '--no-strict', 'test/fixtures/workflows/misspelt-state.yaml');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/warning constraints\[0\]\.target/);
+  });
+
+  it('prints JSON with --json', async () => {
+    const result = await panoptes('validate', '--json', 'test/fixtures/workflows/misspelt-state.yaml', 'examples/workflows/customer-support.yaml');
+    const report = JSON.parse(result.stdout);
+    expect(result.code).toBe(1);
+    expect(report).toMatchObject({ ok: false, errors: 1 });
+    expect(report.files[0]).toMatchObject({ file: 'test/fixtures/workflows/misspelt-state.yaml', ok: false });
+    expect(report.files[0].diagnostics[0]).toMatchObject({ severity: 'error', path: 'constraints[0].target', line: 19, column: 13 });
+    expect(report.files[1]).toMatchObject({ ok: true, workflow: { name: 'customer-support', states: 6 } });
+  });
+
+  it('lints unreachable states and constraints that can never fire or be satisfied', async () => {
+    const result = await panoptes('validate', '--json', 'test/fixtures/workflows/lint-warnings.yaml');
+    expect(result.code).toBe(0);
+    const codes = JSON.parse(result.stdout).files[0].diagnostics.map((d: { code: string; path: string }) => `${d.code} ${d.path}`);
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        'unreachable-state states[2]',
+        'unclassifiable-state states[3]',
+        'constraint-never-fires constraints[0]',
+        'constraint-unsatisfiable constraints[1]',
+      ]),
+    );
+  });
+
+  it('reports a missing file as an error', async () => {
+    const result = await panoptes('validate', 'nope.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('nope.yaml error cannot read the file: no such file.');
+  });
+
+  it('prints a Mermaid diagram with constraints as notes', async () => {
+    const result = await panoptes('graph', 'examples/workflows/customer-support.yaml');
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')).toEqual(
+      expect.arrayContaining([
+        'stateDiagram-v2',
+        '  [*] --> greeting',
+        '  verify_identity --> account_action',
+        '  resolution --> [*]',
+        '  note right of account_action',
+        '    precedence verify_before_account_action (critical)#58; verify_identity before account_action',
+      ]),
+    );
+  });
+
+  it('explains a broken file on graph and exits 1', async () => {
+    const result = await panoptes('graph', 'test/fixtures/workflows/does-not-exist.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('does-not-exist.yaml');
+  });
+
+  it('colours nothing when the output is not a terminal', async () => {
+    const result = await panoptes('validate', 'test/fixtures/workflows/misspelt-state.yaml');
+    expect(result.stdout).not.toMatch(/\u001b\[/);
+  });
+});
