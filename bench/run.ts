@@ -9,6 +9,7 @@ type Suite = () => Promise<BenchRow[]> | BenchRow[];
 
 const suites: Record<string, () => Promise<Suite>> = {
   constraints: async () => (await import('./constraints.js')).constraintsBench,
+  workflow: async () => (await import('./workflow.js')).workflowBench,
 };
 
 const wanted = process.argv.slice(2);
@@ -18,11 +19,12 @@ for (const [name, load] of Object.entries(suites)) {
   rows.push(...(await (await load())()));
 }
 
+const notes = (row: BenchRow) => Object.entries(row.extra ?? {}).map(([key, value]) => `${key} ${value}`).join(', ');
 const format = (us: number) => (us < 10 ? us.toFixed(2) : us < 1000 ? us.toFixed(1) : us.toFixed(0));
-console.log(['suite', 'measure', 'p50 us', 'p99 us', 'mean us', 'target', 'met'].join(' | '));
+console.log(['suite', 'measure', 'p50 us', 'p99 us', 'mean us', 'target', 'met', 'notes'].join(' | '));
 for (const row of rows) {
   console.log(
-    [row.suite, row.name, format(row.p50Us), format(row.p99Us), format(row.meanUs), row.target ?? '', row.met === undefined ? '' : row.met ? 'yes' : 'NO'].join(' | '),
+    [row.suite, row.name, format(row.p50Us), format(row.p99Us), format(row.meanUs), row.target ?? '', row.met === undefined ? '' : row.met ? 'yes' : 'NO', notes(row)].join(' | '),
   );
 }
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });

@@ -6,8 +6,12 @@ import type { ClassificationMethod, DeviationRecord, HistoryEntry, RefusalRecord
 import type { ConstraintDefinition } from './types.js';
 import type { Workflow } from './workflow.js';
 
-/** History entries and trace states kept per session by default; older ones are dropped, the monitors keep counting. */
-export const DEFAULT_HISTORY_LIMIT = 1000;
+/**
+ * Trace states and history entries a snapshot keeps by default. Older ones are dropped (the monitors have already
+ * seen them, and `traceLength` keeps counting), so a step and a stored session cost the same however long the
+ * session runs. Callers that need every state (an audit) pass `historyLimit: Infinity` or collect the effects.
+ */
+export const DEFAULT_HISTORY_LIMIT = 100;
 
 /** Something that happened to a session, with the time it happened (from the caller's clock). */
 export type WorkflowEvent =
@@ -300,8 +304,10 @@ function templateVariablesFor(workflow: Workflow, from: string, to: string): Pen
 }
 
 function appendBounded<T>(items: readonly T[], item: T, limit: number): T[] {
-  const kept = items.length >= limit ? items.slice(items.length - limit + 1) : [...items];
-  kept.push(item);
+  const start = Math.max(0, items.length + 1 - limit);
+  const kept = new Array<T>(items.length - start + 1);
+  for (let i = start; i < items.length; i++) kept[i - start] = items[i]!;
+  kept[kept.length - 1] = item;
   return kept;
 }
 
