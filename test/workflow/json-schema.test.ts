@@ -19,3 +19,20 @@ describe('workflowJsonSchema', () => {
     ]);
   });
 });
+
+describe('workflow.schema.json as an editor sees it', () => {
+  it('accepts every example workflow and rejects a misspelt key', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const { parse } = await import('yaml');
+    const { readdirSync } = await import('node:fs');
+    const validate = new Ajv2020({ allErrors: true, strict: false }).compile(workflowJsonSchema());
+    const folder = new URL('../../examples/workflows/', import.meta.url);
+    const files = readdirSync(folder).filter((name) => name.endsWith('.yaml'));
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    for (const file of files) {
+      const document: unknown = parse(readFileSync(new URL(file, folder), 'utf8'));
+      expect(validate(document), `${file}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+    expect(validate({ name: 'x', states: [{ name: 'a', intial: true }] })).toBe(false);
+  });
+});
