@@ -12,7 +12,8 @@ export function workflowToMermaid(workflow: Workflow): string {
   const { definition } = workflow;
   const lines = ['stateDiagram-v2', `  %% ${definition.name} ${definition.version}`];
   for (const state of definition.states) {
-    if (state.description) lines.push(`  ${id(state.name)} : ${label(state.description)}`);
+    // A quoted label keeps the state's name visible above its description (`id : text` would replace the name).
+    if (state.description) lines.push(`  state "${label(state.name)}<br/><i>${label(state.description)}</i>" as ${id(state.name)}`);
   }
   lines.push(`  [*] --> ${id(workflow.initialState)}`);
   for (const transition of definition.transitions) {
@@ -62,12 +63,12 @@ function describeGuard(guard: TransitionGuardDefinition): string {
   return parts.join(' and ');
 }
 
-/** Mermaid state ids may not contain spaces or dashes; names that do are quoted through an alias-free rewrite. */
+/** Mermaid state ids may not contain spaces, dashes or dots. */
 function id(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
-/** Labels end at a newline and may not contain `:` in some renderers' note syntax; `#58;` is Mermaid's escape. */
+/** Labels are one line; a double quote would end a quoted label, and `<` would open an HTML tag. */
 function label(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().replace(/:/g, '#58;');
+  return text.replace(/\s+/g, ' ').trim().replace(/"/g, "'").replace(/</g, '&lt;');
 }

@@ -85,7 +85,8 @@ describe('panoptes CLI (built binary)', () => {
         '  verify_identity --> account_action',
         '  resolution --> [*]',
         '  note right of account_action',
-        '    precedence verify_before_account_action (critical)#58; verify_identity before account_action',
+        '    precedence verify_before_account_action (critical): verify_identity before account_action',
+        '  state "greeting<br/><i>Welcome the customer</i>" as greeting',
       ]),
     );
   });
