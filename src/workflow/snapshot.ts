@@ -76,8 +76,11 @@ export interface WorkflowSnapshot {
   monitors: Record<string, MonitorState>;
   /** Pending constraints that can no longer be satisfied if the agent follows the workflow (DESIGN.md section 4). */
   doomed: string[];
+  /** Every violation, in order; each constraint is violated at most once. */
   violations: ViolationRecord[];
+  /** The last `historyLimit` deviations. */
   deviations: DeviationRecord[];
+  /** The last `historyLimit` refused attempts. */
   refusals: RefusalRecord[];
   interventions: InterventionState;
   startedAt: number;

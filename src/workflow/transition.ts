@@ -1,6 +1,16 @@
 import { initialInterventionState, planInterventions, scheduleIntervention, type InterventionPlan, type PendingIntervention } from '../intervene/index.js';
 import { PanoptesError } from '../errors/index.js';
-import { closeMonitor, describeDoomed, describeViolation, initialMonitorState, isDoomed, stepMonitor, type MonitorState, type Verdict } from '../temporal/index.js';
+import {
+  closeMonitor,
+  describeDoomed,
+  describeViolation,
+  initialMonitorState,
+  isDoomed,
+  stepMonitor,
+  type CompiledConstraint,
+  type MonitorState,
+  type Verdict,
+} from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
 import type { ClassificationMethod, DeviationRecord, HistoryEntry, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
 import type { ConstraintDefinition } from './types.js';
@@ -98,7 +108,7 @@ export function transition(workflow: Workflow, snapshot: WorkflowSnapshot, event
       assertKnownState(workflow, event.state);
       const refusal: RefusalRecord = { state: event.state, constraints: event.constraints, reason: event.reason, at: event.at, ...stepOf(event) };
       return {
-        snapshot: { ...snapshot, refusals: [...snapshot.refusals, refusal], updatedAt: event.at },
+        snapshot: { ...snapshot, refusals: appendBounded(snapshot.refusals, refusal, snapshot.historyLimit), updatedAt: event.at },
         effects: [{ type: 'call-refused', refusal }],
       };
     }
@@ -174,10 +184,10 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   };
   const variables = templateVariablesFor(workflow, from, to);
 
-  const deviations = [...snapshot.deviations];
+  let deviations = snapshot.deviations;
   if (!allowed) {
     const deviation: DeviationRecord = { from, to, position, at: event.at, ...stepOf(event) };
-    deviations.push(deviation);
+    deviations = appendBounded(deviations, deviation, snapshot.historyLimit);
     effects.push({ type: 'deviation-recorded', deviation });
     const policy = workflow.definition.onDeviation;
     if (policy.reaction !== 'record') {
@@ -185,25 +195,9 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
     }
   }
 
-  const monitors: Record<string, MonitorState> = {};
-  const violations = [...snapshot.violations];
-  for (const compiled of compiledConstraints(workflow)) {
-    const constraint = compiled.constraint as ConstraintDefinition;
-    const before = snapshot.monitors[constraint.name]!;
-    const after = stepMonitor(compiled, before, to);
-    monitors[constraint.name] = after;
-    if (before.verdict !== 'pending' || after.verdict !== 'violated') continue;
-    const violation: ViolationRecord = {
-      constraint: constraint.name,
-      type: constraint.type,
-      severity: constraint.severity,
-      position,
-      state: to,
-      at: event.at,
-      message: describeViolation(compiled, after),
-      ...stepOf(event),
-    };
-    violations.push(violation);
+  const stepped = advanceMonitors(workflow, snapshot, (compiled, monitor) => stepMonitor(compiled, monitor, to), { position, state: to, at: event.at, ...stepOf(event) });
+  const { monitors } = stepped;
+  for (const { constraint, violation } of stepped.violated) {
     effects.push({ type: 'constraint-violated', violation });
     const pending = violationIntervention(constraint, { ...variables, details: violation.message });
     if (pending) schedule(pending);
@@ -229,7 +223,7 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
       history: appendBounded(snapshot.history, entry, snapshot.historyLimit),
       monitors,
       doomed,
-      violations,
+      violations: stepped.violations,
       deviations,
       interventions,
       updatedAt: event.at,
@@ -239,29 +233,38 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
 }
 
 function close(workflow: Workflow, snapshot: WorkflowSnapshot, at: number): TransitionResult {
-  const effects: WorkflowEffect[] = [];
+  const closed = advanceMonitors(workflow, snapshot, closeMonitor, { position: snapshot.traceLength, at });
+  const effects: WorkflowEffect[] = closed.violated.map(({ violation }) => ({ type: 'constraint-violated', violation }));
+  const next: WorkflowSnapshot = { ...snapshot, status: 'closed', monitors: closed.monitors, doomed: [], violations: closed.violations, updatedAt: at };
+  effects.push({ type: 'session-closed', verdicts: verdictsOf(next) });
+  return { snapshot: next, effects };
+}
+
+/**
+ * Advances every constraint monitor by one step (or closes it) and records the constraints that turned violated
+ * just now. Each constraint is violated at most once, so the violation list stays as short as the constraint list.
+ */
+function advanceMonitors(
+  workflow: Workflow,
+  snapshot: WorkflowSnapshot,
+  advance: (compiled: CompiledConstraint, monitor: MonitorState) => MonitorState,
+  where: Pick<ViolationRecord, 'position' | 'state' | 'at' | 'step'>,
+) {
   const monitors: Record<string, MonitorState> = {};
   const violations = [...snapshot.violations];
+  const violated: Array<{ constraint: ConstraintDefinition; violation: ViolationRecord }> = [];
   for (const compiled of compiledConstraints(workflow)) {
     const constraint = compiled.constraint as ConstraintDefinition;
     const before = snapshot.monitors[constraint.name]!;
-    const after = closeMonitor(compiled, before);
+    const after = advance(compiled, before);
     monitors[constraint.name] = after;
     if (before.verdict !== 'pending' || after.verdict !== 'violated') continue;
-    const violation: ViolationRecord = {
-      constraint: constraint.name,
-      type: constraint.type,
-      severity: constraint.severity,
-      position: snapshot.traceLength,
-      at,
-      message: describeViolation(compiled, after),
-    };
+    const { name, type, severity } = constraint;
+    const violation: ViolationRecord = { constraint: name, type, severity, ...where, message: describeViolation(compiled, after) };
     violations.push(violation);
-    effects.push({ type: 'constraint-violated', violation });
+    violated.push({ constraint, violation });
   }
-  const next: WorkflowSnapshot = { ...snapshot, status: 'closed', monitors, doomed: [], violations, updatedAt: at };
-  effects.push({ type: 'session-closed', verdicts: verdictsOf(next) });
-  return { snapshot: next, effects };
+  return { monitors, violations, violated };
 }
 
 /**
