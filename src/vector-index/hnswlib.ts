@@ -33,8 +33,8 @@ export function loadHnswlib(): HnswConstructor | string {
       const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
       loaded = {
         reason:
-          `hnswlib-node is not usable (${detail}). It is an optional dependency built from source at install time ` +
-          '(needs g++, make and python3); reinstall with `npm rebuild hnswlib-node` once they are present',
+          `hnswlib-node is not usable (${detail}). It is an optional dependency compiled at install time; with g++, ` +
+          'make and python3 present, run `npm install hnswlib-node` (or `npm rebuild hnswlib-node`)',
       };
     }
   }
