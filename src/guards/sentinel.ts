@@ -60,10 +60,13 @@ export interface SentinelOptions {
   toolNames?: Partial<PolicyToolNames>;
 }
 
-/** Defaults of {@link SentinelOptions}. */
+/** Default of `SentinelOptions.fetchTimeoutMs`: a data tool slower than this blocks the proof. */
 export const DEFAULT_FETCH_TIMEOUT_MS = 10_000;
+/** Default of `SentinelOptions.maxDepth`: rule nesting beyond this is reported as a limit. */
 export const DEFAULT_MAX_DEPTH = 64;
+/** Default of `SentinelOptions.maxSteps`: proof steps per call before the search gives up and says so. */
 export const DEFAULT_MAX_STEPS = 100_000;
+/** Default of `query`'s `maxAnswers`. */
 export const DEFAULT_MAX_ANSWERS = 20;
 
 /** The guard evaluator: proves goals and tool calls against a rulebase, a fact store and the data tools. */
@@ -196,7 +199,9 @@ export function createSentinel({
     async query(goal, { maxAnswers = DEFAULT_MAX_ANSWERS } = {}) {
       const literals = parseGoal(goal);
       const clause = compileGoal(literals, rulebase);
-      const outcome = await new Search(searchContext()).proveGoal(clause, goal, maxAnswers);
+      const context = searchContext();
+      let outcome = await new Search(context, false).proveGoal(clause, goal, maxAnswers);
+      if (outcome.answers.length === 0) outcome = await new Search(context, true).proveGoal(clause, goal, maxAnswers);
       const status = statusOf(outcome);
       if (status === 'proved' && !outcome.readClock) {
         for (const answer of outcome.answers) {
@@ -243,11 +248,16 @@ export function createSentinel({
           }
           return denied('failed', [{ kind: 'no-guard', tool }]);
         }
-        const outcome = await new Search(searchContext()).proveGuard(tool, guards, args);
+        // The quiet pass proves allowed calls without rendering the branches that failed; only a refusal, which has
+        // to explain itself, pays for a second pass (everything it needs is in the store or this call's fetches by then).
+        const context = searchContext();
+        let outcome = await new Search(context, false).proveGuard(tool, guards, args);
+        if (outcome.answers.length === 0) outcome = await new Search(context, true).proveGuard(tool, guards, args);
         const status = statusOf(outcome);
         if (status !== 'proved') return denied(status, outcome.blockers);
         const derivation = outcome.answers[0]!.derivation;
-        return { allowed: true, status, tool, args, derivation, blockers: [], text: `${tool} is allowed.`, message: `Tool call ${call} allowed:\n${formatDerivation(derivation, '  ')}` };
+        // The derivation is in the result as data; rendering it here would cost more than the proof itself.
+        return { allowed: true, status, tool, args, derivation, blockers: [], text: `${tool} is allowed.`, message: `Tool call ${call} allowed by ${derivation.source ?? rulebase.source}.` };
       } catch (error) {
         // Fail closed: a guard that cannot be evaluated must not let a write through.
         return denied('blocked', [{ kind: 'internal-error', reason: error instanceof Error ? error.message : String(error) }]);

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/index.js';
-import { canonicalJson, formatFact, type FactStore, type StoredFact } from '../facts/index.js';
+import { canonicalJson, formatFact, valueKey, type FactStore, type StoredFact } from '../facts/index.js';
 import type { Value } from '../rules/index.js';
 import type { CClause, CLiteral, CompiledRulebase, PrefetchTemplate } from './compile.js';
 import { callTool, declarationFits, extractFacts, type ExtractedFact } from './fetch.js';
@@ -99,7 +99,13 @@ function each<T>(items: readonly T[], attempt: (item: T) => Step, from = 0): Ste
 
 /** Canonical key of a data tool call, shared by the store's fetch records and this call's in-flight fetches. */
 export function fetchKey(tool: string, args: Record<string, Value>): string {
-  return `${tool}${canonicalJson(args)}`;
+  // Built by hand rather than with canonicalJson: this runs for every data condition of every check, and the
+  // arguments are almost always one or two scalars.
+  const names = Object.keys(args);
+  if (names.length > 1) names.sort();
+  let key = `${tool}(`;
+  for (const name of names) key += `${name}=${valueKey(args[name]!)};`;
+  return `${key})`;
 }
 
 /**
@@ -125,10 +131,18 @@ export class Search {
   private readonly answerKeys = new Set<string>();
   private readonly contextsRead = new Map<string, number>();
   private readonly negatedPredicates = new Map<string, number>();
+  private readonly freshFetches = new Map<object, { values: Value[]; outcome: FetchOutcome }>();
   private goalLiterals: readonly CLiteral[] = [];
   private goalBase = 0;
 
-  constructor(private readonly context: SearchContext) {
+  /**
+   * @param explain Whether to render failed conditions. A proof that succeeds never reports them, so the sentinel
+   * searches without (fast) and searches again with them only when the first search did not prove the goal.
+   */
+  constructor(
+    private readonly context: SearchContext,
+    private readonly explain = true,
+  ) {
     this.env = new Environment((name) => this.readContext(name));
   }
 
@@ -162,7 +176,7 @@ export class Search {
           return false;
         }
         if (!this.env.unifyWithValue(clause.head[index]!, base, args[name] as Value)) {
-          this.recordCondition(`${name}: ${this.env.render(clause.head[index]!, base)}`, `${tool}(${name}: ...) at line ${clause.line}`, clause.line, [JSON.stringify(args[name])]);
+          if (this.explain) this.recordCondition(`${name}: ${this.env.render(clause.head[index]!, base)}`, `${tool}(${name}: ...) at line ${clause.line}`, clause.line, [JSON.stringify(args[name])]);
           this.env.undo(mark);
           return false;
         }
@@ -420,7 +434,7 @@ export class Search {
     if (facts.length === 0) {
       if (literal.kind === 'data') {
         const known = unboundReason === undefined ? store.match(literal.predicate, this.inputPattern(literal, pattern)) : [];
-        this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, known.map((fact) => formatFact(fact.predicate, fact.args)), unboundReason);
+        if (this.explain) this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, known.map((fact) => formatFact(fact.predicate, fact.args)), unboundReason);
       }
       return false;
     }
@@ -503,7 +517,7 @@ export class Search {
       case 'length': {
         const list = this.env.value(literal.args[0]!, base);
         if (!Array.isArray(list)) {
-          this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, [], list === undefined ? 'the list is not bound' : 'not a list');
+          if (this.explain) this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, [], list === undefined ? 'the list is not bound' : 'not a list');
           return false;
         }
         result = list.length;
@@ -513,7 +527,7 @@ export class Search {
         const timestamp = this.env.value(literal.args[0]!, base);
         const time = typeof timestamp === 'string' ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(timestamp) ? timestamp : `${timestamp}Z`) : Number.NaN;
         if (Number.isNaN(time)) {
-          this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, [], 'not an ISO timestamp');
+          if (this.explain) this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, [], 'not an ISO timestamp');
           return false;
         }
         this.readClock = true;
@@ -525,7 +539,7 @@ export class Search {
     }
     const mark = this.env.mark();
     if (!this.env.unifyWithValue(literal.args[1]!, base, result)) {
-      this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, []);
+      if (this.explain) this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, []);
       this.env.undo(mark);
       return false;
     }
@@ -548,7 +562,7 @@ export class Search {
     const right = this.env.value(literal.right, base);
     if (left === UNBOUND_CONTEXT || right === UNBOUND_CONTEXT) return false;
     if (left === undefined || right === undefined) {
-      this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], 'a variable in it is not bound');
+      if (this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], 'a variable in it is not bound');
       return false;
     }
     if (!compare(literal.operator, left, right)) {
@@ -559,9 +573,9 @@ export class Search {
   }
 
   private recordFailedComparison(literal: CLiteral & { kind: 'compare' }, base: number, values?: Value[]): void {
-    if (this.negationDepth > 0) return;
+    if (!this.explain || this.negationDepth > 0) return;
     const operands = values ?? [this.env.value(literal.left, base), this.env.value(literal.right, base)].filter((value): value is Value => value !== undefined && value !== UNBOUND_CONTEXT);
-    this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, this.factsMentioning(operands));
+    if (this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, this.factsMentioning(operands));
   }
 
   private solveMember(literal: CLiteral & { kind: 'member' }, base: number, parent: ProofNode, k: Continuation): Step {
@@ -575,7 +589,7 @@ export class Search {
       const value = this.env.value(listTerm, listBase);
       if (value === UNBOUND_CONTEXT) return false;
       if (!Array.isArray(value)) {
-        this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], value === undefined ? 'the list is not bound' : 'not a list');
+        if (this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], value === undefined ? 'the list is not bound' : 'not a list');
         return false;
       }
       items = value.map((item) => ({ term: { kind: 'constant', value: item as Value } as RTerm, base: 0 }));
@@ -591,14 +605,14 @@ export class Search {
       return finallyDo(this.succeed(literal, base, parent, 'membership', k), () => this.env.undo(mark));
     });
     return finallyDo(step, () => {
-      if (!matchedAny) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, []);
+      if (!matchedAny && this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, []);
     });
   }
 
   private solveNot(literal: CLiteral & { kind: 'not' }, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
     const inner = literal.goal;
     if (!this.isGround(inner, base)) {
-      this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], 'negation needs a ground goal; a variable in it is not bound');
+      if (this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], 'negation needs a ground goal; a variable in it is not bound');
       return false;
     }
     const inconclusiveBefore = this.inconclusive;
@@ -615,7 +629,7 @@ export class Search {
       (proved) => {
         if (this.stopped) return true;
         if (proved) {
-          this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, proof.flatMap(collectFactTexts));
+          if (this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, proof.flatMap(collectFactTexts));
           return false;
         }
         // The inner goal was not proved, but only because something was missing: 'not' cannot conclude it is false.
@@ -729,10 +743,17 @@ export class Search {
   }
 
   private ensureFetched(declaration: CompiledDataDeclaration, args: Record<string, Value>): FetchOutcome | Promise<FetchOutcome> {
+    // A search asks about the same call again and again (each clause, each prefetch); remembering the last fresh
+    // answer per declaration saves building the key and looking it up, the largest cost of an all-cached check.
+    const values = Object.values(args);
+    const last = this.freshFetches.get(declaration);
+    if (last && last.values.length === values.length && last.values.every((value, index) => value === values[index])) return last.outcome;
     const key = fetchKey(declaration.tool, args);
     const record = this.context.store.fetchRecord(key);
     if (record && (declaration.ttlMs === undefined || record.fetchedAt + declaration.ttlMs > this.context.clock.now())) {
-      return record.errors ? { ok: true, errors: record.errors } : OK;
+      const outcome = record.errors ? { ok: true as const, errors: record.errors } : OK;
+      this.freshFetches.set(declaration, { values, outcome });
+      return outcome;
     }
     const known = this.context.fetches.get(key);
     if (known) return known;
