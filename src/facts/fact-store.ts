@@ -20,6 +20,8 @@ export interface FetchRecord {
   args: Record<string, Value>;
   fetchedAt: number;
   factIds: readonly number[];
+  /** Predicates whose JSON paths did not fit the result, with the reason: re-reported until the fetch expires. */
+  errors?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -109,6 +111,7 @@ export interface FactStore {
   recordFetch(
     record: { key: string; tool: string; args: Record<string, Value> },
     facts: Array<{ predicate: string; args: readonly Value[]; ttlMs?: number; multiple?: boolean }>,
+    errors?: Record<string, string>,
   ): void;
   /** The last recorded call with this key, if any (fresh or not: the caller knows each predicate's TTL). */
   fetchRecord(key: string): FetchRecord | undefined;
@@ -301,7 +304,7 @@ export function createFactStore({ clock, seed, snapshot }: FactStoreOptions): Fa
       for (const [name, value] of Object.entries(context)) store.bind(name, value, { source: 'seed' });
       for (const fact of facts) store.assert(fact.predicate, fact.args, { source: 'seed', ...(fact.ttlMs !== undefined ? { ttlMs: fact.ttlMs } : {}) });
     },
-    recordFetch({ key, tool, args }, facts) {
+    recordFetch({ key, tool, args }, facts, errors) {
       const previous = fetches.get(key);
       if (previous) {
         for (const id of previous.factIds) {
@@ -322,7 +325,7 @@ export function createFactStore({ clock, seed, snapshot }: FactStoreOptions): Fa
             ...(fact.ttlMs !== undefined ? { expiresAt: now + fact.ttlMs } : {}),
           }).id,
       );
-      fetches.set(key, { key, tool, args, fetchedAt: now, factIds: ids });
+      fetches.set(key, { key, tool, args, fetchedAt: now, factIds: ids, ...(errors && Object.keys(errors).length > 0 ? { errors } : {}) });
       version++;
     },
     fetchRecord(key) {
