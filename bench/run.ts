@@ -10,6 +10,8 @@ type Suite = () => Promise<BenchRow[]> | BenchRow[];
 const suites: Record<string, () => Promise<Suite>> = {
   constraints: async () => (await import('./constraints.js')).constraintsBench,
   workflow: async () => (await import('./workflow.js')).workflowBench,
+  embed: async () => (await import('./embed.js')).embedBench,
+  guards: async () => (await import('./guards.js')).guardsBench,
 };
 
 const wanted = process.argv.slice(2);

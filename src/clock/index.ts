@@ -1,1 +1,1 @@
-export { type Clock, systemClock } from './clock.js';
+export { type Clock, systemClock, systemTimers, type Timers } from './clock.js';

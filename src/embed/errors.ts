@@ -1,8 +1,5 @@
 import { hasErrorCode, PanoptesError } from '../errors/index.js';
 
-// The closed code list (src/errors/panoptes-error.ts) has no embedder codes yet. Until it does, these classes reuse
-// the nearest code and narrow `isInstance` by code and name, so callers can already tell them apart; moving each to a
-// dedicated code later changes one line here.
 
 /** Which embedder call exceeded its budget. */
 export type EmbedderOperation = 'embedQuery' | 'embedDocuments';
@@ -18,14 +15,14 @@ export class EmbedderTimeoutError extends PanoptesError {
   readonly operation: EmbedderOperation;
 
   constructor({ timeoutMs, operation }: { timeoutMs: number; operation: EmbedderOperation }) {
-    super('INVALID_INPUT', `Embedder ${operation} did not answer within ${timeoutMs} ms.`);
+    super('EMBEDDER_TIMEOUT', `Embedder ${operation} did not answer within ${timeoutMs} ms.`);
     this.name = 'EmbedderTimeoutError';
     this.timeoutMs = timeoutMs;
     this.operation = operation;
   }
 
   static override isInstance(value: unknown): value is EmbedderTimeoutError {
-    return hasErrorCode(value, 'INVALID_INPUT') && value.name === 'EmbedderTimeoutError';
+    return hasErrorCode(value, 'EMBEDDER_TIMEOUT');
   }
 }
 
@@ -58,7 +55,7 @@ export class InvalidEmbeddingError extends PanoptesError {
     expected?: number;
     received?: number;
   }) {
-    super('INVALID_INPUT', message);
+    super('INVALID_EMBEDDING', message);
     this.name = 'InvalidEmbeddingError';
     this.problem = problem;
     this.index = index;
@@ -67,7 +64,7 @@ export class InvalidEmbeddingError extends PanoptesError {
   }
 
   static override isInstance(value: unknown): value is InvalidEmbeddingError {
-    return hasErrorCode(value, 'INVALID_INPUT') && value.name === 'InvalidEmbeddingError';
+    return hasErrorCode(value, 'INVALID_EMBEDDING');
   }
 }
 
@@ -81,7 +78,7 @@ export class MissingDependencyError extends PanoptesError {
 
   constructor({ packageName, feature, cause }: { packageName: string; feature: string; cause?: unknown }) {
     super(
-      'INVALID_OPTION',
+      'MISSING_DEPENDENCY',
       `${feature} needs the optional package \`${packageName}\`, which is not installed. ` +
         `Install it next to panoptes: \`npm install ${packageName}\`, or use createLexicalEmbedder(), which needs nothing.`,
       { cause },
@@ -91,6 +88,6 @@ export class MissingDependencyError extends PanoptesError {
   }
 
   static override isInstance(value: unknown): value is MissingDependencyError {
-    return hasErrorCode(value, 'INVALID_OPTION') && value.name === 'MissingDependencyError';
+    return hasErrorCode(value, 'MISSING_DEPENDENCY');
   }
 }

@@ -31,4 +31,4 @@ export {
   type TransformersEmbedderOptions,
 } from './transformers.js';
 export { DEFAULT_EMBEDDING_CACHE_SIZE, withCache, type CachedEmbedder, type EmbeddingCacheOptions } from './cache.js';
-export { DEFAULT_EMBEDDING_TIMEOUT_MS, systemTimers, withTimeout, type Timers, type TimeoutOptions } from './timeout.js';
+export { DEFAULT_EMBEDDING_TIMEOUT_MS, withTimeout, type TimeoutOptions } from './timeout.js';

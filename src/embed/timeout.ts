@@ -1,26 +1,10 @@
 import { InvalidOptionError } from '../errors/index.js';
+import { systemTimers, type Timers } from '../clock/index.js';
 import type { Embedder } from './embedder.js';
 import { EmbedderTimeoutError, type EmbedderOperation } from './errors.js';
 
 /** Budget of one embedder call, from DESIGN.md section 8: past it, the agent's call proceeds without embeddings. */
 export const DEFAULT_EMBEDDING_TIMEOUT_MS = 50;
-
-/**
- * Where the core schedules timeouts. Injected like the `Clock`, so tests drive time and nothing under `src/` but
- * {@link systemTimers} touches the global timer functions.
- */
-export interface Timers {
-  /** Calls `callback` once after `ms` milliseconds; returns a handle for `clearTimeout`. */
-  setTimeout(callback: () => void, ms: number): unknown;
-  /** Cancels a callback scheduled by `setTimeout`; a handle that already fired is ignored. */
-  clearTimeout(handle: unknown): void;
-}
-
-/** The real timers, the default when none are given. */
-export const systemTimers: Timers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 /** Options of {@link withTimeout}. */
 export interface TimeoutOptions {

@@ -13,7 +13,10 @@ export type PanoptesErrorCode =
   | 'LOOP_DETECTED'
   | 'TOOL_CALL_DENIED'
   | 'RULES_UNSATISFIABLE'
-  | 'INVALID_INPUT';
+  | 'INVALID_INPUT'
+  | 'EMBEDDER_TIMEOUT'
+  | 'INVALID_EMBEDDING'
+  | 'MISSING_DEPENDENCY';
 
 /** Base class for every error Panoptes throws on purpose. */
 export class PanoptesError extends Error {

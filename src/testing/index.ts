@@ -1,5 +1,6 @@
 /**
- * Test doubles for code that uses Panoptes: a controllable clock, and later fake embedders and scripted transcripts.
+ * Test doubles for code that uses Panoptes: a controllable clock and an embedder whose similarities a test chooses.
  * @module panoptes/testing
  */
 export { createFakeClock, type FakeClock } from './fake-clock.js';
+export { createFakeEmbedder, type FakeEmbedder, type FakeEmbedderOptions } from './fake-embedder.js';

@@ -26,7 +26,7 @@ describe('cosineSimilarity', () => {
       }
     })();
     expect(InvalidEmbeddingError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ problem: 'wrong-length', expected: 2, received: 3, code: 'INVALID_INPUT' });
+    expect(error).toMatchObject({ problem: 'wrong-length', expected: 2, received: 3, code: 'INVALID_EMBEDDING' });
   });
 
   it('is symmetric, bounded and scale-invariant', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EmbedderTimeoutError, withTimeout, type Embedder, type Timers } from '../../src/embed/index.js';
+import type { Timers } from '../../src/clock/index.js';
+import { EmbedderTimeoutError, withTimeout, type Embedder } from '../../src/embed/index.js';
 import { InvalidOptionError } from '../../src/errors/index.js';
 import { deferred } from './helpers.js';
 
@@ -50,7 +51,7 @@ describe('withTimeout', () => {
     fireAll();
     const error = await call.catch((caught: unknown) => caught);
     expect(EmbedderTimeoutError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'INVALID_INPUT', timeoutMs: 50, operation: 'embedDocuments' });
+    expect(error).toMatchObject({ code: 'EMBEDDER_TIMEOUT', timeoutMs: 50, operation: 'embedDocuments' });
     expect((error as Error).message).toBe('Embedder embedDocuments did not answer within 50 ms.');
     documents.resolve([[1]]);
     expect(pending.size).toBe(0);

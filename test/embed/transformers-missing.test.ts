@@ -13,7 +13,7 @@ describe('createTransformersEmbedder without @huggingface/transformers', () => {
     const folder = mkdtempSync(join(tmpdir(), 'panoptes-no-transformers-'));
     try {
       const source = new URL('../../src/', import.meta.url);
-      for (const part of ['embed', 'errors', 'diagnostics']) cpSync(new URL(part, source), join(folder, 'src', part), { recursive: true });
+      for (const part of ['embed', 'errors', 'diagnostics', 'clock']) cpSync(new URL(part, source), join(folder, 'src', part), { recursive: true });
       writeFileSync(join(folder, 'package.json'), JSON.stringify({ type: 'module' }));
       writeFileSync(
         join(folder, 'main.ts'),
@@ -27,7 +27,7 @@ describe('createTransformersEmbedder without @huggingface/transformers', () => {
       const [first, second] = JSON.parse(output) as { missing: boolean; code: string; packageName: string; message: string }[];
       expect(first).toEqual({
         missing: true,
-        code: 'INVALID_OPTION',
+        code: 'MISSING_DEPENDENCY',
         packageName: '@huggingface/transformers',
         message:
           'createTransformersEmbedder() needs the optional package `@huggingface/transformers`, which is not installed. ' +

@@ -32,7 +32,7 @@ describe('assertEmbedding', () => {
     ['null', null, 'not-a-vector'],
     ['an object', { 0: 1, length: 1 }, 'not-a-vector'],
   ])('rejects %s', (_, value, problem) => {
-    expect(() => assertEmbedding(value, 2)).toThrow(expect.objectContaining({ problem, code: 'INVALID_INPUT' }));
+    expect(() => assertEmbedding(value, 2)).toThrow(expect.objectContaining({ problem, code: 'INVALID_EMBEDDING' }));
   });
 });
 

@@ -1,0 +1,114 @@
+import { systemTimers, type Timers } from '../clock/index.js';
+import { DEFAULT_EMBEDDING_TIMEOUT_MS, withCache, withTimeout, type Embedder } from '../embed/index.js';
+import { InvalidOptionError } from '../errors/index.js';
+import type { AssistantTurn } from '../messages/index.js';
+import type { Workflow } from '../workflow/index.js';
+import { classifyExemplars, exemplarIndex, type ExemplarIndex } from './exemplars.js';
+import { classifyPatterns } from './patterns.js';
+import { classifyToolCalls, toolStateMap } from './tool-calls.js';
+import type { ClassificationResult, FallbackReason } from './types.js';
+
+/** Text beyond this many characters is not read, so a huge response costs bounded time (DESIGN.md section 5). */
+export const DEFAULT_MAX_TEXT_LENGTH = 8000;
+
+export interface ClassifierOptions {
+  workflow: Workflow;
+  /**
+   * Embeds response text for the exemplar tier; any LangChain embeddings object works. Without one, states are
+   * recognised by tool calls and patterns only.
+   */
+  embeddings?: Embedder;
+  /**
+   * Budget of one query embedding, in milliseconds; past it the turn falls back (fail-open).
+   * @default 50
+   */
+  embeddingTimeoutMs?: number;
+  /**
+   * Characters of response text read by patterns and embeddings.
+   * @default 8000
+   */
+  maxTextLength?: number;
+  /** Timer functions for the embedding budget, replaceable in tests. @default systemTimers */
+  timers?: Timers;
+}
+
+/** Maps model responses to workflow states with the cascade tool calls -> patterns -> embeddings -> fallback. */
+export interface Classifier {
+  /**
+   * Classifies one model response. Returns one result per recognised tool call, in call order, or else exactly one
+   * result (a pattern, an exemplar, or the fallback that stays in `currentState`). Never rejects: embedder failures
+   * become a fallback whose evidence says why.
+   */
+  classify(turn: AssistantTurn, currentState: string): Promise<ClassificationResult[]>;
+  /** Embeds the workflow's exemplars now, so the first real call does not wait for it. Rejects if the embedder fails. */
+  warmUp(): Promise<void>;
+}
+
+/**
+ * Creates a classifier for one workflow.
+ * @throws {InvalidOptionError} when `maxTextLength` or `embeddingTimeoutMs` is not a positive number.
+ * @example
+ * const classifier = createClassifier({ workflow, embeddings: createLexicalEmbedder() });
+ * await classifier.warmUp();
+ * const [result] = await classifier.classify({ content: 'Could you tell me more?', toolCalls: [] }, 'greeting');
+ */
+export function createClassifier({
+  workflow,
+  embeddings,
+  embeddingTimeoutMs = DEFAULT_EMBEDDING_TIMEOUT_MS,
+  maxTextLength = DEFAULT_MAX_TEXT_LENGTH,
+  timers = systemTimers,
+}: ClassifierOptions): Classifier {
+  if (!Number.isInteger(maxTextLength) || maxTextLength <= 0) {
+    throw new InvalidOptionError({ parameter: 'maxTextLength', value: maxTextLength, fix: 'Pass a positive whole number of characters; the default is 8000.' });
+  }
+  const tools = toolStateMap(workflow);
+  const hasExemplars = workflow.definition.states.some((state) => state.classification.exemplars.length > 0);
+  // Queries run under the budget; the one-off exemplar embedding does not, so a slow model can still finish it.
+  const queries = embeddings && hasExemplars ? withTimeout(withCache(embeddings), { timeoutMs: embeddingTimeoutMs, timers }) : undefined;
+  let ready: ExemplarIndex | undefined;
+  let warming: Promise<void> | undefined;
+  let warmUpError: unknown;
+  const warmUp = (): Promise<void> => {
+    if (!embeddings || !hasExemplars || ready) return Promise.resolve();
+    warming ??= exemplarIndex(workflow, embeddings).then(
+      (index) => {
+        ready = index;
+      },
+      (error: unknown) => {
+        warming = undefined; // the next call tries again
+        warmUpError = error;
+        throw error;
+      },
+    );
+    return warming;
+  };
+
+  const fallback = (currentState: string, reason: FallbackReason, error?: unknown): ClassificationResult[] => [
+    { state: currentState, method: 'fallback', confidence: 0, evidence: { kind: 'fallback', reason, ...(error === undefined ? {} : { error }) } },
+  ];
+
+  return {
+    warmUp,
+    async classify(turn, currentState) {
+      const byTools = classifyToolCalls(workflow, tools, turn.toolCalls, currentState);
+      if (byTools.length > 0) return byTools;
+      const text = turn.content.slice(0, maxTextLength);
+      if (text.trim() === '') return fallback(currentState, 'no-text');
+      const byPattern = classifyPatterns(workflow, text, currentState);
+      if (byPattern) return [byPattern];
+      if (!queries) return fallback(currentState, 'no-match');
+      if (!ready) {
+        const failed = warmUpError;
+        warmUp().catch(() => {}); // runs in the background; this turn does not wait for it
+        return failed === undefined ? fallback(currentState, 'warming-up') : fallback(currentState, 'embedding-failed', failed);
+      }
+      try {
+        const byExemplar = classifyExemplars(workflow, ready, await queries.embedQuery(text), currentState);
+        return byExemplar ? [byExemplar] : fallback(currentState, 'no-match');
+      } catch (error) {
+        return fallback(currentState, 'embedding-failed', error);
+      }
+    },
+  };
+}

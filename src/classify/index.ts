@@ -1,0 +1,4 @@
+export { createClassifier, DEFAULT_MAX_TEXT_LENGTH, type Classifier, type ClassifierOptions } from './classifier.js';
+export { EXEMPLAR_TIE_MARGIN, exemplarIndex, type ExemplarIndex } from './exemplars.js';
+export { PATTERN_CONFIDENCE } from './patterns.js';
+export type { ClassificationEvidence, ClassificationResult, ClassifierTier, FallbackReason } from './types.js';
