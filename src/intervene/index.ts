@@ -4,6 +4,7 @@ export {
   DEFAULT_DOOMED_TEMPLATE,
   DEFAULT_GUIDANCE_TEMPLATE,
   DEFAULT_MAX_APPLICATIONS,
+  DEFAULT_REFUSAL_TEMPLATE,
   initialInterventionState,
   planInterventions,
   scheduleIntervention,

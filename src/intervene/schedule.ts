@@ -8,7 +8,7 @@ export interface PendingIntervention {
   /** Name of the workflow's intervention, or `constraint:<name>` for built-in guidance. */
   name: string;
   /** Why it was scheduled. */
-  reason: 'violation' | 'deviation' | 'doomed';
+  reason: 'violation' | 'refusal' | 'deviation' | 'doomed';
   constraint?: string;
   severity?: Severity;
   /** Refuse the next call regardless of the intervention's strategy (critical severity, `block` deviation policy). */
@@ -37,6 +37,10 @@ export const DEFAULT_GUIDANCE_TEMPLATE =
 /** The guidance used for a move the workflow does not allow, when its deviation policy names no intervention. */
 export const DEFAULT_DEVIATION_TEMPLATE =
   "The workflow does not go from '{previous_state}' to '{attempted_state}'. From '{current_state}' it allows: {valid_next_states}.";
+
+/** The guidance after a call was refused before it ran, when the constraint names no intervention. */
+export const DEFAULT_REFUSAL_TEMPLATE =
+  "Your call was refused before it ran: {details} From '{current_state}' the workflow allows: {valid_next_states}.";
 
 /** The guidance used when a constraint can no longer be satisfied along the workflow's transitions. */
 export const DEFAULT_DOOMED_TEMPLATE = "Workflow rule '{constraint}' is at risk: {details}";
@@ -86,6 +90,7 @@ export function planInterventions(
 
 const BUILT_IN_TEMPLATES: Record<PendingIntervention['reason'], string> = {
   violation: DEFAULT_GUIDANCE_TEMPLATE,
+  refusal: DEFAULT_REFUSAL_TEMPLATE,
   deviation: DEFAULT_DEVIATION_TEMPLATE,
   doomed: DEFAULT_DOOMED_TEMPLATE,
 };

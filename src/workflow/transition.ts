@@ -104,14 +104,9 @@ export function transition(workflow: Workflow, snapshot: WorkflowSnapshot, event
       assertKnownState(workflow, event.state);
       if (event.state === snapshot.state) return { snapshot, effects: [] }; // staying adds nothing to the trace
       return enter(workflow, snapshot, event, false);
-    case 'refuse': {
+    case 'refuse':
       assertKnownState(workflow, event.state);
-      const refusal: RefusalRecord = { state: event.state, constraints: event.constraints, reason: event.reason, at: event.at, ...stepOf(event) };
-      return {
-        snapshot: { ...snapshot, refusals: appendBounded(snapshot.refusals, refusal, snapshot.historyLimit), updatedAt: event.at },
-        effects: [{ type: 'call-refused', refusal }],
-      };
-    }
+      return refuse(workflow, snapshot, event);
     case 'close':
       return close(workflow, snapshot, event.at);
   }
@@ -232,6 +227,41 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   };
 }
 
+/**
+ * A refused attempt leaves the trace and the monitors alone (the action did not happen) and schedules guidance for
+ * the next call: the intervention of each constraint it would have violated, or the deviation guidance when the
+ * deviation policy refused it. Never a block by itself; repeated refusals escalate like any intervention.
+ */
+function refuse(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<WorkflowEvent, { type: 'refuse' }>): TransitionResult {
+  const refusal: RefusalRecord = { state: event.state, constraints: event.constraints, reason: event.reason, at: event.at, ...stepOf(event) };
+  const effects: WorkflowEffect[] = [{ type: 'call-refused', refusal }];
+  const variables = { ...templateVariablesFor(workflow, snapshot.state, event.state, snapshot.state), details: event.reason };
+  const guidance: PendingIntervention[] =
+    event.constraints.length === 0
+      ? [{ name: workflow.definition.onDeviation.intervention ?? 'deviation', reason: 'deviation', block: false, variables }]
+      : event.constraints.map((name) => {
+          const constraint = workflow.definition.constraints.find((candidate) => candidate.name === name);
+          const severity = constraint?.severity;
+          return {
+            name: constraint?.intervention ?? `constraint:${name}`,
+            reason: 'refusal',
+            constraint: name,
+            ...(severity ? { severity } : {}),
+            block: false,
+            variables: { ...variables, constraint: name, ...(severity ? { severity } : {}) },
+          };
+        });
+  let interventions = snapshot.interventions;
+  for (const pending of guidance) {
+    interventions = scheduleIntervention(interventions, pending);
+    effects.push({ type: 'intervention-scheduled', intervention: pending });
+  }
+  return {
+    snapshot: { ...snapshot, refusals: appendBounded(snapshot.refusals, refusal, snapshot.historyLimit), interventions, updatedAt: event.at },
+    effects,
+  };
+}
+
 function close(workflow: Workflow, snapshot: WorkflowSnapshot, at: number): TransitionResult {
   const closed = advanceMonitors(workflow, snapshot, closeMonitor, { position: snapshot.traceLength, at });
   const effects: WorkflowEffect[] = closed.violated.map(({ violation }) => ({ type: 'constraint-violated', violation }));
@@ -296,13 +326,14 @@ function isMoveAllowed(
   return listed.some((candidate) => candidate.to === to && workflow.checkGuard(candidate, guardContext));
 }
 
-function templateVariablesFor(workflow: Workflow, from: string, to: string): PendingIntervention['variables'] {
+/** Template variables for a move `from -> to`; `current` is where the session is afterwards (`to`, unless refused). */
+function templateVariablesFor(workflow: Workflow, from: string, to: string, current = to): PendingIntervention['variables'] {
   return {
     workflow: workflow.name,
     previous_state: from,
     attempted_state: to,
-    current_state: to,
-    valid_next_states: workflow.successors(to).join(', ') || '(none: the workflow ends here)',
+    current_state: current,
+    valid_next_states: workflow.successors(current).join(', ') || '(none: the workflow ends here)',
   };
 }
 

@@ -129,13 +129,17 @@ describe('transition', () => {
     expect(again.effects.some((effect) => effect.type === 'constraint-doomed')).toBe(false);
   });
 
-  it('records a refused attempt without entering it', () => {
+  it('records a refused attempt without entering it, and schedules guidance (not a block) for the next call', () => {
     const before = start();
     const { snapshot, effects } = transition(workflow, before, { type: 'refuse', state: 'refund', at: 3, reason: 'verify first', constraints: ['verify_first'] });
     expect(snapshot.trace).toEqual(before.trace);
     expect(snapshot.monitors).toEqual(before.monitors);
     expect(snapshot.refusals).toEqual([{ state: 'refund', constraints: ['verify_first'], reason: 'verify first', at: 3 }]);
-    expect(effects).toEqual([{ type: 'call-refused', refusal: snapshot.refusals[0] }]);
+    expect(effects[0]).toEqual({ type: 'call-refused', refusal: snapshot.refusals[0] });
+    const pending = snapshot.interventions.pending;
+    expect(pending).toEqual([expect.objectContaining({ name: 'verify_first', reason: 'refusal', block: false, severity: 'critical' })]);
+    expect(pending[0]!.variables).toMatchObject({ attempted_state: 'refund', current_state: 'greeting', valid_next_states: 'verify, chat' });
+    expect(takeInterventions(workflow, snapshot).plan.apply).toEqual([{ name: 'verify_first', strategy: 'system-prompt-append', text: 'Verify identity before refund.' }]);
   });
 
   it('closes the trace: pending verdicts are decided and later events are ignored', () => {
