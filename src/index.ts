@@ -15,3 +15,5 @@ export * from './classify/index.js';
 export * from './rules/index.js';
 export * from './facts/index.js';
 export * from './guards/index.js';
+export * from './store/index.js';
+export * from './monitor/index.js';

@@ -1,0 +1,22 @@
+/** Where Panoptes reports its own failures. `console` fits; so does any logger with `warn`. */
+export interface Logger {
+  warn(message: string, ...details: unknown[]): void;
+}
+
+/** Kinds of Panoptes' own failures that let a call through unchanged (DESIGN.md section 12). */
+export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'internal';
+
+/**
+ * Counts Panoptes' own failures by cause and logs each cause once, so a broken embedder is reported without
+ * flooding the log on every call.
+ */
+export function createMissCounter(logger: Logger) {
+  const counts: Partial<Record<MissCause, number>> = {};
+  return {
+    record(cause: MissCause, message: string, error?: unknown) {
+      counts[cause] = (counts[cause] ?? 0) + 1;
+      if (counts[cause] === 1) logger.warn(`[panoptes] ${message} The call goes on unchanged; later ${cause} failures are counted, not logged.`, error);
+    },
+    counts: (): Readonly<Partial<Record<MissCause, number>>> => ({ ...counts }),
+  };
+}

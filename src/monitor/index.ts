@@ -1,0 +1,14 @@
+export { createMonitor } from './monitor.js';
+export type { Logger, MissCause } from './fail-open.js';
+export type {
+  AfterModelResult,
+  BeforeModelResult,
+  BeforeToolResult,
+  Monitor,
+  MonitorEvents,
+  MonitorOptions,
+  MonitorSession,
+  PendingToolState,
+  SessionReport,
+  StepRecord,
+} from './types.js';

@@ -1,0 +1,141 @@
+import type { ClassificationResult } from '../classify/index.js';
+import type { Clock } from '../clock/index.js';
+import type { Embedder } from '../embed/index.js';
+import type { WorkflowViolationError } from '../errors/index.js';
+import type { RenderedIntervention } from '../intervene/index.js';
+import type { ChatMessage, ToolCall } from '../messages/index.js';
+import type { SessionStore } from '../store/index.js';
+import type { Verdict } from '../temporal/index.js';
+import type { EnterPreview, Workflow, WorkflowEffect, WorkflowSnapshot } from '../workflow/index.js';
+import type { Logger, MissCause } from './fail-open.js';
+
+/** One classified state of a session, numbered in order: what the audit report lists as steps. */
+export interface StepRecord {
+  /** 1-based, unique within the session. */
+  index: number;
+  /** The model turn (1-based `afterModel` call) it came from. */
+  turn: number;
+  state: string;
+  method: ClassificationResult['method'];
+  confidence: number;
+}
+
+/** A state from a tool call, waiting for the call to run (`beforeTool`) or for the next model call. */
+export interface PendingToolState {
+  state: string;
+  toolName: string;
+  toolCallId?: string;
+  step: number;
+  confidence: number;
+}
+
+/** Everything the monitor keeps about one session. Plain JSON. */
+export interface MonitorSession {
+  workflow: WorkflowSnapshot;
+  /** Model turns seen. */
+  turns: number;
+  /** The last `historyLimit` classified steps. */
+  steps: StepRecord[];
+  /** Steps classified so far, including any dropped from `steps`. */
+  stepCount: number;
+  pendingToolStates: PendingToolState[];
+}
+
+export interface MonitorOptions {
+  workflow: Workflow;
+  /** Enables the exemplar tier of classification. Any LangChain embeddings object works. */
+  embeddings?: Embedder;
+  /** Budget of one embedding on the model-call path, in milliseconds. @default 50 */
+  embeddingTimeoutMs?: number;
+  /** Where sessions live. @default an in-memory store with a 1 hour TTL and at most 10,000 sessions */
+  store?: SessionStore<MonitorSession>;
+  /** @default systemClock */
+  clock?: Clock;
+  /** Trace states, history entries and steps kept per session. @default 100 */
+  historyLimit?: number;
+  /** Receives Panoptes' own failures, once per cause. @default console */
+  logger?: Logger;
+}
+
+/** What the next model call must do. */
+export type BeforeModelResult =
+  | {
+      action: 'proceed';
+      /** The request's messages with pending interventions applied; the input array itself when there were none. */
+      messages: ChatMessage[];
+      /** The interventions applied to this call. */
+      interventions: RenderedIntervention[];
+    }
+  | {
+      action: 'block';
+      intervention: RenderedIntervention;
+      /** Ready to throw, for hosts that refuse a call by throwing. */
+      error: WorkflowViolationError;
+    };
+
+export interface AfterModelResult {
+  /** One per recognised tool call, or the single text classification. */
+  classifications: ClassificationResult[];
+  /** For each state from a tool call: what entering it would do (the check `beforeTool` will make). */
+  toolPreviews: Array<{ toolName: string; toolCallId?: string; state: string; preview: EnterPreview }>;
+  effects: WorkflowEffect[];
+}
+
+export type BeforeToolResult =
+  | { action: 'allow'; state?: string; effects: WorkflowEffect[] }
+  | {
+      action: 'deny';
+      state: string;
+      /** Short text for the model: why the call was refused and what to do instead. */
+      reason: string;
+      /** The constraints the call would have violated. */
+      constraints: string[];
+      effects: WorkflowEffect[];
+    };
+
+/** A session's outcome, from `endSession` (final) or `report` (so far). */
+export interface SessionReport {
+  sessionId: string;
+  workflow: string;
+  status: WorkflowSnapshot['status'];
+  state: string;
+  trace: string[];
+  steps: StepRecord[];
+  violations: WorkflowSnapshot['violations'];
+  deviations: WorkflowSnapshot['deviations'];
+  refusals: WorkflowSnapshot['refusals'];
+  verdicts: Record<string, Verdict>;
+  doomed: string[];
+}
+
+/** Events a monitor emits, after the session is saved. Listener errors are counted and logged, never thrown. */
+export interface MonitorEvents {
+  'state-change': { sessionId: string; from: string; to: string; at: number };
+  violation: { sessionId: string; violation: WorkflowSnapshot['violations'][number] };
+  deviation: { sessionId: string; deviation: WorkflowSnapshot['deviations'][number] };
+  refusal: { sessionId: string; refusal: WorkflowSnapshot['refusals'][number] };
+  doomed: { sessionId: string; constraint: string; message: string };
+  intervention: { sessionId: string; intervention: RenderedIntervention };
+}
+
+export interface Monitor {
+  readonly workflow: Workflow;
+  /** Applies the interventions due on this call, or says to block it. */
+  beforeModel(sessionId: string, request: { messages: ChatMessage[] }): Promise<BeforeModelResult>;
+  /** Classifies a response, checks the constraints and moves the workflow. Tool-call states wait for `beforeTool`. */
+  afterModel(sessionId: string, turn: { content: string; toolCalls: ToolCall[] }, options?: { metadata?: Record<string, unknown> }): Promise<AfterModelResult>;
+  /** The pre-emptive check: allows a tool call (and enters its state) or refuses it before it runs. */
+  beforeTool(sessionId: string, toolCall: ToolCall): Promise<BeforeToolResult>;
+  /** Closes the session's trace and returns the final verdicts. */
+  endSession(sessionId: string): Promise<SessionReport>;
+  /** The session's report so far, without closing it; `undefined` for an unknown session. */
+  report(sessionId: string): Promise<SessionReport | undefined>;
+  /** The session's raw state (plain JSON), or `undefined`. */
+  session(sessionId: string): Promise<MonitorSession | undefined>;
+  /** Subscribes to an event; returns the unsubscribe function. */
+  on<Name extends keyof MonitorEvents>(event: Name, listener: (payload: MonitorEvents[Name]) => void): () => void;
+  /** Embeds the workflow's exemplars now, so the first call does not wait. */
+  warmUp(): Promise<void>;
+  /** Panoptes' own failures so far, by cause. */
+  misses(): Readonly<Partial<Record<MissCause, number>>>;
+}

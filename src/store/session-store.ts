@@ -1,0 +1,86 @@
+import type { Clock } from '../clock/index.js';
+import { systemClock } from '../clock/index.js';
+import { InvalidOptionError } from '../errors/index.js';
+
+/**
+ * Where sessions live between calls. Values are plain JSON, so an implementation may serialise them (Redis, a
+ * database) and several processes can share sessions. Methods may be sync or async.
+ */
+export interface SessionStore<Value> {
+  get(sessionId: string): Value | undefined | Promise<Value | undefined>;
+  set(sessionId: string, value: Value): void | Promise<void>;
+  delete(sessionId: string): void | Promise<void>;
+}
+
+export interface MemorySessionStoreOptions {
+  /**
+   * A session untouched for this long is forgotten, in milliseconds.
+   * @default 3_600_000 (1 hour)
+   */
+  ttlMs?: number;
+  /**
+   * Most sessions kept; past it the least recently used is forgotten, so memory stays bounded.
+   * @default 10_000
+   */
+  maxSessions?: number;
+  /** @default systemClock */
+  clock?: Clock;
+}
+
+/** The in-memory store, with the count of sessions it holds. */
+export interface MemorySessionStore<Value> extends SessionStore<Value> {
+  readonly size: number;
+}
+
+export const DEFAULT_SESSION_TTL_MS = 3_600_000;
+export const DEFAULT_MAX_SESSIONS = 10_000;
+
+/**
+ * Keeps sessions in this process, bounded by age and count: the default store of a monitor.
+ * @throws {InvalidOptionError} when `ttlMs` or `maxSessions` is not positive.
+ * @example
+ * const store = createMemorySessionStore<MonitorSession>({ ttlMs: 15 * 60_000, maxSessions: 1000 });
+ */
+export function createMemorySessionStore<Value>({
+  ttlMs = DEFAULT_SESSION_TTL_MS,
+  maxSessions = DEFAULT_MAX_SESSIONS,
+  clock = systemClock,
+}: MemorySessionStoreOptions = {}): MemorySessionStore<Value> {
+  if (!(ttlMs > 0)) throw new InvalidOptionError({ parameter: 'ttlMs', value: ttlMs, fix: 'Pass a positive number of milliseconds; the default is one hour.' });
+  if (!Number.isInteger(maxSessions) || maxSessions <= 0) {
+    throw new InvalidOptionError({ parameter: 'maxSessions', value: maxSessions, fix: 'Pass a positive whole number; the default is 10000.' });
+  }
+  // Map keeps insertion order: re-inserting on every touch makes the first key the least recently used.
+  const entries = new Map<string, { value: Value; touchedAt: number }>();
+  const evictExpired = (now: number) => {
+    for (const [id, entry] of entries) {
+      if (now - entry.touchedAt < ttlMs) break; // later entries were touched later
+      entries.delete(id);
+    }
+  };
+  return {
+    get size() {
+      evictExpired(clock.now());
+      return entries.size;
+    },
+    get(sessionId) {
+      const now = clock.now();
+      evictExpired(now);
+      const entry = entries.get(sessionId);
+      if (!entry) return undefined;
+      entries.delete(sessionId);
+      entries.set(sessionId, { value: entry.value, touchedAt: now });
+      return entry.value;
+    },
+    set(sessionId, value) {
+      const now = clock.now();
+      evictExpired(now);
+      entries.delete(sessionId);
+      entries.set(sessionId, { value, touchedAt: now });
+      if (entries.size > maxSessions) entries.delete(entries.keys().next().value!);
+    },
+    delete(sessionId) {
+      entries.delete(sessionId);
+    },
+  };
+}

@@ -1,0 +1,253 @@
+import { describe, expect, it } from 'vitest';
+import { createMonitor, createMemorySessionStore, WorkflowViolationError, type ChatMessage, type MonitorSession } from '../../src/index.js';
+import { createFakeClock, createFakeEmbedder } from '../../src/testing/index.js';
+import { call, recordingLogger, say, supportWorkflow as workflow } from './fixtures.js';
+
+const request = (): { messages: ChatMessage[] } => ({
+  messages: [
+    { role: 'system', content: 'You are a support agent.' },
+    { role: 'user', content: 'Refund my order.' },
+  ],
+});
+
+describe('a compliant session', () => {
+  it('changes nothing in the requests and ends with every constraint satisfied', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const turns = [say('hello!'), say('tell me more'), call('verify_identity'), call('issue_refund'), say('anything else?')];
+    for (const turn of turns) {
+      const input = request();
+      const before = await monitor.beforeModel('s1', input);
+      expect(before).toEqual({ action: 'proceed', messages: input.messages, interventions: [] });
+      expect(before.action === 'proceed' && before.messages).toBe(input.messages);
+      await monitor.afterModel('s1', turn);
+      for (const toolCall of turn.toolCalls) expect((await monitor.beforeTool('s1', toolCall)).action).toBe('allow');
+    }
+    const report = await monitor.endSession('s1');
+    expect(report.trace).toEqual(['greeting', 'identify_issue', 'verify_identity', 'account_action', 'resolution']);
+    expect(report.verdicts).toEqual({ verify_first: 'satisfied', no_leak: 'satisfied', must_resolve: 'satisfied' });
+    expect(report.violations).toEqual([]);
+    expect(report.steps.map((step) => `${step.index}:${step.state}:${step.method}`)).toEqual([
+      '1:greeting:pattern',
+      '2:identify_issue:pattern',
+      '3:verify_identity:tool_call',
+      '4:account_action:tool_call',
+      '5:resolution:pattern',
+    ]);
+  });
+});
+
+describe('pre-emptive refusal', () => {
+  it('refuses a tool call whose state would violate a critical constraint, and the next call carries the guidance', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    await monitor.afterModel('s1', say('tell me more'));
+    const after = await monitor.afterModel('s1', call('issue_refund'));
+    expect(after.toolPreviews).toEqual([
+      expect.objectContaining({ toolName: 'issue_refund', state: 'account_action', preview: expect.objectContaining({ refuse: true }) }),
+    ]);
+    const decision = await monitor.beforeTool('s1', { id: 'issue_refund-1', name: 'issue_refund', args: {} });
+    expect(decision).toMatchObject({ action: 'deny', state: 'account_action', constraints: ['verify_first'] });
+    expect(decision.action === 'deny' && decision.reason).toMatch(/^The call to issue_refund was refused and did not run\. .*verify_identity/);
+    const session = (await monitor.session('s1'))!;
+    expect(session.workflow.trace).toEqual(['greeting', 'identify_issue']); // the refused action did not happen
+    expect(session.workflow.refusals).toHaveLength(1);
+
+    const next = await monitor.beforeModel('s1', request());
+    expect(next.action).toBe('proceed');
+    expect(next.action === 'proceed' && next.messages[0]!.content).toBe(
+      "You are a support agent.\n\n[WORKFLOW GUIDANCE]\nVerify the customer's identity before account_action.",
+    );
+  });
+
+  it('escalates repeated refusals after max_applications, up to a block', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const actions: string[] = [];
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const before = await monitor.beforeModel('s1', request());
+      actions.push(before.action === 'block' ? 'block' : (before.interventions[0]?.strategy ?? 'none'));
+      if (before.action === 'block') break;
+      await monitor.afterModel('s1', call('issue_refund', `c${attempt}`));
+      await monitor.beforeTool('s1', { id: `c${attempt}`, name: 'issue_refund', args: {} });
+    }
+    expect(actions).toEqual([
+      'none',
+      'system-prompt-append',
+      'system-prompt-append',
+      'system-prompt-append',
+      'context-reminder',
+      'context-reminder',
+      'context-reminder',
+      'user-message-inject',
+      'user-message-inject',
+      'user-message-inject',
+    ]);
+  });
+
+  it('blocks the next call when a critical constraint is violated by a call nobody checked', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    await monitor.afterModel('s1', call('close_account')); // no beforeTool: the host ran it unguarded
+    const before = await monitor.beforeModel('s1', request());
+    expect(before.action).toBe('block');
+    if (before.action !== 'block') return;
+    expect(before.error).toBeInstanceOf(WorkflowViolationError);
+    expect(before.error.message).toBe(
+      "Model call blocked by intervention 'verify_first' in session 's1': Verify the customer's identity before account_action.",
+    );
+    expect((await monitor.report('s1'))!.violations[0]).toMatchObject({ constraint: 'verify_first', state: 'account_action', step: 1 });
+  });
+});
+
+describe('interventions', () => {
+  it('defers a correction to the next call, using the strategy of its prefix', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const after = await monitor.afterModel('s1', say('here are the internal notes'));
+    expect(after.effects).toContainEqual(expect.objectContaining({ type: 'constraint-violated' }));
+    const before = await monitor.beforeModel('s1', request());
+    expect(before.action === 'proceed' && before.messages.at(-1)).toEqual({ role: 'user', content: '[System Note] Never reveal internal notes.' });
+    const again = await monitor.beforeModel('s1', request());
+    expect(again.action === 'proceed' && again.interventions).toEqual([]); // applied once, then gone
+  });
+});
+
+describe('sessions', () => {
+  it('keeps parallel sessions apart', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    await Promise.all([
+      monitor.afterModel('a', say('tell me more')),
+      monitor.afterModel('b', say('internal notes')),
+      monitor.afterModel('a', call('verify_identity')),
+    ]);
+    await monitor.beforeTool('a', { id: 'verify_identity-1', name: 'verify_identity', args: {} });
+    expect((await monitor.report('a'))!.trace).toEqual(['greeting', 'identify_issue', 'verify_identity']);
+    expect((await monitor.report('b'))!.trace).toEqual(['greeting', 'leak']);
+  });
+
+  it('serialises concurrent calls for one session: no step lost or reordered', async () => {
+    const slow = createFakeEmbedder({
+      embed: async (text) => {
+        await new Promise((resolve) => setTimeout(resolve, text.length % 7));
+        return [1, 0, 0];
+      },
+    });
+    const monitor = createMonitor({ workflow, embeddings: slow, embeddingTimeoutMs: 1000, logger: recordingLogger() });
+    await monitor.warmUp();
+    const texts = Array.from({ length: 30 }, (_, index) => (index % 3 === 0 ? `tell me more ${index}` : `x${'y'.repeat(index)}`));
+    await Promise.all(texts.map((text) => monitor.afterModel('s1', say(text))));
+    const session = (await monitor.session('s1'))!;
+    expect(session.turns).toBe(30);
+    expect(session.steps.map((step) => step.turn)).toEqual(Array.from({ length: 30 }, (_, index) => index + 1).slice(-30));
+  });
+
+  it('stores plain JSON and continues the same from a copy of it', async () => {
+    const clock = createFakeClock();
+    const store = createMemorySessionStore<MonitorSession>({ clock });
+    const monitor = createMonitor({ workflow, store, clock, logger: recordingLogger() });
+    await monitor.afterModel('s1', say('tell me more'));
+    const copy = JSON.parse(JSON.stringify(store.get('s1'))) as MonitorSession;
+    store.set('s2', copy);
+    await monitor.afterModel('s1', call('verify_identity'));
+    await monitor.afterModel('s2', call('verify_identity'));
+    const [one, two] = [await monitor.endSession('s1'), await monitor.endSession('s2')];
+    expect({ ...two, sessionId: 's1' }).toEqual(one);
+  });
+
+  it('keeps a new session small', async () => {
+    const store = createMemorySessionStore<MonitorSession>();
+    const monitor = createMonitor({ workflow, store, logger: recordingLogger() });
+    await monitor.beforeModel('idle', request());
+    expect(JSON.stringify(store.get('idle')).length).toBeLessThan(4096);
+  });
+
+  it('starts over after a session ended, and reports the ended one until then', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    await monitor.afterModel('s1', say('tell me more'));
+    const report = await monitor.endSession('s1');
+    expect(report.status).toBe('closed');
+    expect(await monitor.report('s1')).toEqual(report);
+    await monitor.afterModel('s1', say('hello'));
+    expect((await monitor.report('s1'))!).toMatchObject({ status: 'active', trace: ['greeting'] });
+  });
+
+  it('emits events for state changes, violations and interventions', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const seen: string[] = [];
+    monitor.on('state-change', ({ from, to }) => seen.push(`${from}->${to}`));
+    monitor.on('violation', ({ violation }) => seen.push(`violated ${violation.constraint}`));
+    monitor.on('intervention', ({ intervention }) => seen.push(`applied ${intervention.name}`));
+    const off = monitor.on('deviation', ({ deviation }) => seen.push(`deviated ${deviation.to}`));
+    await monitor.afterModel('s1', say('internal notes'));
+    off();
+    await monitor.beforeModel('s1', request());
+    expect(seen).toEqual(['greeting->leak', 'deviated leak', 'violated no_leak', 'applied no_leak']);
+  });
+});
+
+describe('fail-open', () => {
+  it('lets the call through when the embedder throws or hangs, counting the miss and logging it once', async () => {
+    const logger = recordingLogger();
+    let hang = false;
+    const embeddings = createFakeEmbedder({ embed: (text) => (hang ? new Promise<number[]>(() => {}) : text === 'boom' ? Promise.reject(new Error('down')) : Promise.resolve([1, 0, 0])) });
+    const monitor = createMonitor({ workflow, embeddings, embeddingTimeoutMs: 20, logger });
+    await monitor.warmUp();
+    const result = await monitor.afterModel('s1', say('boom'));
+    expect(result.classifications[0]).toMatchObject({ method: 'fallback', state: 'greeting' });
+    hang = true;
+    await monitor.afterModel('s1', say('silence'));
+    expect(monitor.misses()).toEqual({ embedding: 2 });
+    expect(logger.warnings).toHaveLength(1);
+    expect(logger.warnings[0]).toMatch(/^\[panoptes\] The embedder failed or ran out of time/);
+  });
+
+  it('survives a store that throws: the call proceeds and the failure is counted', async () => {
+    const logger = recordingLogger();
+    const store = { get: () => Promise.reject(new Error('redis down')), set: () => Promise.reject(new Error('redis down')), delete: () => {} };
+    const monitor = createMonitor({ workflow, store, logger });
+    const input = request();
+    expect(await monitor.beforeModel('s1', input)).toEqual({ action: 'proceed', messages: input.messages, interventions: [] });
+    await monitor.afterModel('s1', say('hello'));
+    expect(monitor.misses().store).toBe(4);
+    expect(logger.warnings).toHaveLength(1);
+  });
+
+  it('survives a listener that throws', async () => {
+    const logger = recordingLogger();
+    const monitor = createMonitor({ workflow, logger });
+    monitor.on('state-change', () => {
+      throw new Error('bad listener');
+    });
+    await expect(monitor.afterModel('s1', say('tell me more'))).resolves.toBeDefined();
+    expect(monitor.misses()).toEqual({ listener: 1 });
+  });
+});
+
+describe('bad input', () => {
+  it('reads odd turns as empty instead of crashing', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const odd = { content: null, toolCalls: [null, { name: 42 }, { name: 'verify_identity', args: {} }] } as never;
+    const result = await monitor.afterModel('s1', odd);
+    expect(result.classifications).toEqual([expect.objectContaining({ state: 'verify_identity', method: 'tool_call' })]);
+  });
+
+  it('classifies an empty turn as staying put', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const result = await monitor.afterModel('s1', say(''));
+    expect(result.classifications).toEqual([expect.objectContaining({ state: 'greeting', method: 'fallback', confidence: 0 })]);
+  });
+
+  it('allows a tool the workflow does not know, entering nothing', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    expect(await monitor.beforeTool('s1', { name: 'weather', args: {} })).toEqual({ action: 'allow', effects: [] });
+  });
+
+  it('rejects a bad historyLimit at construction', () => {
+    expect(() => createMonitor({ workflow, historyLimit: 0 })).toThrow('Invalid option `historyLimit`: received 0.');
+  });
+
+  it('uses the injected clock for every record', async () => {
+    const clock = createFakeClock(1000);
+    const monitor = createMonitor({ workflow, clock, logger: recordingLogger() });
+    await monitor.afterModel('s1', say('hello'));
+    clock.advance(500);
+    await monitor.afterModel('s1', say('tell me more'));
+    expect((await monitor.session('s1'))!.workflow.history.map((entry) => entry.at)).toEqual([1000, 1500]);
+  });
+});
