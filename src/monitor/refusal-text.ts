@@ -1,4 +1,4 @@
-import type { EnterPreview, Workflow } from '../workflow/index.js';
+import { describeRule, type EnterPreview, type Workflow } from '../workflow/index.js';
 
 /**
  * The text a model reads when its tool call is refused: what rule it would break and where it can go instead.
@@ -6,9 +6,13 @@ import type { EnterPreview, Workflow } from '../workflow/index.js';
  */
 export function refusalText(workflow: Workflow, currentState: string, call: { toolName: string; state: string }, preview: EnterPreview): string {
   const critical = preview.violations.filter((violation) => violation.severity === 'critical');
+  const rules = critical.map(({ constraint }) => {
+    const definition = workflow.definition.constraints.find((candidate) => candidate.name === constraint)!;
+    return `'${constraint}' (${describeRule(definition)})`;
+  });
   const why =
-    critical.length > 0
-      ? critical.map((violation) => violation.message).join(' ')
+    rules.length > 0
+      ? `It would break the rule${rules.length > 1 ? 's' : ''} ${rules.join(' and ')}.`
       : `The procedure does not allow '${call.state}' after '${currentState}'.`;
   const next = workflow.successors(currentState).filter((state) => state !== call.state);
   const options = next.length > 0 ? ` Allowed next: ${next.join(', ')}.` : '';

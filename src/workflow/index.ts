@@ -38,4 +38,4 @@ export {
   type WorkflowEvent,
 } from './transition.js';
 export { lintWorkflow } from './lint.js';
-export { describeConstraint, workflowToMermaid } from './mermaid.js';
+export { describeConstraint, describeRule, workflowToMermaid } from './mermaid.js';

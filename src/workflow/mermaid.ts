@@ -31,9 +31,14 @@ export function workflowToMermaid(workflow: Workflow): string {
 
 /** `precedence verify_before_refund (critical): verify_identity before process_refund`. */
 export function describeConstraint(constraint: ConstraintDefinition): string {
+  return `${constraint.type} ${constraint.name} (${constraint.severity}): ${describeRule(constraint)}`;
+}
+
+/** What a constraint asks, in a few words: `verify_identity before process_refund`, `never share_internal_info`. */
+export function describeRule(constraint: ConstraintDefinition): string {
   const trigger = constraint.trigger === undefined ? '' : describeSelector(constraint.trigger);
   const target = constraint.target === undefined ? '' : describeSelector(constraint.target);
-  const rule = {
+  return {
     eventually: () => `eventually ${target}`,
     never: () => `never ${target}`,
     always: () => `always ${constraint.condition === undefined ? '' : describeSelector(constraint.condition)}`,
@@ -42,7 +47,6 @@ export function describeConstraint(constraint: ConstraintDefinition): string {
     until: () => `once ${trigger}, stay until ${target}`,
     next: () => (trigger ? `right after ${trigger}, ${target}` : `second state is ${target}`),
   }[constraint.type]();
-  return `${constraint.type} ${constraint.name} (${constraint.severity}): ${rule}`;
 }
 
 /** The state a constraint's note sits on: its trigger, else its target or condition, else the initial state. */
