@@ -7,6 +7,7 @@ export interface BenchRow {
   suite: string;
   /** What was measured, e.g. `10 constraints, history 10,000, incremental`. */
   name: string;
+  /** Timed calls; 0 for a row that reports a size rather than a time. */
   samples: number;
   p50Us: number;
   p99Us: number;

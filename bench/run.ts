@@ -10,6 +10,7 @@ type Suite = () => Promise<BenchRow[]> | BenchRow[];
 const suites: Record<string, () => Promise<Suite>> = {
   constraints: async () => (await import('./constraints.js')).constraintsBench,
   workflow: async () => (await import('./workflow.js')).workflowBench,
+  monitor: async () => (await import('./monitor.js')).monitorBench,
   embed: async () => (await import('./embed.js')).embedBench,
   guards: async () => (await import('./guards.js')).guardsBench,
 };
@@ -26,7 +27,7 @@ const format = (us: number) => (us < 10 ? us.toFixed(2) : us < 1000 ? us.toFixed
 console.log(['suite', 'measure', 'p50 us', 'p99 us', 'mean us', 'target', 'met', 'notes'].join(' | '));
 for (const row of rows) {
   console.log(
-    [row.suite, row.name, format(row.p50Us), format(row.p99Us), format(row.meanUs), row.target ?? '', row.met === undefined ? '' : row.met ? 'yes' : 'NO', notes(row)].join(' | '),
+    [row.suite, row.name, ...(row.samples === 0 ? ['-', '-', '-'] : [format(row.p50Us), format(row.p99Us), format(row.meanUs)]), row.target ?? '', row.met === undefined ? '' : row.met ? 'yes' : 'NO', notes(row)].join(' | '),
   );
 }
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
