@@ -1,6 +1,9 @@
 /**
- * Panoptes for ai-sdk. Not implemented yet: this entry point exists so the package's exports are stable,
- * and exports nothing until the adapter lands.
+ * Panoptes for the Vercel AI SDK (`ai` v6): a language-model middleware that applies interventions and classifies
+ * responses, tool guards that refuse calls before they run, and a `stopWhen` condition for hard blocks.
  * @module panoptes/ai-sdk
  */
-export {};
+export { panoptesMiddleware, type PanoptesMiddlewareOptions } from './middleware.js';
+export { guardTools, isToolCallRefusal, REFUSAL_TYPE, type GuardedTools, type GuardToolsOptions, type ToolCallRefusal } from './guard-tools.js';
+export { panoptesStopCondition, type PanoptesStopConditionOptions } from './stop-condition.js';
+export { conversationId, PANOPTES_KEY, SESSION_ID_HEADER, sessionIdFromMetadata, sessionIdOf } from './session-id.js';

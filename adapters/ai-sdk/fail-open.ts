@@ -1,0 +1,23 @@
+import type { Logger } from '../../src/index.js';
+
+/**
+ * Runs Panoptes' side of a call so that its failure never fails the agent (DESIGN.md section 12): an error is
+ * logged once per cause and the caller goes on as if Panoptes had nothing to say.
+ * @example
+ * const failOpen = createFailOpen(console);
+ * const decision = await failOpen('beforeModel', () => monitor.beforeModel(id, request)); // undefined if it threw
+ */
+export function createFailOpen(logger: Logger) {
+  const logged = new Set<string>();
+  return async function failOpen<T>(cause: string, task: () => PromiseLike<T>): Promise<T | undefined> {
+    try {
+      return await task();
+    } catch (error) {
+      if (!logged.has(cause)) {
+        logged.add(cause);
+        logger.warn(`[panoptes] ${cause} failed; the call goes on unchanged. Later ${cause} failures are not logged.`, error);
+      }
+      return undefined;
+    }
+  };
+}

@@ -1,0 +1,133 @@
+import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import { InvalidOptionError, type Blocker, type Logger, type Monitor, type ProofStatus, type Sentinel } from '../../src/index.js';
+import { createFailOpen } from './fail-open.js';
+import { argsOf, toCoreToolCall } from './translate.js';
+
+/** Marks a {@link ToolCallRefusal}; a string, so the mark survives the JSON of UI messages. */
+export const REFUSAL_TYPE = 'panoptes-refusal';
+
+/**
+ * What a guarded tool returns instead of running: the model reads `reason` as an error result; the app can read
+ * who refused and why.
+ */
+export interface ToolCallRefusal {
+  type: typeof REFUSAL_TYPE;
+  /** The monitor (the workflow forbids this step now) or the sentinel (the rules do not prove the call allowed). */
+  by: 'monitor' | 'sentinel';
+  tool: string;
+  /** Text for the model: why the call did not run and what to do instead. */
+  reason: string;
+  /** From the monitor: the constraints the call would have violated. */
+  constraints?: string[];
+  /** From the sentinel: `blocked` (something can unblock it) or `failed` (the facts say no). */
+  status?: ProofStatus;
+  /** From the sentinel: what stands between the call and its proof. */
+  blockers?: Blocker[];
+}
+
+/** Options of {@link guardTools}. Give a monitor, a sentinel, or both. */
+export interface GuardToolsOptions {
+  /** Refuses calls whose workflow state would break a critical constraint (`monitor.beforeTool`). */
+  monitor?: Monitor;
+  /** Refuses calls the rulebase does not prove allowed (`sentinel.check`). */
+  sentinel?: Sentinel;
+  /**
+   * The monitor's session: required with `monitor`. Tools never see the system prompt, so they cannot derive the
+   * id the middleware hashes; pass the same id to the middleware (or in `providerOptions.panoptes.sessionId`), or
+   * a function that reads it from the execution options (`experimental_context`).
+   */
+  sessionId?: string | ((options: ToolExecutionOptions) => string);
+  /** Receives the adapter's own failures, once per cause. @default console */
+  logger?: Logger;
+}
+
+/** The tools `guardTools` returns: the same tools, whose output may also be a refusal. */
+export type GuardedTools<TOOLS extends ToolSet> = {
+  [NAME in keyof TOOLS]: TOOLS[NAME] extends Tool<infer INPUT, infer OUTPUT> ? Tool<INPUT, OUTPUT | ToolCallRefusal> : TOOLS[NAME];
+};
+
+/**
+ * Wraps each tool's `execute` so a call is checked before it runs: by the monitor (workflow order), then by the
+ * sentinel (the rules). A refused call does not run; it returns a {@link ToolCallRefusal}, which the model receives
+ * as an `error-text` tool result carrying the reason, so it can correct course on its next call. Tools without
+ * `execute` (answered by the client) are returned as they are.
+ *
+ * The monitor fails open (a monitor error lets the call run); the sentinel fails closed (it denies what it could
+ * not prove, by design of the guards).
+ * @throws {InvalidOptionError} at construction when neither guard is given, or `monitor` comes without `sessionId`.
+ * @example
+ * const tools = guardTools({ issue_refund: refundTool, verify_identity: verifyTool }, { monitor, sessionId: 'ticket-42' });
+ * await generateText({ model, tools, prompt, providerOptions: { panoptes: { sessionId: 'ticket-42' } } });
+ */
+export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, sentinel, sessionId, logger = console }: GuardToolsOptions): GuardedTools<TOOLS> {
+  if (monitor === undefined && sentinel === undefined) {
+    throw new InvalidOptionError({ parameter: 'monitor', value: undefined, fix: 'Pass a monitor (createMonitor), a sentinel (createSentinel), or both.' });
+  }
+  if (monitor !== undefined && typeof monitor.beforeTool !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
+  if (sentinel !== undefined && typeof sentinel.check !== 'function') throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel().' });
+  if (monitor !== undefined && !(typeof sessionId === 'function' || (typeof sessionId === 'string' && sessionId !== ''))) {
+    throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "The monitor needs the session's id: pass the one the middleware uses, or a function of the tool's execution options." });
+  }
+  const failOpen = createFailOpen(logger);
+
+  async function refusalOf(name: string, input: unknown, options: ToolExecutionOptions): Promise<ToolCallRefusal | undefined> {
+    if (monitor !== undefined) {
+      const id = typeof sessionId === 'function' ? sessionId(options) : sessionId!;
+      const decision = await failOpen('The pre-emptive check (monitor.beforeTool)', () => monitor.beforeTool(id, toCoreToolCall(options.toolCallId, name, input)));
+      if (decision?.action === 'deny') return { type: REFUSAL_TYPE, by: 'monitor', tool: name, reason: decision.reason, constraints: decision.constraints };
+    }
+    if (sentinel !== undefined) {
+      const result = await sentinel.check(name, argsOf(input));
+      if (!result.allowed) return { type: REFUSAL_TYPE, by: 'sentinel', tool: name, reason: result.text, status: result.status, blockers: result.blockers };
+    }
+    return undefined;
+  }
+
+  const guarded: Record<string, unknown> = {};
+  for (const [name, tool] of Object.entries(tools)) guarded[name] = guardTool(name, tool, refusalOf);
+  return guarded as GuardedTools<TOOLS>;
+}
+
+/**
+ * Whether a tool output is a refusal by `guardTools`.
+ * @example
+ * const refused = result.toolResults.filter((toolResult) => isToolCallRefusal(toolResult.output));
+ */
+export function isToolCallRefusal(value: unknown): value is ToolCallRefusal {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === REFUSAL_TYPE && typeof (value as { reason?: unknown }).reason === 'string';
+}
+
+type AnyTool = ToolSet[string];
+type ModelOutputOptions = Parameters<NonNullable<Tool['toModelOutput']>>[0];
+type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
+
+function guardTool(name: string, tool: AnyTool, refusalOf: (name: string, input: unknown, options: ToolExecutionOptions) => Promise<ToolCallRefusal | undefined>): AnyTool {
+  const original = tool.execute;
+  if (typeof original !== 'function') return tool;
+  const execute = original.bind(tool) as (input: unknown, options: ToolExecutionOptions) => unknown;
+  // The host treats an execute that returns an async iterable as a streaming tool (preliminary results), so a
+  // streaming tool stays a generator and any other stays a plain async function.
+  const guardedExecute = isAsyncGeneratorFunction(original)
+    ? async function* guardedStreamingExecute(input: unknown, options: ToolExecutionOptions) {
+        const refusal = await refusalOf(name, input, options);
+        if (refusal !== undefined) {
+          yield refusal;
+          return;
+        }
+        yield* execute(input, options) as AsyncIterable<unknown>;
+      }
+    : async function guardedExecute(input: unknown, options: ToolExecutionOptions) {
+        return (await refusalOf(name, input, options)) ?? execute(input, options);
+      };
+  const toModelOutput = async function guardedToModelOutput(options: ModelOutputOptions): Promise<ModelOutput> {
+    if (isToolCallRefusal(options.output)) return { type: 'error-text', value: options.output.reason };
+    if (tool.toModelOutput) return tool.toModelOutput(options);
+    // The host's own default when a tool has no toModelOutput (ai: create-tool-model-output.ts).
+    return typeof options.output === 'string' ? { type: 'text', value: options.output } : { type: 'json', value: options.output === undefined ? null : options.output };
+  };
+  return { ...tool, execute: guardedExecute, toModelOutput } as AnyTool;
+}
+
+function isAsyncGeneratorFunction(fn: unknown): boolean {
+  return typeof fn === 'function' && fn.constructor?.name === 'AsyncGeneratorFunction';
+}

@@ -1,0 +1,100 @@
+import type { LanguageModelMiddleware } from 'ai';
+import { InvalidOptionError, type Logger, type Monitor } from '../../src/index.js';
+import { createFailOpen } from './fail-open.js';
+import type { CallOptions, ResponseContent, StreamPart } from './host-types.js';
+import { sessionIdOf, withSessionMetadata } from './session-id.js';
+import { endStream, initialStreamState, stepStream, streamedContent, type StreamState, type StreamStep } from './stream-state.js';
+import { toAssistantTurn, toChatMessages, withInterventions } from './translate.js';
+
+/** Options of {@link panoptesMiddleware}. */
+export interface PanoptesMiddlewareOptions {
+  /** The monitor that classifies responses and decides interventions. Share it with `guardTools` and the stop condition. */
+  monitor: Monitor;
+  /**
+   * The session every call through this model belongs to. When absent, each call names its own:
+   * `providerOptions.panoptes.sessionId`, then the `x-panoptes-session-id` header, then a stable hash of the opening
+   * system prompt and first user message. Per-call values do not override this option.
+   * @default undefined
+   */
+  sessionId?: string;
+  /** Receives the adapter's own failures, once per cause. @default console */
+  logger?: Logger;
+}
+
+/**
+ * AI SDK language-model middleware that keeps an agent on its workflow. Before each call it applies the
+ * interventions due (guidance, reminders, notes) to this call's prompt only; after it, it classifies the response
+ * (streams included, from the finished stream, without delaying a chunk) and moves the session's workflow.
+ *
+ * A hard block refuses the call: `transformParams` throws the core's `WorkflowViolationError`, which the AI SDK does
+ * not retry, so `generateText` rejects with it and `streamText` reports it as an `error` part. Add
+ * `panoptesStopCondition` to `stopWhen` to end a tool loop cleanly before that call instead. Panoptes' own failures
+ * never fail the call. Each response's `providerMetadata.panoptes.sessionId` names its session.
+ * @throws {InvalidOptionError} at construction when `monitor` is not a monitor or `sessionId` is empty.
+ * @example
+ * const monitor = createMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });
+ * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
+ */
+export function panoptesMiddleware({ monitor, sessionId, logger = console }: PanoptesMiddlewareOptions): LanguageModelMiddleware {
+  if (typeof monitor?.beforeModel !== 'function' || typeof monitor.afterModel !== 'function') {
+    throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
+  }
+  if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
+    throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Pass a non-empty string, or leave it out to take the id from each call.' });
+  }
+  const failOpen = createFailOpen(logger);
+  // The session found in transformParams, for wrapGenerate/wrapStream: they see the edited prompt, whose system
+  // message carries guidance, so hashing it again would name another session. The host passes the same object on.
+  const sessions = new WeakMap<CallOptions, string>();
+  const sessionOf = (params: CallOptions) => sessions.get(params) ?? sessionIdOf(params, sessionId);
+
+  const classify = async (id: string, content: readonly ResponseContent[]) => {
+    await failOpen('Classifying a response (monitor.afterModel)', () => monitor.afterModel(id, toAssistantTurn(content)));
+  };
+
+  return {
+    specificationVersion: 'v3',
+
+    transformParams: async function panoptesTransformParams({ params }) {
+      const id = sessionIdOf(params, sessionId);
+      const converted = toChatMessages(params.prompt);
+      const before = await failOpen('Applying interventions (monitor.beforeModel)', () => monitor.beforeModel(id, { messages: converted.messages }));
+      if (before?.action === 'block') throw before.error;
+      const next = before && before.interventions.length > 0 ? { ...params, prompt: withInterventions(params.prompt, converted, before.messages) } : params;
+      sessions.set(next, id);
+      return next;
+    },
+
+    wrapGenerate: async function panoptesWrapGenerate({ doGenerate, params }) {
+      const id = sessionOf(params);
+      const result = await doGenerate();
+      await classify(id, result.content);
+      return { ...result, providerMetadata: withSessionMetadata(result.providerMetadata, id) };
+    },
+
+    wrapStream: async function panoptesWrapStream({ doStream, params }) {
+      const id = sessionOf(params);
+      const result = await doStream();
+      return { ...result, stream: result.stream.pipeThrough(classifyingStream(id, classify)) };
+    },
+  };
+}
+
+/** Passes every chunk on as it comes and classifies the response when the model's output ends. */
+function classifyingStream(sessionId: string, classify: (sessionId: string, content: readonly ResponseContent[]) => Promise<void>): TransformStream<StreamPart, StreamPart> {
+  let state: StreamState = initialStreamState;
+  let classified: Promise<void> | undefined;
+  const apply = (step: StreamStep, controller: TransformStreamDefaultController<StreamPart>) => {
+    state = step.state;
+    // Started before the held tool calls are released, so the monitor sees the response before any check of them.
+    if (step.classify) classified = classify(sessionId, streamedContent(state));
+    for (const part of step.emit) controller.enqueue(part.type === 'finish' ? { ...part, providerMetadata: withSessionMetadata(part.providerMetadata, sessionId) } : part);
+  };
+  return new TransformStream({
+    transform: (part, controller) => apply(stepStream(state, part), controller),
+    flush: async (controller) => {
+      apply(endStream(state), controller);
+      await classified; // every chunk is out by now; only the close waits, so the step ends classified
+    },
+  });
+}

@@ -1,0 +1,15 @@
+import { stepCountIs, streamText, wrapLanguageModel } from 'ai';
+import { guardTools, panoptesMiddleware } from '../../../adapters/ai-sdk/index.js';
+import { createMonitor, type Monitor } from '../../../src/index.js';
+import { callTool, say, scriptedModel, supportTools, workflow } from './fixtures.js';
+const inner = createMonitor({ workflow });
+const t0 = performance.now();
+const log = (s: string) => console.log((performance.now() - t0).toFixed(1), s);
+const monitor: Monitor = { ...inner, afterModel: (...a) => (log('afterModel ' + a[1].toolCalls.map(c => c.name)), inner.afterModel(...a)), beforeTool: (...a) => (log('beforeTool ' + a[1].name), inner.beforeTool(...a)) };
+const script = [callTool('issue_refund', 'r1', {}, 'Refunding now.'), say('Done.')];
+const mock = scriptedModel((_p, call) => script[call]!, { finishDelayMs: 20 });
+const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor, sessionId: 's1' }) });
+const { tools } = supportTools();
+const result = streamText({ model, tools: guardTools(tools, { monitor, sessionId: 's1' }), prompt: 'x', stopWhen: stepCountIs(3) });
+for await (const part of result.fullStream) log('part ' + part.type);
+console.log((await inner.report('s1'))!.trace);
