@@ -1,0 +1,140 @@
+import type { Verdict } from '../temporal/index.js';
+import { SEVERITIES, type Severity } from '../workflow/index.js';
+import { auditExitCode, DEFAULT_FAIL_ON } from './exit-code.js';
+import type { AuditReport, SessionAudit, SeverityCounts, TranscriptProblem } from './types.js';
+
+/** Colour functions; picocolors' `createColors()` fits, and so does one that returns its input (no colour). */
+export interface Paint {
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+  dim(text: string): string;
+  bold(text: string): string;
+}
+
+const plain = (text: string) => text;
+/** No colour at all. */
+export const NO_PAINT: Paint = { red: plain, green: plain, yellow: plain, cyan: plain, dim: plain, bold: plain };
+
+/**
+ * The readable audit report: per session its trace, a step table (step, message index, state, method, confidence,
+ * evidence), violations at their step, deviations, what the monitor would have done, the final verdicts; then the
+ * problems and a summary line. Message indexes are 0-based positions in the transcript's messages.
+ * @returns lines, without trailing newlines.
+ */
+export function renderAuditText(report: AuditReport, { paint = NO_PAINT, failOn = DEFAULT_FAIL_ON }: { paint?: Paint; failOn?: Severity } = {}): string[] {
+  const lines = [paint.bold(`Audit against ${report.workflow} ${report.workflowVersion} (embeddings: ${report.embeddings})`), ''];
+  for (const session of report.sessions) lines.push(...renderSession(session, paint), '');
+  if (report.problems.length > 0) {
+    lines.push(paint.bold('Could not audit'));
+    for (const problem of report.problems) lines.push(`  ${paint.red('✗')} ${problemLine(problem)}`);
+    lines.push('');
+  }
+  lines.push(summaryLine(report, paint, failOn));
+  return lines;
+}
+
+/** `file.jsonl:4:17: session 'x': messages[2]: unknown role ...`: where first, so editors can jump to it. */
+export function problemLine(problem: TranscriptProblem): string {
+  const where = [problem.file, problem.line, problem.column].filter((part) => part !== undefined).join(':');
+  // A .json file is one session named after the file; only a JSONL line needs its session named.
+  const session = problem.session === undefined || problem.line === undefined ? '' : `session '${problem.session}': `;
+  return `${where}: ${session}${problem.text}`;
+}
+
+function renderSession(session: SessionAudit, paint: Paint): string[] {
+  const origin = session.line === undefined ? session.file : `${session.file}:${session.line}`;
+  const status = session.note
+    ? paint.dim(`- ${session.note}`)
+    : session.violations.length === 0
+      ? paint.green('✓ no violations')
+      : paint.red(`✗ ${countLabel(session.violations.length, 'violation')} (${severityCounts(tally(session.violations))})`);
+  const lines = [`${paint.bold(session.id)}  ${paint.dim(origin)}  ${status}`];
+  lines.push(`  trace  ${session.trace.join(paint.dim(' → '))}`);
+  if (session.steps.length > 0) lines.push(...stepTable(session, paint));
+  if (session.violations.length > 0) {
+    lines.push('  violations');
+    for (const violation of session.violations) {
+      const at = `step ${violation.step}${violation.messageIndex === undefined ? '' : ` (msg ${violation.messageIndex})`}${violation.atClose ? ', at close' : ''}`;
+      lines.push(`    ${paint.red('✗')} ${at}  ${severityLabel(violation.severity, paint)}  ${violation.constraint} (${violation.type}): ${violation.message}`);
+    }
+  }
+  if (session.deviations.length > 0) {
+    lines.push('  deviations (moves the workflow does not list)');
+    for (const deviation of session.deviations) lines.push(`    ${paint.yellow('~')} step ${deviation.step ?? '?'}: ${deviation.from} → ${deviation.to}`);
+  }
+  if (session.interventions.length > 0) {
+    lines.push('  the monitor would have');
+    for (const intervention of session.interventions) {
+      const action = intervention.blocked ? `blocked the call (${intervention.name})` : `applied ${intervention.name} (${intervention.strategy})`;
+      lines.push(`    before msg ${intervention.beforeMessage}: ${action}`);
+    }
+  }
+  if (session.warnings.length > 0) {
+    lines.push('  warnings');
+    for (const warning of session.warnings) lines.push(`    ${paint.yellow('!')} ${warning.text}`);
+  }
+  lines.push('  verdicts');
+  for (const [constraint, verdict] of Object.entries(session.verdicts)) lines.push(`    ${verdictLabel(verdict, paint)}  ${constraint}`);
+  return lines;
+}
+
+function stepTable(session: SessionAudit, paint: Paint): string[] {
+  const stateWidth = Math.max(5, ...session.steps.map((step) => step.state.length));
+  const header = `  ${'step'.padStart(4)}  ${'msg'.padStart(4)}  ${'state'.padEnd(stateWidth)}  ${'method'.padEnd(9)}  conf  evidence`;
+  const violatedAt = new Set(session.violations.filter((violation) => !violation.atClose).map((violation) => violation.step));
+  const rows = session.steps.map((step) => {
+    const mark = violatedAt.has(step.index) ? paint.red('✗') : ' ';
+    const state = violatedAt.has(step.index) ? paint.red(step.state.padEnd(stateWidth)) : step.state.padEnd(stateWidth);
+    return `${mark} ${String(step.index).padStart(4)}  ${String(step.message).padStart(4)}  ${state}  ${step.method.padEnd(9)}  ${step.confidence.toFixed(2)}  ${paint.dim(step.evidence)}`;
+  });
+  return [paint.dim(header), ...rows];
+}
+
+function summaryLine(report: AuditReport, paint: Paint, failOn: Severity): string {
+  const { summary } = report;
+  const clean = summary.sessions - summary.sessionsWithViolations;
+  const violations = summary.sessionsWithViolations === 0 ? '' : ` (${severityCounts(summary.violations)})`;
+  const misses = Object.entries(summary.misses).map(([cause, count]) => `${count} ${cause} failures`);
+  const parts = [
+    `${countLabel(summary.sessions, 'session')} in ${countLabel(summary.files, 'file')}: ${clean} clean, ${summary.sessionsWithViolations} with violations${violations}`,
+    countLabel(summary.problems, 'unreadable file or session', 'unreadable files or sessions'),
+    ...(summary.warnings > 0 ? [countLabel(summary.warnings, 'transcript warning')] : []),
+    ...misses,
+  ];
+  const code = auditExitCode(report, failOn);
+  const reason = code === 2 ? 'not everything could be read' : code === 1 ? `a violation of severity ${failOn} or worse` : `no violation of severity ${failOn} or worse`;
+  const exit = `exit ${code}: ${reason}`;
+  return `${parts.join('; ')}. ${code === 0 ? paint.green(exit) : paint.red(exit)}`;
+}
+
+/** `1 critical, 2 warning`: worst first, zeros left out. */
+function severityCounts(counts: SeverityCounts): string {
+  return [...SEVERITIES]
+    .reverse()
+    .filter((severity) => counts[severity] > 0)
+    .map((severity) => `${counts[severity]} ${severity}`)
+    .join(', ');
+}
+
+function tally(violations: ReadonlyArray<{ severity: Severity }>): SeverityCounts {
+  const counts: SeverityCounts = { warning: 0, error: 0, critical: 0 };
+  for (const { severity } of violations) counts[severity] += 1;
+  return counts;
+}
+
+function severityLabel(severity: Severity, paint: Paint): string {
+  const label = severity.padEnd(8);
+  return severity === 'warning' ? paint.yellow(label) : paint.red(label);
+}
+
+function verdictLabel(verdict: Verdict, paint: Paint): string {
+  if (verdict === 'satisfied') return paint.green('✓ satisfied');
+  if (verdict === 'violated') return paint.red('✗ violated ');
+  return paint.dim('… pending  ');
+}
+
+function countLabel(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`;
+}

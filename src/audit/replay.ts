@@ -1,0 +1,127 @@
+import type { ClassificationResult } from '../classify/index.js';
+import type { ChatMessage } from '../messages/index.js';
+import type { Monitor, SessionReport } from '../monitor/index.js';
+import { createSnapshot, verdictsOf } from '../workflow/index.js';
+import type { AuditIntervention, AuditStep, AuditViolation, SessionAudit, Transcript } from './types.js';
+
+/** Longest excerpt of an assistant message kept in a step: enough to recognise it, never the whole 10 MB. */
+const EXCERPT_LENGTH = 160;
+
+/**
+ * Replays one recorded session through a monitor: `beforeModel` with the messages so far and `afterModel` for each
+ * assistant message, then `endSession`. `beforeTool` is never called: every call in a transcript did run, so its
+ * state enters the trace at the next model call or at the end, as the monitor does for calls it was not asked about.
+ * @param key The monitor's session id; unique per replay, since two files may hold sessions with the same id.
+ */
+export async function replayTranscript(monitor: Monitor, transcript: Transcript, key: string): Promise<SessionAudit> {
+  // The keys the issue promises come first, so the JSON reads in that order.
+  const extras = {
+    file: transcript.origin.file,
+    ...(transcript.origin.line === undefined ? {} : { line: transcript.origin.line }),
+    messageCount: transcript.messages.length,
+    warnings: transcript.warnings,
+  };
+  if (!transcript.messages.some((message) => message.role === 'assistant')) {
+    // Closing would judge an agent that never spoke (an `eventually` would fail); report the initial state instead.
+    const snapshot = createSnapshot(monitor.workflow, { at: 0 });
+    const note = transcript.messages.length === 0 ? 'empty conversation: nothing to audit' : 'no assistant message: nothing to audit';
+    return { id: transcript.id, trace: snapshot.trace, steps: [], violations: [], verdicts: verdictsOf(snapshot), ...extras, deviations: [], interventions: [], note };
+  }
+
+  const turns: Array<{ message: number; excerpt: string; classifications: ClassificationResult[] }> = [];
+  const interventions: AuditIntervention[] = [];
+  // One growing array, not a slice per call: a long session stays linear.
+  const soFar: ChatMessage[] = [];
+  for (const [index, message] of transcript.messages.entries()) {
+    if (message.role === 'assistant') {
+      const before = await monitor.beforeModel(key, { messages: soFar });
+      if (before.action === 'block') interventions.push({ beforeMessage: index, name: before.intervention.name, strategy: before.intervention.strategy, blocked: true });
+      else for (const { name, strategy } of before.interventions) interventions.push({ beforeMessage: index, name, strategy, blocked: false });
+      const after = await monitor.afterModel(key, { content: message.content, toolCalls: message.toolCalls ?? [] });
+      turns.push({ message: index, excerpt: excerptOf(message.content), classifications: after.classifications });
+    }
+    soFar.push(message);
+  }
+  const report = await monitor.endSession(key);
+  const steps = stepsOf(report, turns);
+  return {
+    id: transcript.id,
+    trace: report.trace,
+    steps,
+    violations: violationsOf(report, steps),
+    verdicts: report.verdicts,
+    ...extras,
+    deviations: report.deviations.map(({ from, to, step }) => ({ from, to, ...(step === undefined ? {} : { step }) })),
+    interventions,
+  };
+}
+
+/** The monitor's steps, with the transcript message each came from and the classifier's reason. */
+function stepsOf(report: SessionReport, turns: ReadonlyArray<{ message: number; excerpt: string; classifications: ClassificationResult[] }>): AuditStep[] {
+  const seenPerTurn = new Map<number, number>();
+  return report.steps.map((step) => {
+    const turn = turns[step.turn - 1];
+    const offset = seenPerTurn.get(step.turn) ?? 0;
+    seenPerTurn.set(step.turn, offset + 1);
+    const classification = turn?.classifications[offset];
+    return {
+      index: step.index,
+      message: turn?.message ?? -1,
+      state: step.state,
+      method: step.method,
+      confidence: step.confidence,
+      evidence: classification ? evidenceOf(classification) : '',
+      excerpt: turn?.excerpt ?? '',
+    };
+  });
+}
+
+function violationsOf(report: SessionReport, steps: readonly AuditStep[]): AuditViolation[] {
+  const last = steps.at(-1)?.index ?? 0;
+  const messageOf = new Map(steps.map((step) => [step.index, step.message]));
+  return report.violations.map((violation) => {
+    // Closing the trace has no state of its own: such a violation is pinned to the last step (0 when none).
+    const step = violation.step ?? last;
+    const messageIndex = messageOf.get(step);
+    return {
+      constraint: violation.constraint,
+      type: violation.type,
+      severity: violation.severity,
+      step,
+      atClose: violation.state === undefined,
+      ...(messageIndex === undefined ? {} : { messageIndex }),
+      position: violation.position,
+      message: tracePositionWording(violation.message),
+    };
+  });
+}
+
+/**
+ * The constraint monitors number trace positions "steps" ("Entered 'x' at step 3"); in an audit report "step" is the
+ * classified step, which counts turns that stayed in a state too. Say "trace position" so the two never clash.
+ * Quoted state names are left alone.
+ */
+export function tracePositionWording(message: string): string {
+  return message
+    .split(/('[^']*')/)
+    .map((part, index) => (index % 2 === 1 ? part : part.replace(/\bstep (\d+)/g, 'trace position $1')))
+    .join('');
+}
+
+function evidenceOf({ evidence }: ClassificationResult): string {
+  switch (evidence.kind) {
+    case 'tool_call':
+      return `tool ${evidence.toolName}`;
+    case 'pattern':
+      return `pattern /${evidence.pattern}/`;
+    case 'exemplar':
+      return `exemplar "${excerptOf(evidence.exemplar, 60)}" ${evidence.similarity.toFixed(2)}`;
+    case 'fallback':
+      return `fallback: ${evidence.reason}`;
+  }
+}
+
+function excerptOf(text: string, length = EXCERPT_LENGTH): string {
+  const head = text.slice(0, length * 2).replace(/\s+/g, ' ').trim();
+  return head.length > length ? `${head.slice(0, length - 1)}…` : head;
+}

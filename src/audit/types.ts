@@ -1,0 +1,136 @@
+import type { ClassifierTier } from '../classify/index.js';
+import type { ChatMessage } from '../messages/index.js';
+import type { InterventionStrategy, Severity } from '../workflow/index.js';
+import type { Verdict } from '../temporal/index.js';
+
+/** Where a transcript came from: its file and, for JSONL, its 1-based line. */
+export interface TranscriptOrigin {
+  file: string;
+  /** 1-based line of a JSONL session; absent for a `.json` file. */
+  line?: number;
+}
+
+/**
+ * Something odd in a transcript that did not stop its audit (tool-call arguments that are not JSON, a tool call of
+ * an unknown type). Listed with the session so a reader knows what the audit assumed.
+ */
+export interface TranscriptWarning {
+  /** 0-based index into the session's messages; absent for the session as a whole. */
+  message?: number;
+  text: string;
+}
+
+/** One recorded session, parsed and checked, ready to replay. */
+export interface Transcript {
+  id: string;
+  origin: TranscriptOrigin;
+  messages: ChatMessage[];
+  warnings: TranscriptWarning[];
+}
+
+/** A file, a JSONL line or a message that could not be read: that session (or file) is not audited. */
+export interface TranscriptProblem {
+  file: string;
+  /** 1-based line: the JSONL line, or where a JSON syntax error is. */
+  line?: number;
+  /** 1-based column of a JSON syntax error. */
+  column?: number;
+  /** The session it belongs to, when its id was known. */
+  session?: string;
+  /** What is wrong, starting with where in the document (`messages[3]: ...`). */
+  text: string;
+}
+
+/** One classified state of an audited session: where it came from in the transcript and why. */
+export interface AuditStep {
+  /** 1-based step number, as violations refer to it. */
+  index: number;
+  /** 0-based index of the assistant message it was classified from. */
+  message: number;
+  state: string;
+  method: ClassifierTier;
+  confidence: number;
+  /** Why: `tool issue_refund`, `pattern /.../`, `exemplar "..." 0.82`, `fallback: no-match`. */
+  evidence: string;
+  /** The start of the assistant message's text (at most 160 characters), for reports. */
+  excerpt: string;
+}
+
+/** A constraint the session violated. */
+export interface AuditViolation {
+  constraint: string;
+  type: string;
+  severity: Severity;
+  /**
+   * The step whose state violated it. A violation found only when the trace closed (an `eventually` never met, a
+   * `response` still owed) has no state of its own: it gets the session's last step, or 0 when there is none.
+   */
+  step: number;
+  /** Whether closing the trace found it. */
+  atClose: boolean;
+  /** 0-based index of the assistant message of `step`, when there is a step. */
+  messageIndex?: number;
+  /** 1-based position in the trace (consecutive repeats collapsed); the trace's length for one found at close. */
+  position: number;
+  /** What happened and what would have satisfied the constraint; positions are trace positions. */
+  message: string;
+}
+
+/** A move along a transition the workflow does not list. */
+export interface AuditDeviation {
+  from: string;
+  to: string;
+  step?: number;
+}
+
+/** An intervention the monitor would have applied to (or a block it would have made on) a model call. */
+export interface AuditIntervention {
+  /** 0-based index of the assistant message whose call it would have changed. */
+  beforeMessage: number;
+  name: string;
+  strategy: InterventionStrategy;
+  blocked: boolean;
+}
+
+/** The audit of one session. The first five keys are the `--json` shape the issue promises. */
+export interface SessionAudit {
+  id: string;
+  trace: string[];
+  steps: AuditStep[];
+  violations: AuditViolation[];
+  verdicts: Record<string, Verdict>;
+  file: string;
+  line?: number;
+  /** Messages in the transcript. */
+  messageCount: number;
+  deviations: AuditDeviation[];
+  interventions: AuditIntervention[];
+  warnings: TranscriptWarning[];
+  /** Set when there was nothing to audit (no assistant message): the session was not closed. */
+  note?: string;
+}
+
+/** Counts by severity. */
+export type SeverityCounts = Record<Severity, number>;
+
+/** The whole audit: every session, every file or session that could not be read, and totals. */
+export interface AuditReport {
+  workflow: string;
+  workflowVersion: string;
+  /** The workflow's states in file order, so renderers give each the same colour in every session. */
+  states: string[];
+  /** Which embedder the exemplar tier used: `lexical`, `minilm`, or `none`. */
+  embeddings: string;
+  sessions: SessionAudit[];
+  problems: TranscriptProblem[];
+  summary: {
+    files: number;
+    sessions: number;
+    sessionsWithViolations: number;
+    violations: SeverityCounts;
+    warnings: number;
+    problems: number;
+    /** Panoptes' own failures during the replay (an embedder that threw), by cause. */
+    misses: Record<string, number>;
+  };
+}
