@@ -1,6 +1,23 @@
 /**
- * Panoptes for langchain. Not implemented yet: this entry point exists so the package's exports are stable,
- * and exports nothing until the adapter lands.
+ * Panoptes for LangChain.js: `createAgent` middleware, an observing callback handler for any runnable, guarded
+ * tools, and the converters between LangChain messages and the core's neutral types.
  * @module panoptes/langchain
  */
-export {};
+export { panoptesMiddleware, FACTS_HEADER, type PanoptesMiddlewareOptions } from './middleware.js';
+export { defaultBlockMessage, type BlockMessage } from './block-message.js';
+export { PanoptesCallbackHandler, type PanoptesCallbackHandlerOptions } from './callback-handler.js';
+export { wrapTools, type WrapToolsOptions } from './wrap-tools.js';
+export { policyTools } from './policy-tools.js';
+export { ToolCallRefusedError } from './tool-call-refused-error.js';
+export { conversationSessionId, resolveSessionId, type SessionIdSources } from './session-id.js';
+export {
+  fromChatMessage,
+  fromChatMessages,
+  hostOf,
+  textOf,
+  toAssistantTurn,
+  toChatMessage,
+  toChatMessages,
+  toToolCall,
+  type LangChainToolCall,
+} from './translate.js';

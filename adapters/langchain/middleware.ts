@@ -1,0 +1,152 @@
+import type { AIMessage } from '@langchain/core/messages';
+import { isGraphBubbleUp } from '@langchain/langgraph';
+import { createMiddleware, type AgentMiddleware } from 'langchain';
+import { InvalidOptionError, WorkflowViolationError, type Logger, type Monitor, type Sentinel, type SessionReport } from '../../src/index.js';
+import { blockedResponse, blockOf, defaultBlockMessage, type BlockMessage } from './block-message.js';
+import { checkToolCall, refusalMessage } from './check-tool-call.js';
+import { createSessionFinder } from './conversation-session.js';
+import { createFailOpen } from './fail-open.js';
+import { requestToChatMessages, withChatMessages, withSystemText } from './model-request.js';
+import { policyTools } from './policy-tools.js';
+import { textOf, toAssistantTurn, toToolCall } from './translate.js';
+
+/** The header of the fact summary Panoptes adds to the system prompt when a sentinel guards the tools. */
+export const FACTS_HEADER = '[KNOWN FACTS]';
+
+/** Options of {@link panoptesMiddleware}. Give a `monitor`, a `sentinel`, or both. */
+export interface PanoptesMiddlewareOptions {
+  /** The workflow monitor: interventions before each model call, classification after it, refusals before tools. */
+  monitor?: Monitor;
+  /** The policy sentinel: every tool call is proved allowed before it runs, and the known facts go into the system prompt. */
+  sentinel?: Sentinel;
+  /**
+   * The session of every run through this middleware. Without it, each run's `configurable.thread_id` names the
+   * session, then its `metadata.session_id`, else a hash of the system prompt and the first user message.
+   */
+  sessionId?: string;
+  /**
+   * What a hard block does: end the run with an AI message saying why (`jumpTo: "end"`), or throw
+   * `WorkflowViolationError` out of `agent.invoke`.
+   * @default 'end'
+   */
+  onBlock?: 'end' | 'throw';
+  /** The text of the AI message a blocked run ends with. @default `[Panoptes] This run was stopped: <intervention text>` */
+  blockMessage?: BlockMessage;
+  /** Receives the session's report at the end of every run (the final one when `closeSession` is set). */
+  onReport?: (report: SessionReport) => void | Promise<void>;
+  /**
+   * Close the session at the end of each run, so eventual constraints get their final verdicts. Leave it off for a
+   * thread that continues across runs (a chat): a closed session starts over on its next call.
+   * @default false
+   */
+  closeSession?: boolean;
+  /**
+   * Register the sentinel's tools for the model (query the policy, set a context, record a confirmation), which the
+   * texts of its refusals tell the model to call.
+   * @default true when a sentinel is given
+   */
+  policyTools?: boolean;
+  /** The middleware's name in the agent. @default 'PanoptesMiddleware' */
+  name?: string;
+  /** Where Panoptes reports its own failures, once per place. @default console */
+  logger?: Logger;
+}
+
+/**
+ * `createAgent` middleware that makes the agent follow its workflow and its policy.
+ *
+ * - `wrapModelCall`: applies the monitor's pending interventions to this call's request only (the thread's stored
+ *   history never holds a correction), adds the sentinel's fact summary to the system prompt, calls the model, and
+ *   classifies the response. A hard block skips the model and answers with an AI message saying why.
+ * - `afterModel`: ends the run on that message (`jumpTo: "end"`), or throws `WorkflowViolationError` (`onBlock: 'throw'`).
+ * - `wrapToolCall`: proves the call with the sentinel, then runs the monitor's pre-emptive check. A refused call
+ *   never runs; the model receives an error `ToolMessage` saying what to do instead.
+ * - `afterAgent` (with `onReport` or `closeSession`): publishes the session's report.
+ *
+ * Panoptes' own failures (an embedder down, a store timing out) never fail the agent: the call goes on unchecked
+ * and the failure is logged once.
+ * @throws {InvalidOptionError} at construction, when neither `monitor` nor `sentinel` is given or an option is invalid.
+ * @example
+ * const monitor = createMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });
+ * const agent = createAgent({ model, tools, middleware: [panoptesMiddleware({ monitor })] });
+ * await agent.invoke({ messages: [new HumanMessage('Refund order A1')] }, { configurable: { thread_id: 'c-42' } });
+ */
+export function panoptesMiddleware({
+  monitor,
+  sentinel,
+  sessionId,
+  onBlock = 'end',
+  blockMessage = defaultBlockMessage,
+  onReport,
+  closeSession = false,
+  policyTools: withPolicyTools = sentinel !== undefined,
+  name = 'PanoptesMiddleware',
+  logger = console,
+}: PanoptesMiddlewareOptions): AgentMiddleware {
+  validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools });
+  const failOpen = createFailOpen(logger, isGraphBubbleUp);
+  const sessionOf = createSessionFinder(sessionId);
+
+  return createMiddleware({
+    name,
+    ...(sentinel && withPolicyTools ? { tools: policyTools(sentinel) } : {}),
+
+    wrapModelCall: async function panoptesModelCall(request, handler) {
+      const session = sessionOf(request.runtime.configurable, request.messages, textOf(request.systemMessage.content));
+      let next = request;
+      if (monitor) {
+        const conversation = requestToChatMessages(request);
+        const before = await failOpen('monitor.beforeModel', () => monitor.beforeModel(session, { messages: conversation }), undefined);
+        if (before?.action === 'block') return blockedResponse(before.intervention, session, blockMessage);
+        if (before && before.messages !== conversation) next = withChatMessages(request, before.messages);
+      }
+      if (sentinel) next = withSystemText(next, `${FACTS_HEADER}\n${sentinel.facts.summarize()}`);
+      const response = await handler(next);
+      if (monitor) await failOpen('monitor.afterModel', () => monitor.afterModel(session, toAssistantTurn(response)), undefined);
+      return response;
+    },
+
+    ...(monitor
+      ? {
+          afterModel: {
+            canJumpTo: ['end'],
+            hook: function panoptesAfterModel(state) {
+              const block = blockOf(state.messages.at(-1) as AIMessage | undefined);
+              if (!block) return undefined;
+              if (onBlock === 'throw') throw new WorkflowViolationError({ intervention: block.intervention, modelMessage: block.text, sessionId: block.sessionId });
+              return { jumpTo: 'end' };
+            },
+          },
+        }
+      : {}),
+
+    wrapToolCall: async function panoptesToolCall(request, handler) {
+      const call = toToolCall(request.toolCall);
+      const session = monitor ? sessionOf(request.runtime.configurable, request.state.messages) : undefined;
+      const decision = await checkToolCall({ monitor, sentinel }, session, call, failOpen);
+      return decision.allowed ? handler(request) : refusalMessage(call, decision.text);
+    },
+
+    ...(monitor && (onReport || closeSession)
+      ? {
+          afterAgent: async function panoptesAfterAgent(state, runtime) {
+            const session = sessionOf(runtime.configurable, state.messages);
+            const report = await failOpen('monitor report', () => (closeSession ? monitor.endSession(session) : monitor.report(session)), undefined);
+            if (report && onReport) await failOpen('onReport', async () => onReport(report), undefined);
+            return undefined;
+          },
+        }
+      : {}),
+  });
+}
+
+function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools }: { monitor?: Monitor; sentinel?: Sentinel; sessionId?: string; onBlock: string; withPolicyTools: boolean }): void {
+  if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createMonitor(), a sentinel from createSentinel(), or both.' });
+  if (monitor && typeof monitor.beforeModel !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
+  if (sentinel && typeof sentinel.check !== 'function') throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel().' });
+  if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
+    throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Pass a non-empty string, or leave it out to use the run’s thread_id.' });
+  }
+  if (onBlock !== 'end' && onBlock !== 'throw') throw new InvalidOptionError({ parameter: 'onBlock', value: onBlock, fix: "Pass 'end' (the default) or 'throw'." });
+  if (withPolicyTools && !sentinel) throw new InvalidOptionError({ parameter: 'policyTools', value: withPolicyTools, fix: 'The policy tools act on a sentinel: pass `sentinel` too, or leave policyTools out.' });
+}

@@ -1,0 +1,26 @@
+import { ToolMessage } from '@langchain/core/messages';
+import { tool, type DynamicStructuredTool } from '@langchain/core/tools';
+import { createPolicyTools, type PolicyTool, type Sentinel } from '../../src/index.js';
+
+/**
+ * The sentinel's tools for the model as LangChain tools: query the policy, set a context variable, record the user's
+ * confirmation. Refusals name these tools, so an agent guarded by a sentinel should have them; `panoptesMiddleware`
+ * registers them itself. An answer the model must correct comes back as an error `ToolMessage`.
+ * @example
+ * const agent = createAgent({ model, tools: [...wrapTools(tools, { sentinel }), ...policyTools(sentinel)] });
+ */
+export function policyTools(sentinel: Sentinel): DynamicStructuredTool[] {
+  return createPolicyTools(sentinel).map(toLangChainTool);
+}
+
+function toLangChainTool(policyTool: PolicyTool): DynamicStructuredTool {
+  return tool(
+    async (input: unknown, config) => {
+      const { content, isError } = await policyTool.execute(input);
+      const id = config.toolCall?.id;
+      // Without a tool call to answer (a direct invoke), the text is the result either way.
+      return isError && id ? new ToolMessage({ content, tool_call_id: id, name: policyTool.name, status: 'error' }) : content;
+    },
+    { name: policyTool.name, description: policyTool.description, schema: policyTool.parameters },
+  ) as DynamicStructuredTool;
+}

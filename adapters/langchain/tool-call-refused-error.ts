@@ -1,0 +1,26 @@
+import { hasErrorCode, PanoptesError } from '../../src/index.js';
+
+/**
+ * Thrown by `PanoptesCallbackHandler` (with `raiseError: true`) when the monitor refuses a tool call before it runs:
+ * entering the call's workflow state would violate a critical constraint. The message is the refusal written for
+ * the model, because hosts such as `createAgent`'s tool node hand a tool's error text back to the model.
+ */
+export class ToolCallRefusedError extends PanoptesError {
+  readonly toolName: string;
+  /** The critical constraints the call would have violated. */
+  readonly constraints: string[];
+  /** The session whose workflow refused the call. */
+  readonly sessionId: string;
+
+  constructor({ toolName, reason, constraints, sessionId }: { toolName: string; reason: string; constraints: string[]; sessionId: string }) {
+    super('TEMPORAL_CONSTRAINT_VIOLATED', reason);
+    this.name = 'ToolCallRefusedError';
+    this.toolName = toolName;
+    this.constraints = constraints;
+    this.sessionId = sessionId;
+  }
+
+  static override isInstance(value: unknown): value is ToolCallRefusedError {
+    return hasErrorCode(value, 'TEMPORAL_CONSTRAINT_VIOLATED') && 'toolName' in (value as object);
+  }
+}

@@ -1,0 +1,66 @@
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { isGraphBubbleUp } from '@langchain/langgraph';
+import { InvalidOptionError, type Logger, type Monitor, type Sentinel } from '../../src/index.js';
+import { checkToolCall, refusalMessage } from './check-tool-call.js';
+import { createFailOpen } from './fail-open.js';
+import { resolveSessionId } from './session-id.js';
+import { toToolCall } from './translate.js';
+
+/** Options of {@link wrapTools}. Give a `sentinel`, a `monitor`, or both. */
+export interface WrapToolsOptions {
+  /** Proves each call allowed by the rulebase before it runs. */
+  sentinel?: Sentinel;
+  /** Runs the monitor's pre-emptive check (`beforeTool`) before each call. */
+  monitor?: Monitor;
+  /**
+   * The monitor's session. Without it, the call's `configurable.thread_id`, then `metadata.session_id`; a call with
+   * none of these is not checked by the monitor (the sentinel still checks it).
+   */
+  sessionId?: string;
+  /** Where Panoptes reports its own failures, once per place. @default console */
+  logger?: Logger;
+}
+
+/**
+ * Guards LangChain tools for use outside `createAgent` (a LangGraph `ToolNode`, your own loop): before a tool runs,
+ * the sentinel must prove the call allowed and the monitor must not refuse it. A refused call never runs; invoked
+ * with a tool call (as `ToolNode` does), the tool answers with an error `ToolMessage` telling the model what to do
+ * instead; invoked with plain arguments, it returns that text.
+ *
+ * Each guarded tool inherits everything else from its original (name, schema, `returnDirect`, response format);
+ * only `invoke` (and the deprecated `call`) are guarded, and the other ways of running a tool go through `invoke`.
+ * @throws {InvalidOptionError} when neither `sentinel` nor `monitor` is given.
+ * @example
+ * const guarded = wrapTools([cancelReservation, getReservation], { sentinel });
+ * const tools = new ToolNode([...guarded, ...policyTools(sentinel)]);
+ */
+export function wrapTools<Tool extends StructuredToolInterface>(tools: readonly Tool[], { sentinel, monitor, sessionId, logger = console }: WrapToolsOptions): Tool[] {
+  if (!sentinel && !monitor) throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass a sentinel from createSentinel(), a monitor from createMonitor(), or both.' });
+  const failOpen = createFailOpen(logger, isGraphBubbleUp);
+  const refusal = async (original: Tool, input: unknown, config: RunnableConfig | undefined) => {
+    const toolCall = isToolCall(input) ? input : { name: original.name, args: input, id: (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id };
+    const call = toToolCall(toolCall);
+    const session = monitor ? resolveSessionId({ option: sessionId, threadId: config?.configurable?.thread_id, metadataSessionId: config?.metadata?.session_id, fallback: () => '' }) : '';
+    const decision = await checkToolCall({ sentinel, monitor }, session === '' ? undefined : session, call, failOpen);
+    if (decision.allowed) return undefined;
+    return call.id ? refusalMessage(call, decision.text) : decision.text;
+  };
+  return tools.map((original) => {
+    const guarded = Object.create(original) as Tool;
+    // `invoke` is the Runnable entry point (ToolNode, batch, stream); the deprecated `call` is guarded too. Each runs
+    // the original's own method, so a call is checked once whichever way it comes in.
+    guarded.invoke = async function guardedInvoke(input: unknown, config?: RunnableConfig) {
+      return (await refusal(original, input, config)) ?? original.invoke(input as never, config as never);
+    } as Tool['invoke'];
+    guarded.call = async function guardedCall(input: unknown, config?: unknown, tags?: string[]) {
+      const runnableConfig = typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as RunnableConfig) : undefined;
+      return (await refusal(original, input, runnableConfig)) ?? original.call(input as never, config as never, tags);
+    } as Tool['call'];
+    return guarded;
+  });
+}
+
+function isToolCall(input: unknown): input is { id?: string; name: string; args: unknown; type?: 'tool_call' } {
+  return typeof input === 'object' && input !== null && (input as { type?: unknown }).type === 'tool_call' && typeof (input as { name?: unknown }).name === 'string';
+}

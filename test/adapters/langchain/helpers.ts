@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import type { FakeBuiltModel } from '@langchain/core/testing';
+import { tool } from '@langchain/core/tools';
+import { vi } from 'vitest';
+import { z } from 'zod';
+import { createMonitor, parseWorkflow, type Logger, type MonitorOptions } from '../../../src/index.js';
+import { textOf } from '../../../adapters/langchain/index.js';
+
+const SUPPORT_YAML = readFileSync(fileURLToPath(new URL('../../../examples/workflows/customer-support.yaml', import.meta.url)), 'utf8');
+
+/** The example support workflow: verify identity (critical precedence) before any account action. */
+export const supportWorkflow = parseWorkflow(SUPPORT_YAML, { source: 'customer-support.yaml' });
+
+/** The same workflow with revealing internal information made critical, so a leak blocks the next call. */
+export const strictSupportWorkflow = parseWorkflow(SUPPORT_YAML.replace('    severity: error\n    intervention: keep_internal', '    severity: critical\n    intervention: keep_internal'), {
+  source: 'customer-support-strict.yaml',
+});
+
+/** A logger that records warnings instead of printing them. */
+export function recordingLogger(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  return { warnings, warn: (message: string) => void warnings.push(message) };
+}
+
+/** A monitor over the support workflow that logs into a recording logger. */
+export function supportMonitor(options: Partial<MonitorOptions> = {}) {
+  const logger = recordingLogger();
+  return { monitor: createMonitor({ workflow: supportWorkflow, logger, ...options }), logger };
+}
+
+/** Real LangChain tools over spies, so a test can assert which ran. */
+export function supportTools() {
+  const verify = vi.fn(async ({ customer_id }: { customer_id: string }) => `Customer ${customer_id} verified.`);
+  const refund = vi.fn(async ({ order_id }: { order_id: string }) => `Refund issued for ${order_id}.`);
+  const tools = [
+    tool(verify, { name: 'verify_identity', description: 'Verify the customer', schema: z.object({ customer_id: z.string() }) }),
+    tool(refund, { name: 'issue_refund', description: 'Refund an order', schema: z.object({ order_id: z.string() }) }),
+  ];
+  return { verify, refund, tools };
+}
+
+/** A message as a line a test can compare: its kind, text, and any tool calls or tool status. */
+export function describeMessage(message: BaseMessage): string {
+  const calls = ((message as { tool_calls?: Array<{ name: string; args: unknown }> }).tool_calls ?? []).map((call) => ` ${call.name}(${JSON.stringify(call.args)})`);
+  const status = (message as { status?: string }).status === 'error' ? ' [error]' : '';
+  return `${message.getType()}:${textOf(message.content)}${calls.join('')}${status}`;
+}
+
+/** What the scripted model received on each call. */
+export function requestsOf(model: FakeBuiltModel): string[][] {
+  return model.calls.map((call) => call.messages.map(describeMessage));
+}
+
+/**
+ * A scripted response that calls one tool. Unlike `fakeModel().respondWithTools`, whose text echoes the request,
+ * its text is empty, so what the model was told never leaks into the thread's history through the fake.
+ */
+export function callTool(name: string, args: Record<string, unknown>, id: string): AIMessage {
+  return new AIMessage({ content: '', tool_calls: [{ name, args, id, type: 'tool_call' }] });
+}
