@@ -1,0 +1,46 @@
+import type { ChatMessage } from '../messages/index.js';
+import type { LoopStep, LoopToolResult } from './types.js';
+
+/**
+ * The steps of a recorded conversation: each assistant message with the tool results that follow it, in the same
+ * step (the shape the audit CLI and `stopWhen`-style hosts feed to `observe`). Messages before the first assistant
+ * message and non-assistant, non-tool messages are not steps.
+ * @param messages A conversation in the core's neutral form.
+ * @example
+ * for (const step of loopStepsFromMessages(transcript)) await detector.observe('audit', step);
+ */
+export function loopStepsFromMessages(messages: readonly ChatMessage[]): LoopStep[] {
+  const steps: Array<{ text: string; toolCalls: NonNullable<LoopStep['toolCalls']>; toolResults: LoopToolResult[] }> = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') steps.push({ text: message.content, toolCalls: message.toolCalls ?? [], toolResults: [] });
+    else if (message.role === 'tool') steps.at(-1)?.toolResults.push(toolResult(message));
+  }
+  return steps;
+}
+
+/**
+ * The tool results at the end of a request, after its last assistant message: the results of the calls the agent
+ * made on its previous turn, as a host sees them just before the next model call. Observe them as a results-only
+ * step (`{ toolResults }`) to complete that turn.
+ * @param messages The messages of the request about to be sent.
+ * @example
+ * await detector.observe(sessionId, { toolResults: toolResultsAfterLastTurn(request.messages) });
+ */
+export function toolResultsAfterLastTurn(messages: readonly ChatMessage[]): LoopToolResult[] {
+  const results: LoopToolResult[] = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role === 'assistant') break;
+    if (message.role === 'tool') results.unshift(toolResult(message));
+  }
+  return results;
+}
+
+function toolResult(message: Extract<ChatMessage, { role: 'tool' }>): LoopToolResult {
+  return {
+    content: message.content,
+    ...(message.toolCallId === undefined ? {} : { toolCallId: message.toolCallId }),
+    ...(message.name === undefined ? {} : { name: message.name }),
+    ...(message.isError === undefined ? {} : { isError: message.isError }),
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Loop detection (DESIGN.md section 8): structural checks over a session's steps, a semantic check over their
+ * embeddings, hints that escalate to a stop, fail-open throughout.
+ */
+export { createLoopDetector, DEFAULT_LOOP_WARM_UP_TIMEOUT_MS } from './loop-detector.js';
+export {
+  DEFAULT_ALTERNATION,
+  DEFAULT_LOOP_ESCALATION,
+  DEFAULT_LOOP_MAX_SESSIONS,
+  DEFAULT_LOOP_THRESHOLD,
+  DEFAULT_LOOP_TTL_MS,
+  DEFAULT_LOOP_WINDOW,
+  DEFAULT_MONOLOGUE,
+  DEFAULT_REPEATED_ACTION,
+  DEFAULT_REPEATED_ERROR,
+  DEFAULT_REPEATED_TEXT,
+  DEFAULT_TOOL_CYCLE,
+  type LongWindowOptions,
+  type LoopDetectorOptions,
+  type LoopMissCounter,
+} from './options.js';
+export { DEFAULT_LOOP_HINT, DEFAULT_LOOP_STOP_MESSAGE, DEFAULT_LOOP_STRONGER_HINT } from './hints.js';
+export { DEFAULT_VOLATILE_PATTERNS, VOLATILE_PLACEHOLDER } from './normalize.js';
+export { canonicalJson, CIRCULAR_PLACEHOLDER, TRUNCATED_PLACEHOLDER, UNREADABLE_PLACEHOLDER, type CanonicalJsonOptions } from './canonical-json.js';
+export { LoopDetectedError } from './loop-detected-error.js';
+export { loopStepsFromMessages, toolResultsAfterLastTurn } from './from-messages.js';
+export type {
+  LoopAction,
+  LoopCallEvidence,
+  LoopDetector,
+  LoopEvidence,
+  LoopFinding,
+  LoopHint,
+  LoopKind,
+  LoopObserveOptions,
+  LoopReport,
+  LoopStep,
+  LoopToolResult,
+} from './types.js';

@@ -1,0 +1,46 @@
+/**
+ * Values that differ between two otherwise identical tool results or messages without meaning anything for a loop:
+ * UUIDs, ISO-8601 timestamps, 13-digit epoch milliseconds and long hexadecimal ids (request ids, hashes). A poll that
+ * returns `{"status":"pending","checkedAt":"2026-01-01T10:00:03Z"}` each time is the same result every time.
+ *
+ * Plain numbers and short ids are not in the list on purpose: `get_booking(id: 4711)` and `get_booking(id: 4712)` are
+ * different calls, and telling them apart is what keeps a legitimate sweep from looking like a loop.
+ */
+export const DEFAULT_VOLATILE_PATTERNS: readonly RegExp[] = Object.freeze([
+  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+  /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g,
+  /\b1[5-9]\d{11}\b/g,
+  /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{24,}\b/gi,
+]);
+
+/** What a volatile value is replaced with before comparing. */
+export const VOLATILE_PLACEHOLDER = '<volatile>';
+
+/** Longest prefix of a text or result that is compared: bounds the work on a 10 MB message. */
+export const COMPARED_CHARACTERS = 65_536;
+
+/**
+ * Builds the function that replaces volatile values with {@link VOLATILE_PLACEHOLDER}. Patterns are copied with the
+ * `g` flag, so a pattern written without it still replaces every occurrence, and a caller's `lastIndex` is never
+ * touched.
+ * @internal
+ */
+export function createVolatileNormalizer(patterns: readonly RegExp[]): (text: string) => string {
+  const global = patterns.map((pattern) => new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`));
+  return (text) => {
+    let result = text;
+    for (const pattern of global) result = result.replace(pattern, VOLATILE_PLACEHOLDER);
+    return result;
+  };
+}
+
+/**
+ * The form of an assistant text that is compared: whitespace runs collapsed, trimmed, volatile values replaced, and
+ * cut at {@link COMPARED_CHARACTERS} with the full length kept, so two long texts that differ only past the cut still
+ * differ when their lengths do.
+ * @internal
+ */
+export function comparableText(text: string, normalizeVolatile: (text: string) => string): string {
+  const head = text.length > COMPARED_CHARACTERS ? `${text.slice(0, COMPARED_CHARACTERS)}…[${text.length}]` : text;
+  return normalizeVolatile(head.replace(/\s+/g, ' ').trim());
+}

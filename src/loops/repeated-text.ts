@@ -1,0 +1,126 @@
+import { hashString } from './hash.js';
+import { excerpt } from './hints.js';
+import type { LoopFinding } from './types.js';
+
+/**
+ * Characters of a response scanned, from its end: a degenerate response loops until it runs out of tokens, so the
+ * repetition is at the end, and the bound keeps a 10 MB response as cheap as a 16 KB one.
+ */
+const SCANNED_CHARACTERS = 16_384;
+
+/** A passage repeated back to back within one text. @internal */
+export interface RepeatedPassage {
+  /** One copy of the passage, as scanned (whitespace collapsed, separator included). */
+  passage: string;
+  /** Back-to-back copies of the passage. */
+  count: number;
+}
+
+/**
+ * Finds the longest stretch of `text` that is one passage repeated back to back, when it is long enough to count:
+ * at least `repetitions` copies of a passage of `chunkSize` characters or more, or `repetitions x chunkSize`
+ * characters of a shorter passage ("ha ha ha ..."). Whitespace runs count as one space, so copies separated by a
+ * space or a line break match.
+ *
+ * One pass over the scanned characters with a rolling hash of every `chunkSize`-long window: in a stretch repeated
+ * with period p, each window's previous occurrence is exactly p characters back, so a run of windows with the same
+ * distance is a periodic stretch. A candidate is verified character by character, so a hash collision never reports.
+ * @internal
+ */
+export function findRepeatedPassage(text: string, chunkSize: number, repetitions: number): RepeatedPassage | null {
+  if (text.length < repetitions * chunkSize) return null;
+  const tail = text.length > 2 * SCANNED_CHARACTERS ? text.slice(-2 * SCANNED_CHARACTERS) : text;
+  const collapsed = tail.replace(/\s+/g, ' ').trim();
+  // The trailing space makes the last copy of a space-separated passage complete.
+  const scanned = `${collapsed.length > SCANNED_CHARACTERS ? collapsed.slice(-SCANNED_CHARACTERS) : collapsed} `;
+  const length = scanned.length;
+  const window = chunkSize;
+  if (length < repetitions * window) return null;
+
+  const BASE = 257;
+  let power = 1; // BASE^(window - 1), modulo 2^32
+  for (let i = 1; i < window; i++) power = Math.imul(power, BASE);
+  let hash = 0;
+  for (let i = 0; i < window; i++) hash = (Math.imul(hash, BASE) + scanned.charCodeAt(i)) | 0;
+
+  const lastSeen = new Map<number, number>();
+  let best: { start: number; size: number; period: number } | undefined;
+  let runPeriod = 0;
+  let runStart = 0;
+  let runEnd = -2;
+  const closeRun = () => {
+    if (runPeriod === 0) return;
+    const start = runStart - runPeriod;
+    const size = runEnd - runStart + window + runPeriod;
+    if (size < repetitions * Math.max(runPeriod, window)) return;
+    if (best !== undefined && size <= best.size) return;
+    if (isPeriodic(scanned, start, size, runPeriod)) best = { start, size, period: runPeriod };
+  };
+
+  for (let position = 0; position + window <= length; position++) {
+    if (position > 0) {
+      hash = (Math.imul((hash - Math.imul(scanned.charCodeAt(position - 1), power)) | 0, BASE) + scanned.charCodeAt(position + window - 1)) | 0;
+    }
+    const previous = lastSeen.get(hash);
+    lastSeen.set(hash, position);
+    const distance = previous === undefined ? 0 : position - previous;
+    if (distance > 0 && distance === runPeriod && position === runEnd + 1) {
+      runEnd = position;
+    } else {
+      closeRun();
+      runPeriod = distance;
+      runStart = position;
+      runEnd = position;
+    }
+  }
+  closeRun();
+  if (best === undefined) return null;
+  const start = best.start + readableOffset(scanned.slice(best.start, best.start + best.period));
+  return { passage: scanned.slice(start, start + best.period), count: Math.floor(best.size / best.period) };
+}
+
+/**
+ * Where to start showing a passage: after a sentence end if it has one, else after a space. Any rotation of the
+ * passage is a true copy (the stretch holds at least two), so this only chooses the one a person reads best.
+ */
+function readableOffset(period: string): number {
+  const sentence = /[.!?] /.exec(period);
+  if (sentence && sentence.index + 2 < period.length) return sentence.index + 2;
+  const space = period.indexOf(' ');
+  return space >= 0 && space + 1 < period.length ? space + 1 : 0;
+}
+
+function isPeriodic(text: string, start: number, size: number, period: number): boolean {
+  for (let i = start + period; i < start + size; i++) if (text.charCodeAt(i) !== text.charCodeAt(i - period)) return false;
+  return true;
+}
+
+/**
+ * `repeated-text`: one response repeats a passage many times (a model stuck generating the same sentence). Needs
+ * no history: the response alone is the evidence.
+ * @internal
+ */
+export function findRepeatedText(text: string, stepNumber: number, { chunkSize, repetitions }: { chunkSize: number; repetitions: number }): LoopFinding | null {
+  const found = findRepeatedPassage(text, chunkSize, repetitions);
+  if (found === null) return null;
+  const shown = found.passage.trim() || found.passage;
+  return {
+    kind: 'repeated-text',
+    loopId: `repeated-text:${hashString(smallestRotation(found.passage)).toString(36)}`,
+    evidence: { steps: [stepNumber], repetitions: found.count, text: excerpt(shown) },
+    detail: `your response repeats the same passage ${found.count} times ("${excerpt(shown, 80)}")`,
+  };
+}
+
+/**
+ * Where the scan enters a repeated stretch decides which rotation of the passage it reports ("ab ab" or "b ab a");
+ * the smallest rotation names the loop the same way every time.
+ */
+function smallestRotation(period: string): string {
+  let best = period;
+  for (let start = 1; start < period.length; start++) {
+    const rotation = period.slice(start) + period.slice(0, start);
+    if (rotation < best) best = rotation;
+  }
+  return best;
+}

@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { act, call, detectorFor, kinds, runSteps, times } from './helpers.js';
+
+describe('repeated-action', () => {
+  it('fires at the 4th identical call with the same result, not at the 3rd', () => {
+    const reports = runSteps(detectorFor(), times(4, act('search', { q: 'flights to Paris' }, 'no results')));
+    expect(kinds(reports)).toEqual(['-', '-', '-', 'repeated-action']);
+    expect(reports[3]).toMatchObject({
+      kind: 'repeated-action',
+      step: 4,
+      detection: 1,
+      action: 'hint',
+      evidence: { steps: [1, 2, 3, 4], repetitions: 4, calls: [{ name: 'search', args: '{"q":"flights to Paris"}' }] },
+    });
+    expect(reports[3]!.hint).toContain('you called `search` 4 times in a row with the same arguments and got the same result each time');
+  });
+
+  it('fires at any threshold chosen, and not one step before', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 12 }), (threshold) => {
+        const detector = detectorFor({ repeatedAction: threshold, toolCycle: false });
+        const reports = runSteps(detector, times(threshold, act('lookup', { id: 7 }, { ok: true })));
+        return reports.slice(0, -1).every((report) => report === null) && reports.at(-1)?.kind === 'repeated-action';
+      }),
+    );
+  });
+
+  it('compares arguments whatever their key order', () => {
+    const steps = times(4, (i) => act('search', i % 2 ? { q: 'x', page: 1 } : { page: 1, q: 'x' }, 'same'));
+    expect(kinds(runSteps(detectorFor(), steps)).at(-1)).toBe('repeated-action');
+  });
+
+  it('stays quiet when the results change (the agent is getting somewhere)', () => {
+    const steps = times(4, (i) => act('read_queue', {}, `position ${10 - i}`));
+    expect(kinds(runSteps(detectorFor(), steps))).toEqual(['-', '-', '-', '-']);
+  });
+
+  it('stays quiet when an argument changes (a legitimate retry)', () => {
+    const steps = [
+      act('search', { q: 'flights Paris' }, 'no results'),
+      act('search', { q: 'flights Paris' }, 'no results'),
+      act('search', { q: 'flights Paris' }, 'no results'),
+      act('search', { q: 'flights to Paris CDG' }, 'no results'),
+    ];
+    expect(kinds(runSteps(detectorFor(), steps))).toEqual(['-', '-', '-', '-']);
+  });
+
+  it('treats results that differ only in volatile values (timestamps, UUIDs) as the same', () => {
+    const steps = times(4, (i) =>
+      act('status', { job: 1 }, { state: 'pending', checkedAt: `2026-01-01T10:00:0${i}Z`, requestId: `8c1f0b6e-2d3a-4f5b-9c7d-0e1f2a3b4c5${i}` }),
+    );
+    expect(kinds(runSteps(detectorFor(), steps)).at(-1)).toBe('repeated-action');
+  });
+
+  it('ignores the keys named in ignoreKeys, in arguments and in JSON results', () => {
+    const steps = times(4, (i) => act('fetch', { url: '/a', nonce: i }, JSON.stringify({ body: 'same', served: i })));
+    expect(kinds(runSteps(detectorFor(), steps)).at(-1)).toBe('-');
+    expect(kinds(runSteps(detectorFor({ ignoreKeys: ['nonce', 'served'] }), steps)).at(-1)).toBe('repeated-action');
+  });
+
+  it('fires when the 4th result arrives in a results-only step after its call', () => {
+    const detector = detectorFor();
+    const seen = [];
+    for (let i = 0; i < 4; i++) {
+      seen.push(detector.observeStructural('s1', { toolCalls: [call('search', { q: 'x' }, `c${i}`)] }));
+      seen.push(detector.observeStructural('s1', { toolResults: [{ toolCallId: `c${i}`, content: 'nothing' }] }));
+    }
+    expect(kinds(seen)).toEqual(['-', '-', '-', '-', '-', '-', '-', 'repeated-action']);
+    expect(seen[7]).toMatchObject({ step: 4, evidence: { steps: [1, 2, 3, 4] } });
+  });
+
+  it('ignores results delivered twice', () => {
+    const detector = detectorFor();
+    for (let i = 0; i < 3; i++) {
+      detector.observeStructural('s1', { toolCalls: [call('search', { q: 'x' }, `c${i}`)] });
+      detector.observeStructural('s1', { toolResults: [{ toolCallId: `c${i}`, content: 'nothing' }] });
+    }
+    detector.observeStructural('s1', { toolCalls: [call('search', { q: 'x' }, 'c3')] });
+    // The third call's result again: already answered, so nothing new to check.
+    expect(detector.observeStructural('s1', { toolResults: [{ toolCallId: 'c2', content: 'nothing' }] })).toBeNull();
+  });
+
+  it('can be turned off', () => {
+    const reports = runSteps(detectorFor({ repeatedAction: false, toolCycle: false }), times(8, act('search', { q: 'x' }, 'same')));
+    expect(reports.every((report) => report === null)).toBe(true);
+  });
+});
