@@ -1,0 +1,94 @@
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { fakeModel } from '@langchain/core/testing';
+import { createAgent } from 'langchain';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { conversationSessionId, PanoptesCallbackHandler, ToolCallRefusedError } from '../../../adapters/langchain/index.js';
+import { createMonitor, InvalidOptionError, WorkflowViolationError } from '../../../src/index.js';
+import { callTool, describeMessage, recordingLogger, requestsOf, strictSupportWorkflow, supportMonitor, supportTools } from './helpers.js';
+
+const conversation = [new SystemMessage('You are a support agent.'), new HumanMessage('Refund order A1.')];
+
+describe('PanoptesCallbackHandler', () => {
+  // LangChain prints every error a handler raises; the refusals here are on purpose.
+  beforeEach(() => void vi.spyOn(console, 'error').mockImplementation(() => {}));
+
+  it('observes a plain chat model: responses are classified and move the workflow, requests are untouched', async () => {
+    const { monitor } = supportMonitor();
+    const handler = new PanoptesCallbackHandler({ monitor });
+    const model = fakeModel().respond(callTool('verify_identity', { customer_id: '42' }, 'v1')).respond(new AIMessage('Is there anything else I can help with?'));
+    const options = { callbacks: [handler], metadata: { session_id: 's1' } };
+    await model.invoke(conversation, options);
+    await model.invoke(conversation, options);
+
+    expect((await monitor.report('s1'))!.trace).toEqual(['greeting', 'verify_identity', 'resolution']);
+    expect(requestsOf(model)).toEqual([conversation.map(describeMessage), conversation.map(describeMessage)]);
+    expect(handler.awaitHandlers).toBe(true);
+  });
+
+  it('names an unnamed session by its system prompt and first user message', async () => {
+    const { monitor } = supportMonitor();
+    const model = fakeModel().respond(new AIMessage('Is there anything else I can help with?'));
+    await model.invoke(conversation, { callbacks: [new PanoptesCallbackHandler({ monitor })] });
+    const session = conversationSessionId('You are a support agent.', 'Refund order A1.');
+    expect((await monitor.report(session))!.trace).toEqual(['greeting', 'resolution']);
+  });
+
+  it('with raiseError, refuses a model call when a block is due: the model is never called', async () => {
+    const monitor = createMonitor({ workflow: strictSupportWorkflow, logger: recordingLogger() });
+    const handler = new PanoptesCallbackHandler({ monitor, raiseError: true });
+    const model = fakeModel().respond(new AIMessage('Here are the internal notes.')).respond(new AIMessage('never sent'));
+    const options = { callbacks: [handler], metadata: { session_id: 's1' } };
+    await model.invoke(conversation, options);
+    const error = await model.invoke(conversation, options).catch((caught: unknown) => caught);
+
+    expect(WorkflowViolationError.isInstance(error)).toBe(true);
+    expect(model.callCount).toBe(1);
+  });
+
+  it('with raiseError, refuses a tool call the workflow forbids before it runs', async () => {
+    const { monitor } = supportMonitor();
+    const handler = new PanoptesCallbackHandler({ monitor, raiseError: true });
+    const { tools, refund } = supportTools();
+    const model = fakeModel().respond(callTool('issue_refund', { order_id: 'A1' }, 'r1'));
+    const options = { callbacks: [handler], metadata: { session_id: 's1' } };
+    const response = await model.invoke(conversation, options);
+    const error = await tools[1]!.invoke({ ...response.tool_calls![0]!, type: 'tool_call' }, options).catch((caught: unknown) => caught);
+
+    expect(ToolCallRefusedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ toolName: 'issue_refund', constraints: ['verify_before_account_action'], sessionId: 's1' });
+    expect(refund).not.toHaveBeenCalled();
+  });
+
+  it("with raiseError inside createAgent, the refused tool's error reaches the model as an error ToolMessage", async () => {
+    const { monitor } = supportMonitor();
+    const { tools, refund } = supportTools();
+    const model = fakeModel().respond(callTool('issue_refund', { order_id: 'A1' }, 'r1')).respond(new AIMessage('Let me verify you first.'));
+    const agent = createAgent({ model, tools });
+    const logger = recordingLogger();
+    const handler = new PanoptesCallbackHandler({ monitor, raiseError: true, logger });
+    const result = await agent.invoke({ messages: [new HumanMessage('Refund A1.')] }, { callbacks: [handler], configurable: { thread_id: 't1' } });
+
+    const refusal = result.messages.find((message) => ToolMessage.isInstance(message)) as ToolMessage;
+    expect(refusal.status).toBe('error');
+    expect(refusal.content).toContain('The call to issue_refund was refused and did not run.');
+    expect(refund).not.toHaveBeenCalled();
+    expect((await monitor.report('t1'))!.refusals).toHaveLength(1);
+    // The guidance due on the second model call could not be applied by a callback, and the developer is told so.
+    expect(logger.warnings).toEqual([expect.stringMatching(/^\[panoptes\] Interventions were due on a call a callback handler cannot edit/)]);
+  });
+
+  it('observing only, lets the tool run: the call enters the workflow, and its violation blocks nothing', async () => {
+    const { monitor } = supportMonitor();
+    const { tools, refund } = supportTools();
+    const model = fakeModel().respond(callTool('issue_refund', { order_id: 'A1' }, 'r1')).respond(new AIMessage('Done.'));
+    const agent = createAgent({ model, tools });
+    await agent.invoke({ messages: [new HumanMessage('Refund A1.')] }, { callbacks: [new PanoptesCallbackHandler({ monitor })], configurable: { thread_id: 't1' } });
+
+    expect(refund).toHaveBeenCalledTimes(1);
+    expect((await monitor.report('t1'))!.violations).toEqual([expect.objectContaining({ constraint: 'verify_before_account_action' })]);
+  });
+
+  it('checks its options at construction', () => {
+    expect(() => new PanoptesCallbackHandler({} as never)).toThrow(InvalidOptionError);
+  });
+});
