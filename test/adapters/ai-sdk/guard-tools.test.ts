@@ -1,0 +1,150 @@
+import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ToolExecutionOptions } from 'ai';
+import { describe, expect, it, vi } from 'vitest';
+import { guardTools, isToolCallRefusal, panoptesMiddleware } from '../../../adapters/ai-sdk/index.js';
+import { createMonitor, InvalidOptionError, type Sentinel } from '../../../src/index.js';
+import { refundSetup } from '../../guards/helpers.js';
+import { callTool, recordingLogger, say, sequenceModel, workflow } from './fixtures.js';
+
+const bookingInput = jsonSchema<{ booking_id: string }>({ type: 'object', properties: { booking_id: { type: 'string' } }, required: ['booking_id'] });
+const executionOptions: ToolExecutionOptions = { toolCallId: 'c1', messages: [] };
+
+/** The refund rules of DESIGN.md section 10, with an issue_refund tool that records its calls. */
+function refundWorld() {
+  const setup = refundSetup({ B1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
+  const refunds: string[] = [];
+  const tools = {
+    issue_refund: tool({ description: 'Refund a booking', inputSchema: bookingInput, execute: async ({ booking_id }) => (refunds.push(booking_id), `Refunded ${booking_id}.`) }),
+  };
+  return { ...setup, tools, refunds };
+}
+
+describe('guardTools with a sentinel', () => {
+  it('returns the blockers instead of running a call the rules do not allow, and the model reads why', async () => {
+    const { sentinel, tools, refunds } = refundWorld();
+    const mock = sequenceModel(callTool('issue_refund', 'r1', { booking_id: 'B1' }), say('Which booking do you mean?'));
+    const result = await generateText({ model: mock, tools: guardTools(tools, { sentinel }), prompt: 'Refund B1.', stopWhen: stepCountIs(3) });
+
+    expect(refunds).toEqual([]);
+    const output = result.steps[0]!.toolResults[0]!.output;
+    expect(output).toMatchObject({ type: 'panoptes-refusal', by: 'sentinel', tool: 'issue_refund', status: 'blocked', blockers: [{ kind: 'bind-context', name: 'booking_of_interest' }] });
+    const reason = isToolCallRefusal(output) ? output.reason : '';
+    expect(reason).toContain('booking_of_interest');
+    expect(mock.doGenerateCalls[1]!.prompt.at(-1)).toEqual({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'r1', toolName: 'issue_refund', output: { type: 'error-text', value: reason } }],
+    });
+  });
+
+  it('runs the call once the facts prove it allowed', async () => {
+    const { sentinel, facts, tools, refunds } = refundWorld();
+    const guarded = guardTools(tools, { sentinel });
+    sentinel.bindContext('booking_of_interest', 'B1');
+    const asking = await guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions);
+    expect(asking).toMatchObject({ status: 'blocked', blockers: expect.arrayContaining([expect.objectContaining({ kind: 'ask', goal: 'customer_confirms("B1")' })]) });
+    facts.assert('customer_confirms', ['B1'], { source: 'user' });
+    expect(await guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions)).toBe('Refunded B1.');
+    expect(refunds).toEqual(['B1']);
+  });
+
+  it('asks the monitor first: a call the workflow refuses never reaches the sentinel', async () => {
+    const { sentinel, tools, refunds } = refundWorld();
+    const check = vi.spyOn(sentinel, 'check');
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const guarded = guardTools(tools, { monitor, sentinel, sessionId: 's1' });
+    const refusal = await guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions);
+    expect(refusal).toMatchObject({ by: 'monitor', constraints: ['verify_first'] });
+    expect(check).not.toHaveBeenCalled();
+    expect(refunds).toEqual([]);
+  });
+
+  it('works with the middleware in one loop: the monitor session comes from the same id', async () => {
+    const { sentinel, tools, refunds } = refundWorld();
+    sentinel.bindContext('booking_of_interest', 'B1');
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const mock = sequenceModel(callTool('verify_identity', 'v1'), callTool('issue_refund', 'r1', { booking_id: 'B1' }), say('Shall I go ahead?'));
+    const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor }) });
+    const verify = tool({ inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {} }), execute: async () => 'verified' });
+    const result = await generateText({
+      model,
+      tools: guardTools({ ...tools, verify_identity: verify }, { monitor, sentinel: withVerifyAllowed(sentinel), sessionId: ({ experimental_context }) => (experimental_context as { ticket: string }).ticket }),
+      experimental_context: { ticket: 'T-7' },
+      providerOptions: { panoptes: { sessionId: 'T-7' } },
+      prompt: 'Refund B1.',
+      stopWhen: stepCountIs(4),
+    });
+    expect(result.steps[1]!.toolResults[0]!.output).toMatchObject({ by: 'sentinel', blockers: expect.arrayContaining([expect.objectContaining({ kind: 'ask' })]) });
+    expect(refunds).toEqual([]);
+    expect((await monitor.report('T-7'))!.trace).toEqual(['greeting', 'verify_identity', 'account_action']);
+  });
+});
+
+describe('guardTools, host details', () => {
+  it('keeps a streaming tool streaming, and a refused one yields only the refusal', async () => {
+    const { sentinel } = refundWorld();
+    const progress = tool({
+      inputSchema: bookingInput,
+      async *execute({ booking_id }) {
+        yield { status: 'working', booking_id };
+        yield { status: 'done', booking_id };
+      },
+    });
+    const guarded = guardTools({ issue_refund: progress, get_booking: progress }, { sentinel });
+    const collect = async (iterable: unknown) => {
+      const seen: unknown[] = [];
+      for await (const value of iterable as AsyncIterable<unknown>) seen.push(value);
+      return seen;
+    };
+    expect(await collect(guarded.get_booking.execute!({ booking_id: 'B1' }, executionOptions))).toEqual([
+      { status: 'working', booking_id: 'B1' },
+      { status: 'done', booking_id: 'B1' },
+    ]); // a data tool: allowed without a guard
+    const refused = await collect(guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions));
+    expect(refused).toHaveLength(1);
+    expect(isToolCallRefusal(refused[0])).toBe(true);
+  });
+
+  it("keeps the tool's own toModelOutput and the host's default for every output that is not a refusal", async () => {
+    const { sentinel } = refundWorld();
+    sentinel.bindContext('booking_of_interest', 'B1');
+    const custom = tool({ inputSchema: bookingInput, execute: async () => 42, toModelOutput: ({ output }) => ({ type: 'text', value: `answer ${output}` }) });
+    const plain = tool({ inputSchema: bookingInput, execute: async () => ({ ok: true }) });
+    const guarded = guardTools({ get_booking: custom, other: plain }, { sentinel: allowAll(sentinel) });
+    const options = { toolCallId: 'c1', input: { booking_id: 'B1' } };
+    expect(await guarded.get_booking.toModelOutput!({ ...options, output: 42 })).toEqual({ type: 'text', value: 'answer 42' });
+    expect(await guarded.other.toModelOutput!({ ...options, output: { ok: true } })).toEqual({ type: 'json', value: { ok: true } });
+    expect(await guarded.other.toModelOutput!({ ...options, output: 'fine' as never })).toEqual({ type: 'text', value: 'fine' });
+    expect(await guarded.other.toModelOutput!({ ...options, output: undefined as never })).toEqual({ type: 'json', value: null });
+    const refusal = { type: 'panoptes-refusal' as const, by: 'sentinel' as const, tool: 'other', reason: 'Not yet.' };
+    expect(await guarded.other.toModelOutput!({ ...options, output: refusal })).toEqual({ type: 'error-text', value: 'Not yet.' });
+  });
+
+  it('leaves tools without execute as they are', () => {
+    const { sentinel } = refundWorld();
+    const clientSide = tool({ inputSchema: bookingInput });
+    expect(guardTools({ ask_user: clientSide }, { sentinel }).ask_user).toBe(clientSide);
+  });
+
+  it('rejects bad options at construction', () => {
+    const { sentinel, tools } = refundWorld();
+    const monitor = createMonitor({ workflow });
+    expect(() => guardTools(tools, {})).toThrow(InvalidOptionError);
+    expect(() => guardTools(tools, { monitor })).toThrow('Invalid option `sessionId`: received undefined.');
+    expect(() => guardTools(tools, { sentinel: {} as Sentinel })).toThrow('Invalid option `sentinel`');
+  });
+
+  it('recognises refusals, also after a JSON round trip', () => {
+    const refusal = { type: 'panoptes-refusal', by: 'monitor', tool: 'x', reason: 'No.' };
+    expect(isToolCallRefusal(JSON.parse(JSON.stringify(refusal)))).toBe(true);
+    expect(isToolCallRefusal({ type: 'panoptes-refusal' })).toBe(false);
+    expect(isToolCallRefusal('panoptes-refusal')).toBe(false);
+  });
+});
+
+/** A sentinel that treats verify_identity as allowed, as a rulebase with `unguardedTools: 'allow'` would. */
+function withVerifyAllowed(sentinel: Sentinel): Sentinel {
+  return { ...sentinel, check: (name, args) => (name === 'verify_identity' ? allowAll(sentinel).check(name, args) : sentinel.check(name, args)) };
+}
+
+function allowAll(sentinel: Sentinel): Sentinel {
+  return { ...sentinel, check: async (tool, args) => ({ allowed: true, status: 'proved', tool, args, blockers: [], text: `${tool} is allowed.`, message: 'allowed' }) };
+}

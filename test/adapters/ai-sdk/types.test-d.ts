@@ -1,0 +1,28 @@
+import { generateText, jsonSchema, type InferToolOutput, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware, type StopCondition, type ToolSet } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { expectTypeOf } from 'vitest';
+import { guardTools, panoptesMiddleware, panoptesStopCondition, type PanoptesMiddlewareOptions, type ToolCallRefusal } from '../../../adapters/ai-sdk/index.js';
+import type { Monitor } from '../../../src/index.js';
+
+declare const monitor: Monitor;
+
+// The middleware is the host's own type, so wrapLanguageModel takes it as is.
+expectTypeOf(panoptesMiddleware({ monitor })).toEqualTypeOf<LanguageModelMiddleware>();
+wrapLanguageModel({ model: new MockLanguageModelV3(), middleware: [panoptesMiddleware({ monitor })] });
+
+// Options reject unknown keys.
+// @ts-expect-error `session` is not an option (it is `sessionId`)
+panoptesMiddleware({ monitor, session: 's1' } satisfies PanoptesMiddlewareOptions);
+
+// Guarded tools keep their input types, and their output may be a refusal.
+const refund = tool({
+  inputSchema: jsonSchema<{ orderId: string }>({ type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] }),
+  execute: async ({ orderId }) => ({ refunded: orderId }),
+});
+const guarded = guardTools({ refund }, { monitor, sessionId: 's1' });
+expectTypeOf(guarded.refund.execute).parameter(0).toEqualTypeOf<{ orderId: string }>();
+expectTypeOf<InferToolOutput<typeof guarded.refund>>().toEqualTypeOf<{ refunded: string } | ToolCallRefusal>();
+
+// The stop condition fits stopWhen beside the host's own conditions, for any tool set.
+expectTypeOf(panoptesStopCondition({ monitor })).toEqualTypeOf<StopCondition<ToolSet>>();
+void generateText({ model: new MockLanguageModelV3(), tools: guarded, prompt: 'Refund order 42.', stopWhen: [stepCountIs(5), panoptesStopCondition({ monitor })] });
