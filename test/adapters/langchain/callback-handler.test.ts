@@ -48,11 +48,11 @@ describe('PanoptesCallbackHandler', () => {
   it('with raiseError, refuses a tool call the workflow forbids before it runs', async () => {
     const { monitor } = supportMonitor();
     const handler = new PanoptesCallbackHandler({ monitor, raiseError: true });
-    const { tools, refund } = supportTools();
+    const { issueRefund, refund } = supportTools();
     const model = fakeModel().respond(callTool('issue_refund', { order_id: 'A1' }, 'r1'));
     const options = { callbacks: [handler], metadata: { session_id: 's1' } };
     const response = await model.invoke(conversation, options);
-    const error = await tools[1]!.invoke({ ...response.tool_calls![0]!, type: 'tool_call' }, options).catch((caught: unknown) => caught);
+    const error = await issueRefund.invoke({ ...response.tool_calls![0]!, type: 'tool_call' }, options).catch((caught: unknown) => caught);
 
     expect(ToolCallRefusedError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ toolName: 'issue_refund', constraints: ['verify_before_account_action'], sessionId: 's1' });

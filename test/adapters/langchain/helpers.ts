@@ -34,11 +34,9 @@ export function supportMonitor(options: Partial<MonitorOptions> = {}) {
 export function supportTools() {
   const verify = vi.fn(async ({ customer_id }: { customer_id: string }) => `Customer ${customer_id} verified.`);
   const refund = vi.fn(async ({ order_id }: { order_id: string }) => `Refund issued for ${order_id}.`);
-  const tools = [
-    tool(verify, { name: 'verify_identity', description: 'Verify the customer', schema: z.object({ customer_id: z.string() }) }),
-    tool(refund, { name: 'issue_refund', description: 'Refund an order', schema: z.object({ order_id: z.string() }) }),
-  ];
-  return { verify, refund, tools };
+  const verifyIdentity = tool(verify, { name: 'verify_identity', description: 'Verify the customer', schema: z.object({ customer_id: z.string() }) });
+  const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund an order', schema: z.object({ order_id: z.string() }) });
+  return { verify, refund, verifyIdentity, issueRefund, tools: [verifyIdentity, issueRefund] };
 }
 
 /** A message as a line a test can compare: its kind, text, and any tool calls or tool status. */

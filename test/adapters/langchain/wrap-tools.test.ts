@@ -54,8 +54,8 @@ describe('wrapTools', () => {
 
   it("runs the monitor's pre-emptive check in the call's session", async () => {
     const { monitor } = supportMonitor();
-    const { tools, refund } = supportTools();
-    const [, guardedRefund] = wrapTools(tools, { monitor });
+    const { issueRefund, refund } = supportTools();
+    const [guardedRefund] = wrapTools([issueRefund], { monitor });
     await monitor.afterModel('t1', { content: '', toolCalls: [{ id: 'r1', name: 'issue_refund', args: { order_id: 'A1' } }] });
 
     const answer = (await guardedRefund!.invoke({ id: 'r1', name: 'issue_refund', args: { order_id: 'A1' }, type: 'tool_call' }, { configurable: { thread_id: 't1' } })) as ToolMessage;
