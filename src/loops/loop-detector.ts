@@ -43,8 +43,9 @@ export const DEFAULT_LOOP_WARM_UP_TIMEOUT_MS = 30_000;
  * Creates a loop detector (DESIGN.md section 8): feed it each step of a session and it reports when the agent goes
  * round in circles, literally (the same call and result, the same error, the same message, an A/B alternation, a
  * cycle of calls, a passage repeated within one response) or, with an embedder, semantically (a step whose
- * embedding is cosine > `threshold` to one of the last `window` steps). The first detection of a loop asks for a
- * hint, the next for a stronger hint, the third for the end of the run.
+ * embedding is cosine > `threshold` to one of the last `window` steps that is not a word-for-word repeat of it;
+ * those are left to the structural checks and their thresholds). The first detection of a loop asks for a hint, the
+ * next for a stronger hint, the third for the end of the run.
  *
  * Fail-open: an embedder that fails, returns an invalid vector or takes longer than `timeoutMs` leaves the step to
  * the structural checks; the miss is counted and logged once per cause. Nothing here throws after construction.
@@ -141,17 +142,18 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
   /** Embeds the step and compares it with the session's windows; `null` when nothing matched or the embedder failed. */
   async function checkSemantic(session: LoopSession, step: Extract<PreparedStep, { kind: 'step' }>, stepNumber: number): Promise<LoopFinding | null> {
     const at = clock.now();
-    const vector = await embedding!.embed(subjectOf(step));
+    // A literal repeat of a step still in the window has that step's embedding: no need to ask the embedder again.
+    const vector = sameStepIn(session.window, step.key)?.vector ?? (await embedding!.embed(subjectOf(step)));
     if (vector === undefined) return null;
     let match: (WindowMatch & { window: 'short' | 'long' }) | null = null;
-    const near = bestInWindow(session.window, vector, at, config.ttlMs);
+    const near = bestInWindow(session.window, vector, step.key, at, config.ttlMs);
     if (near && near.similarity > config.threshold) match = { ...near, window: 'short' };
     const longWindow = config.longWindow;
     if (longWindow) {
       try {
         session.long ??= createLongWindow(longWindow, logger);
         if (match === null) {
-          const far = session.long.search(vector, at, config.ttlMs);
+          const far = session.long.search(vector, step.key, at, config.ttlMs);
           if (far && far.similarity > config.threshold) match = { ...far, window: 'long' };
         }
       } catch (error) {
@@ -159,9 +161,9 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
       }
     }
     const cluster = match ? match.cluster : stepNumber;
-    session.window.push({ vector, step: stepNumber, at, cluster });
+    session.window.push({ vector, key: step.key, step: stepNumber, at, cluster });
     try {
-      session.long?.add(vector, stepNumber, at, cluster);
+      session.long?.add(vector, step.key, stepNumber, at, cluster);
     } catch (error) {
       misses.record('internal', 'The loop detector’s long-window index failed to store a step.', error);
     }
@@ -281,6 +283,11 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
       },
     };
   }
+}
+
+function sameStepIn(window: Ring<WindowEntry>, key: number): WindowEntry | undefined {
+  for (const entry of window) if (entry.key === key) return entry;
+  return undefined;
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {

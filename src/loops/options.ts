@@ -61,7 +61,8 @@ export interface LoopDetectorOptions {
    */
   embedder?: Embedder;
   /**
-   * Cosine similarity above which a step repeats an earlier one (strictly above).
+   * Cosine similarity above which a step repeats an earlier one (strictly above). Word-for-word repeats are not
+   * compared: the structural checks judge those, with their own thresholds.
    * @default 0.95
    */
   threshold?: number;
@@ -319,7 +320,7 @@ function rejectUnknown(options: object): void {
     throw new InvalidOptionError({
       parameter: key,
       value: (options as Record<string, unknown>)[key],
-      fix: `createLoopDetector has no such option${suggestion ? `; ${suggestion}` : ''}. Known options: ${known.join(', ')}.`,
+      fix: `createLoopDetector has no such option${suggestion ? ` (${suggestion})` : ''}. Known options: ${known.join(', ')}.`,
     });
   }
 }

@@ -4,6 +4,8 @@ import type { Ring } from './ring.js';
 export interface WindowEntry {
   /** Unit length, so a dot product is the cosine similarity. */
   vector: Float32Array;
+  /** Hash of the step's text and calls: a literal repeat has the same key. */
+  key: number;
   step: number;
   /** When the step was observed, from the detector's clock. */
   at: number;
@@ -43,14 +45,20 @@ export function unitVector(vector: readonly number[]): Float32Array {
 
 /**
  * The short window: drops the entries older than `ttlMs`, then returns the entry most similar to `vector` (exact
- * cosine over at most `window` entries). Entries of another length (an embedder swapped mid-session) are skipped.
+ * cosine over at most `window` entries).
+ *
+ * Literal repeats of the step (same `key`) are skipped: repeating a step word for word is the structural checks'
+ * business, with their own thresholds (4 identical calls and results, 3 errors, 5 cycles). Matching them here would
+ * flag the second `run_tests()` of an edit-and-test cycle, the false positive that makes users turn detectors off.
+ * The semantic check is for what they cannot see: the same intent in other words. Entries of another length (an
+ * embedder swapped mid-session) are skipped too.
  * @internal
  */
-export function bestInWindow(window: Ring<WindowEntry>, vector: Float32Array, now: number, ttlMs: number): WindowMatch | null {
+export function bestInWindow(window: Ring<WindowEntry>, vector: Float32Array, key: number, now: number, ttlMs: number): WindowMatch | null {
   while (window.length > 0 && now - window.oldest()!.at >= ttlMs) window.shift();
   let best: WindowMatch | null = null;
   for (const entry of window) {
-    if (entry.vector.length !== vector.length) continue;
+    if (entry.key === key || entry.vector.length !== vector.length) continue;
     let dot = 0;
     for (let i = 0; i < vector.length; i++) dot += entry.vector[i]! * vector[i]!;
     const similarity = Math.max(-1, Math.min(1, dot));
