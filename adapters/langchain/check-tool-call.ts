@@ -1,4 +1,5 @@
 import { ToolMessage } from '@langchain/core/messages';
+import { isGraphBubbleUp } from '@langchain/langgraph';
 import type { BeforeToolResult, Monitor, Sentinel, ToolCall } from '../../src/index.js';
 import type { FailOpen } from './fail-open.js';
 
@@ -26,7 +27,10 @@ const ALLOW: BeforeToolResult = { action: 'allow', effects: [] };
  */
 export async function checkToolCall({ monitor, sentinel }: ToolGuards, sessionId: string | undefined, call: ToolCall, failOpen: FailOpen): Promise<ToolDecision> {
   if (sentinel && !isPolicyTool(sentinel, call.name)) {
-    const result = await sentinel.check(call.name, call.args).catch(() => undefined);
+    const result = await sentinel.check(call.name, call.args).catch((error: unknown) => {
+      if (isGraphBubbleUp(error)) throw error; // an interrupt is LangGraph's control flow, not a failed check
+      return undefined;
+    });
     if (!result) return { allowed: false, text: `${call.name} was not run: the policy could not be checked right now.`, by: 'sentinel' };
     if (!result.allowed) return { allowed: false, text: result.text, by: 'sentinel' };
   }

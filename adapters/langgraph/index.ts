@@ -1,6 +1,10 @@
 /**
- * Panoptes for langgraph. Not implemented yet: this entry point exists so the package's exports are stable,
- * and exports nothing until the adapter lands.
+ * Panoptes for LangGraph.js: the monitor node (your model node, wrapped), a guarded `ToolNode`, and the state
+ * channel that keeps the monitor's session in graph state, so checkpointers persist it.
  * @module panoptes/langgraph
  */
-export {};
+export { PanoptesAnnotation, type PanoptesGraphState } from './state.js';
+export { createGraphMonitor, isGraphMonitor, type GraphMonitor, type GraphMonitorOptions } from './graph-monitor.js';
+export { wrapModelNode, type ModelNode, type ModelNodeUpdate, type WrapModelNodeOptions } from './model-node.js';
+export { GuardedToolNode, type GuardedToolNodeOptions } from './tool-node.js';
+export { graphSessionId } from './graph-session.js';

@@ -1,0 +1,40 @@
+import { createMemorySessionStore, createMonitor, type Monitor, type MonitorOptions, type MonitorSession } from '../../src/index.js';
+
+/** A monitor whose sessions live in graph state: nodes load the thread's session before using it. */
+export interface GraphMonitor extends Monitor {
+  /**
+   * Makes the session the graph state holds the one the monitor continues; `undefined` (a new thread, or a graph
+   * run without a checkpointer) starts the session afresh. The nodes of `panoptes/langgraph` call it for you.
+   */
+  load(sessionId: string, session: MonitorSession | undefined): Promise<void>;
+}
+
+/** Options of {@link createGraphMonitor}: those of `createMonitor`, without a store (graph state is the store). */
+export type GraphMonitorOptions = Omit<MonitorOptions, 'store'>;
+
+/**
+ * Creates a monitor for LangGraph graphs. Graph state, not the monitor, is where a session lives: each node of
+ * `panoptes/langgraph` loads the session from state (`PanoptesAnnotation`) before a check and writes it back after,
+ * so a checkpointer persists it and a thread resumed elsewhere continues with the same verdicts. The monitor only
+ * keeps a bounded cache between the two.
+ * @throws {InvalidOptionError} for the options `createMonitor` rejects.
+ * @example
+ * const monitor = createGraphMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });
+ * const graph = new StateGraph(State).addNode('agent', wrapModelNode(callModel, { monitor })).addNode('tools', new GuardedToolNode(tools, { monitor }));
+ */
+export function createGraphMonitor(options: GraphMonitorOptions): GraphMonitor {
+  const store = createMemorySessionStore<MonitorSession>(options.clock ? { clock: options.clock } : {});
+  const monitor = createMonitor({ ...options, store });
+  return {
+    ...monitor,
+    async load(sessionId, session) {
+      if (session) store.set(sessionId, session);
+      else store.delete(sessionId);
+    },
+  };
+}
+
+/** Whether a monitor keeps its sessions in graph state. */
+export function isGraphMonitor(monitor: Monitor): monitor is GraphMonitor {
+  return typeof (monitor as Partial<GraphMonitor>).load === 'function';
+}

@@ -1,0 +1,89 @@
+import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { isGraphBubbleUp, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import { InvalidOptionError, type BeforeModelResult, type Logger, type Monitor, type MonitorSession } from '../../src/index.js';
+import { blockedResponse, defaultBlockMessage, type BlockMessage } from '../langchain/block-message.js';
+import { createFailOpen } from '../langchain/fail-open.js';
+import { fromChatMessages, toAssistantTurn, toChatMessages } from '../langchain/translate.js';
+import { graphSessionId, withGraphSession } from './graph-session.js';
+import type { PanoptesGraphState } from './state.js';
+
+/** Options of {@link wrapModelNode}. */
+export interface WrapModelNodeOptions {
+  /** Best from `createGraphMonitor`, so the session lives in graph state; any monitor works. */
+  monitor: Monitor;
+  /**
+   * Your system prompt. Given here, it is put before the thread's messages for the monitor and for your node, so
+   * workflow guidance lands in it; your node then sends `state.messages` as it receives them. Left out, guidance
+   * that belongs in a system prompt comes as a system message at the front of `state.messages`.
+   */
+  systemPrompt?: string;
+  /** The session of every run. Without it: the thread's `configurable.thread_id`, `metadata.session_id`, else a hash of the conversation's opening. */
+  sessionId?: string;
+  /** What a hard block does: answer with an AI message saying why (the graph's routing ends the run), or throw `WorkflowViolationError`. @default 'end' */
+  onBlock?: 'end' | 'throw';
+  /** The text of the AI message a blocked call answers with. @default `[Panoptes] This run was stopped: <intervention text>` */
+  blockMessage?: BlockMessage;
+  /** Where Panoptes reports its own failures, once per place. @default console */
+  logger?: Logger;
+}
+
+/** What a model node returns: its new messages (one or a list) and any other state keys. */
+export type ModelNodeUpdate = { messages?: BaseMessage | BaseMessage[] } & Record<string, unknown>;
+
+/** A graph node that calls a model: the function you pass to `addNode`. */
+export type ModelNode<State extends PanoptesGraphState, Update extends ModelNodeUpdate> = (state: State, config: LangGraphRunnableConfig) => Update | Promise<Update>;
+
+/**
+ * Turns your model node into the monitor node of a hand-built graph. Before your node runs, the monitor's pending
+ * interventions are applied to the messages your node receives (its `state.messages` for this call only: the
+ * thread's history never stores a correction); after it, the AI message it returns is classified and moves the
+ * workflow. A hard block skips your node and answers with an AI message saying why (no tool calls, so the usual
+ * `toolsCondition` routing ends the run), or throws `WorkflowViolationError`. The session goes back into graph state
+ * (`PanoptesAnnotation`) with the node's update.
+ *
+ * Your node should return only its new messages, as LangGraph's message reducer expects; if it returns the whole
+ * list, the messages Panoptes added for this call are taken out of the update.
+ * @throws {InvalidOptionError} at construction when `monitor` is missing or `onBlock` is invalid.
+ * @example
+ * const callModel = async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] });
+ * graph.addNode('agent', wrapModelNode(callModel, { monitor, systemPrompt: 'You are a support agent.' }));
+ */
+export function wrapModelNode<State extends PanoptesGraphState, Update extends ModelNodeUpdate>(
+  node: ModelNode<State, Update>,
+  { monitor, systemPrompt, sessionId, onBlock = 'end', blockMessage = defaultBlockMessage, logger = console }: WrapModelNodeOptions,
+): (state: State, config: LangGraphRunnableConfig) => Promise<(Update & { panoptes?: MonitorSession }) | { messages: BaseMessage[]; panoptes?: MonitorSession }> {
+  if (!monitor || typeof monitor.beforeModel !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createGraphMonitor() or createMonitor().' });
+  if (onBlock !== 'end' && onBlock !== 'throw') throw new InvalidOptionError({ parameter: 'onBlock', value: onBlock, fix: "Pass 'end' (the default) or 'throw'." });
+  // Panoptes' own failures let the node run; LangGraph's interrupts are control flow and pass through.
+  const failOpen = createFailOpen(logger, isGraphBubbleUp);
+
+  return async function panoptesModelNode(state, config) {
+    const session = graphSessionId(sessionId, state.messages, config);
+    const request = systemPrompt === undefined ? state.messages : [new SystemMessage(systemPrompt), ...state.messages];
+    const { result, update } = await withGraphSession(monitor, session, state, failOpen, async () => {
+      const conversation = toChatMessages(request);
+      const before: BeforeModelResult | undefined = await failOpen('monitor.beforeModel', () => monitor.beforeModel(session, { messages: conversation }), undefined);
+      if (before?.action === 'block') return { blocked: before };
+      const messages = before && before.messages !== conversation ? fromChatMessages(before.messages) : request;
+      const output = await node({ ...state, messages }, config);
+      const response = lastAiMessage(output);
+      if (response) await failOpen('monitor.afterModel', () => monitor.afterModel(session, toAssistantTurn(response)), undefined);
+      return { output: withoutRequestOnly(output, messages, state.messages) };
+    });
+    if ('output' in result) return { ...result.output, ...update } as Update & { panoptes?: MonitorSession };
+    if (onBlock === 'throw') throw result.blocked.error;
+    return { messages: [blockedResponse(result.blocked.intervention, session, blockMessage)], ...update };
+  };
+}
+
+function lastAiMessage(update: ModelNodeUpdate): BaseMessage | undefined {
+  const messages = update?.messages === undefined ? [] : Array.isArray(update.messages) ? update.messages : [update.messages];
+  return messages.findLast((message) => message?.getType?.() === 'ai');
+}
+
+/** Drops from a returned message list what exists only in this call's request: corrections never enter history. */
+function withoutRequestOnly<Update extends ModelNodeUpdate>(update: Update, sent: readonly BaseMessage[], stored: readonly BaseMessage[]): Update {
+  if (!Array.isArray(update?.messages) || sent === stored) return update;
+  const requestOnly = new Set(sent.filter((message) => !stored.includes(message)));
+  return { ...update, messages: update.messages.filter((message) => !requestOnly.has(message)) };
+}

@@ -1,0 +1,69 @@
+import type { ToolMessage } from '@langchain/core/messages';
+import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/tool';
+import { isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
+import { InvalidOptionError, type Logger, type Monitor, type Sentinel } from '../../src/index.js';
+import { checkToolCall, refusalMessage } from '../langchain/check-tool-call.js';
+import { createFailOpen, type FailOpen } from '../langchain/fail-open.js';
+import { toToolCall } from '../langchain/translate.js';
+import { graphSessionId, withGraphSession } from './graph-session.js';
+import type { PanoptesGraphState } from './state.js';
+
+/** Options of {@link GuardedToolNode}: LangGraph's `ToolNode` options, and the guards. Give a monitor, a sentinel, or both. */
+export interface GuardedToolNodeOptions extends ToolNodeOptions {
+  /** Runs the pre-emptive check before each call; best from `createGraphMonitor`, so the session lives in graph state. */
+  monitor?: Monitor;
+  /** Proves each call allowed by the rulebase before it runs. */
+  sentinel?: Sentinel;
+  /** The session of every run. Without it: `configurable.thread_id`, `metadata.session_id`, else a hash of the conversation's opening. */
+  sessionId?: string;
+  /** Where Panoptes reports its own failures, once per place. @default console */
+  logger?: Logger;
+}
+
+/**
+ * LangGraph's `ToolNode`, guarded: before each tool call runs, the sentinel must prove it allowed and the monitor
+ * must not refuse it. A refused call never runs; it is answered with an error `ToolMessage` telling the model what
+ * to do instead, as `ToolNode` answers a failing tool. With a graph monitor, the session goes back into graph state.
+ *
+ * Interrupts raised by a tool (human-in-the-loop) still reach the graph: `ToolNode` rethrows them, and Panoptes'
+ * fail-open handling rethrows anything `isGraphBubbleUp` recognises, because they are LangGraph's control flow,
+ * not failures.
+ * @throws {InvalidOptionError} at construction when neither `monitor` nor `sentinel` is given.
+ * @example
+ * graph.addNode('tools', new GuardedToolNode([verifyIdentity, issueRefund], { monitor }));
+ */
+export class GuardedToolNode<T = any> extends ToolNode<T> {
+  readonly #monitor: Monitor | undefined;
+  readonly #sentinel: Sentinel | undefined;
+  readonly #sessionId: string | undefined;
+  readonly #failOpen: FailOpen;
+
+  constructor(tools: ConstructorParameters<typeof ToolNode>[0], { monitor, sentinel, sessionId, logger = console, ...options }: GuardedToolNodeOptions) {
+    super(tools, options);
+    if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createGraphMonitor(), a sentinel from createSentinel(), or both.' });
+    this.#monitor = monitor;
+    this.#sentinel = sentinel;
+    this.#sessionId = sessionId;
+    this.#failOpen = createFailOpen(logger, isGraphBubbleUp);
+  }
+
+  protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
+    const state = input as Partial<PanoptesGraphState>;
+    if (!this.#monitor || !Array.isArray(state?.messages)) return super.run(input, config);
+    const session = graphSessionId(this.#sessionId, state.messages, config);
+    const { result, update } = await withGraphSession(this.#monitor, session, state, this.#failOpen, () => super.run(input, config));
+    if (update.panoptes === undefined) return result;
+    // ToolNode answers with `{ messages }`, or with a list of updates and commands when a tool returned a Command.
+    return (Array.isArray(result) ? [...result, update] : { ...(result as object), ...update }) as T;
+  }
+
+  protected override async runTool(call: LangChainToolCall, config: LangGraphRunnableConfig, state: unknown): Promise<ToolMessage | Command> {
+    const messages = (state as Partial<PanoptesGraphState> | undefined)?.messages;
+    const session = this.#monitor && Array.isArray(messages) ? graphSessionId(this.#sessionId, messages, config) : undefined;
+    const neutral = toToolCall(call);
+    const decision = await checkToolCall({ monitor: this.#monitor, sentinel: this.#sentinel }, session, neutral, this.#failOpen);
+    if (!decision.allowed) return refusalMessage(neutral, decision.text);
+    return super.runTool(call, config, state);
+  }
+}
