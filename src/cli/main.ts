@@ -4,9 +4,11 @@
  * arguments and turns thrown Panoptes errors into readable messages.
  */
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { PanoptesError } from '../errors/index.js';
+import { auditCommand, positiveInteger, type AuditCommandOptions } from './commands/audit.js';
 import { graphCommand } from './commands/graph.js';
+import { rulesCheckCommand } from './commands/rules-check.js';
 import { validateCommand } from './commands/validate.js';
 import { consoleOutput } from './output.js';
 
@@ -35,6 +37,36 @@ program
   .argument('<file>', 'workflow YAML file')
   .action(async (file: string) => {
     process.exitCode = await graphCommand(file, output);
+  });
+
+program
+  .command('audit')
+  .description('replay recorded conversations through a workflow monitor; exit 1 on a violation of --fail-on severity or worse, 2 when an input cannot be read')
+  .argument('<transcripts...>', '.json files (one session: an array of messages) or .jsonl files (one { "id", "messages" } per line)')
+  .requiredOption('--workflow <file>', 'workflow YAML file')
+  .option('--json', 'print the report as JSON')
+  .option('--html <file>', 'also write a self-contained HTML report')
+  .addOption(
+    new Option('--embeddings <kind>', 'exemplar tier: lexical (near-verbatim only), minilm (local sentence model) or none; default: lexical when the workflow has exemplars').choices(['lexical', 'minilm', 'none']),
+  )
+  .option('--model-path <dir>', 'with --embeddings minilm: the local model folder (read offline)')
+  .option('--model <id>', 'with --embeddings minilm: model id, or folder name under --model-path (default: Xenova/all-MiniLM-L6-v2)')
+  .addOption(new Option('--fail-on <severity>', 'lowest violation severity that fails the audit').choices(['warning', 'error', 'critical']).default('error'))
+  .addOption(new Option('--concurrency <n>', 'files and sessions processed at once').default(4).argParser(positiveInteger))
+  .action(async (files: string[], options: AuditCommandOptions) => {
+    process.exitCode = await auditCommand(files, options, output);
+  });
+
+program
+  .command('rules')
+  .description('work with rulebase (.rules) files')
+  .command('check')
+  .description('check rulebase files; exit 1 when any has errors')
+  .argument('<files...>', 'rulebase files')
+  .option('--json', 'print the findings as JSON')
+  .option('--tools <file>', "JSON list of the agent's tools (OpenAI tool definitions); unknown tools and parameters become errors")
+  .action(async (files: string[], options: { json?: boolean; tools?: string }) => {
+    process.exitCode = await rulesCheckCommand(files, options, output);
   });
 
 try {

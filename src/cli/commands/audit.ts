@@ -1,0 +1,153 @@
+import { existsSync } from 'node:fs';
+import { InvalidArgumentError } from 'commander';
+import { writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import {
+  auditExitCode,
+  auditTranscripts,
+  DEFAULT_AUDIT_CONCURRENCY,
+  DEFAULT_FAIL_ON,
+  PROGRESS_THRESHOLD,
+  progressLine,
+  renderAuditHtml,
+  renderAuditText,
+  type AuditReport,
+} from '../../audit/index.js';
+import { createLexicalEmbedder, createTransformersEmbedder, DEFAULT_TRANSFORMERS_MODEL, type Embedder, type TransformersEmbedderOptions } from '../../embed/index.js';
+import { PanoptesError } from '../../errors/index.js';
+import { loadWorkflow, type Severity, type Workflow } from '../../workflow/index.js';
+import type { Output } from '../output.js';
+
+/** Commander's parser for `--concurrency`. */
+export function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError('expected a positive whole number.');
+  return number;
+}
+
+/** Which embedder the exemplar tier uses. `lexical` only recognises near-verbatim exemplars; `minilm` paraphrases. */
+export type AuditEmbeddings = 'lexical' | 'minilm' | 'none';
+
+export interface AuditCommandOptions {
+  workflow: string;
+  json?: boolean;
+  html?: string;
+  /** @default 'lexical' when the workflow has exemplars, else 'none' */
+  embeddings?: AuditEmbeddings;
+  /** A folder holding the model (`config.json`, `tokenizer.json`, `onnx/model.onnx`), or the folder above it. */
+  modelPath?: string;
+  /** @default 'Xenova/all-MiniLM-L6-v2' */
+  model?: string;
+  /** @default 'error' */
+  failOn?: Severity;
+  /** @default 4 */
+  concurrency?: number;
+}
+
+/** Where the progress bar goes: stderr, redrawn in place, only when it is a terminal. */
+export interface ProgressStream {
+  isTTY?: boolean;
+  write(text: string): unknown;
+}
+
+/**
+ * `panoptes audit --workflow <file> <transcripts...>`: replays recorded conversations through the monitor and
+ * reports each session's states, violations and verdicts, as text, `--json`, and/or an `--html` page.
+ * @returns the exit code: 0 when no session has a violation of severity `failOn` (default `error`) or worse, 1 when
+ * one has, 2 when the workflow, the embedder, a transcript file or a session could not be read.
+ */
+export async function auditCommand(files: string[], options: AuditCommandOptions, output: Output, progress: ProgressStream = process.stderr): Promise<number> {
+  const failOn = options.failOn ?? DEFAULT_FAIL_ON;
+  let workflow: Workflow;
+  let embedder: { embeddings?: Embedder; label: AuditEmbeddings };
+  try {
+    workflow = await loadWorkflow(options.workflow);
+    embedder = await chooseEmbedder(workflow, options);
+  } catch (error) {
+    if (!PanoptesError.isInstance(error) && !(error instanceof ModelLoadError)) throw error;
+    output.err(error.message);
+    return 2;
+  }
+
+  const bar = progressBar(progress);
+  const report = await auditTranscripts({
+    workflow,
+    files,
+    ...(embedder.embeddings ? { embeddings: embedder.embeddings } : {}),
+    embeddingsLabel: embedder.label,
+    concurrency: options.concurrency ?? DEFAULT_AUDIT_CONCURRENCY,
+    logger: { warn: (message) => output.err(message) },
+    onProgress: bar.update,
+  });
+  bar.clear();
+
+  const code = auditExitCode(report, failOn);
+  if (options.json) output.out(JSON.stringify(jsonReport(report, failOn, code), null, 2));
+  else for (const line of renderAuditText(report, { paint: output.colors, failOn })) output.out(line);
+  if (options.html) {
+    try {
+      await writeFile(options.html, renderAuditHtml(report, { failOn }), 'utf8');
+    } catch (error) {
+      output.err(`cannot write ${options.html}: ${(error as Error).message}`);
+      return 2;
+    }
+    // stdout stays pure JSON under --json.
+    (options.json ? output.err : output.out)(`wrote ${options.html}`);
+  }
+  return code;
+}
+
+async function chooseEmbedder(workflow: Workflow, options: AuditCommandOptions): Promise<{ embeddings?: Embedder; label: AuditEmbeddings }> {
+  const hasExemplars = workflow.definition.states.some((state) => state.classification.exemplars.length > 0);
+  const kind = options.embeddings ?? (hasExemplars ? 'lexical' : 'none');
+  if (kind === 'none') return { label: 'none' };
+  if (kind === 'lexical') return { embeddings: createLexicalEmbedder(), label: 'lexical' };
+  const location = modelLocation(options);
+  const embeddings = createTransformersEmbedder(location);
+  // Fail now, with the package's or the folder's own message, not as a miss on every turn.
+  try {
+    await embeddings.warmUp();
+  } catch (error) {
+    if (PanoptesError.isInstance(error)) throw error; // a missing package explains itself
+    const where = location.localModelPath === undefined ? `model '${location.model}'` : `model '${location.model}' from ${location.localModelPath}`;
+    throw new ModelLoadError(`cannot load the embedding ${where}: ${(error as Error).message}\n--model-path takes the model folder (config.json, tokenizer.json, onnx/model.onnx) or the folder above it.`);
+  }
+  return { embeddings, label: 'minilm' };
+}
+
+/** A local model that will not load: reported like a bad workflow, with exit code 2. */
+class ModelLoadError extends Error {}
+
+/**
+ * `--model-path` may name the model folder itself (it has a `config.json`) or the folder above it, as
+ * transformers.js's `localModelPath` expects. Either way only local files are read.
+ */
+function modelLocation({ modelPath, model = DEFAULT_TRANSFORMERS_MODEL }: AuditCommandOptions): TransformersEmbedderOptions & { model: string } {
+  if (modelPath === undefined) return { model };
+  const folder = resolve(modelPath);
+  if (existsSync(join(folder, 'config.json'))) return { model: basename(folder), localModelPath: dirname(folder), allowRemoteModels: false };
+  return { model, localModelPath: folder, allowRemoteModels: false };
+}
+
+/** The report with the promised keys first (`workflow`, `sessions`), then the verdict of the whole audit. */
+function jsonReport(report: AuditReport, failOn: Severity, exitCode: number) {
+  const { workflow, sessions, problems, summary, ...rest } = report;
+  return { workflow, sessions, problems, summary, failOn, exitCode, ...rest };
+}
+
+/** Redraws one stderr line per percent of progress; nothing when stderr is not a terminal or the audit is small. */
+function progressBar(stream: ProgressStream): { update: (progress: { done: number; total: number }) => void; clear: () => void } {
+  let drawn = -1;
+  return {
+    update: ({ done, total }) => {
+      if (!stream.isTTY || total <= PROGRESS_THRESHOLD) return;
+      const percent = Math.floor((done * 100) / total);
+      if (percent === drawn) return;
+      drawn = percent;
+      stream.write(`\r${progressLine(done, total)}`);
+    },
+    clear: () => {
+      if (drawn >= 0) stream.write('\r\u001b[2K');
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { readFile } from 'node:fs/promises';
+import type { Diagnostic } from '../../diagnostics/index.js';
+import { checkRulebaseFile, type ToolSpec } from '../../rules/index.js';
+import { plural, renderDiagnostic, type Output } from '../output.js';
+
+export interface RulesCheckCommandOptions {
+  json?: boolean;
+  /**
+   * A JSON file listing the agent's tools: OpenAI tool definitions (`{ type: 'function', function: { name,
+   * parameters } }`), `{ name, parameters }` objects or names. With it, unknown tools and tool parameters are errors.
+   */
+  tools?: string;
+}
+
+/**
+ * `panoptes rules check <file...>`: checks rulebase files and prints each diagnostic compiler style
+ * (`policy.rules:12:5 error ...`), like `panoptes validate` does for workflows.
+ * @returns the exit code: 0 when no file has errors (warnings allowed), 1 otherwise.
+ */
+export async function rulesCheckCommand(files: string[], { json = false, tools: toolsFile }: RulesCheckCommandOptions, output: Output): Promise<number> {
+  const tools = toolsFile === undefined ? undefined : await readTools(toolsFile);
+  if (typeof tools === 'string') {
+    output.err(tools);
+    return 1;
+  }
+  const reports = await Promise.all(
+    files.map(async (file) => {
+      const diagnostics = await checkRulebaseFile(file, tools ? { tools } : {});
+      return { file, ok: !diagnostics.some((diagnostic) => diagnostic.severity === 'error'), diagnostics };
+    }),
+  );
+  const errors = count(reports, 'error');
+  const warnings = count(reports, 'warning');
+  if (json) {
+    output.out(JSON.stringify({ ok: errors === 0, errors, warnings, files: reports }, null, 2));
+    return errors === 0 ? 0 : 1;
+  }
+  const { colors } = output;
+  for (const report of reports) {
+    output.out(`${report.ok ? colors.green('✓') : colors.red('✗')} ${report.file}`);
+    for (const diagnostic of report.diagnostics) output.out(`  ${renderDiagnostic(diagnostic, output)}`);
+  }
+  const invalid = reports.filter((report) => !report.ok).length;
+  const verdict = invalid === 0 ? colors.green('all valid') : colors.red(`${invalid} with errors`);
+  output.out(`\n${plural(reports.length, 'file')}: ${verdict} (${plural(errors, 'error')}, ${plural(warnings, 'warning')})`);
+  return errors === 0 ? 0 : 1;
+}
+
+/** The tool list, or the reason it cannot be read. */
+async function readTools(file: string): Promise<ToolSpec[] | string> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    return `cannot read the tools file ${file}: ${reason}`;
+  }
+  if (!Array.isArray(value)) return `${file}: expected a JSON array of tool definitions`;
+  const tools: ToolSpec[] = [];
+  for (const [index, entry] of value.entries()) {
+    const tool = typeof entry === 'string' ? entry : (entry?.function ?? entry);
+    if (typeof tool !== 'string' && typeof tool?.name !== 'string') return `${file}: [${index}] is not a tool: expected a name or an object with "name" (or "function.name")`;
+    tools.push(tool as ToolSpec);
+  }
+  return tools;
+}
+
+function count(reports: ReadonlyArray<{ diagnostics: Diagnostic[] }>, severity: Diagnostic['severity']): number {
+  return reports.reduce((sum, report) => sum + report.diagnostics.filter((diagnostic) => diagnostic.severity === severity).length, 0);
+}

@@ -1,0 +1,107 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { replayTranscript } from '../../src/audit/index.js';
+import { tracePositionWording } from '../../src/audit/replay.js';
+import { createLexicalEmbedder } from '../../src/embed/index.js';
+import type { ChatMessage } from '../../src/messages/index.js';
+import { createMonitor, type Monitor } from '../../src/monitor/index.js';
+import type { Workflow } from '../../src/workflow/index.js';
+import { quietLogger, supportWorkflow, transcript } from './helpers.js';
+
+let workflow: Workflow;
+let monitor: Monitor;
+beforeAll(async () => {
+  workflow = await supportWorkflow();
+  monitor = createMonitor({ workflow, historyLimit: Infinity, logger: quietLogger() });
+});
+
+const user = (content: string): ChatMessage => ({ role: 'user', content });
+const say = (content: string): ChatMessage => ({ role: 'assistant', content });
+const call = (name: string, id = `call_${name}`): ChatMessage => ({ role: 'assistant', content: '', toolCalls: [{ id, name, args: {} }] });
+const result = (id: string): ChatMessage => ({ role: 'tool', content: '{"ok":true}', toolCallId: id });
+
+describe('replayTranscript', () => {
+  it('numbers steps, ties each to its assistant message and says why it was classified', async () => {
+    const audit = await replayTranscript(
+      monitor,
+      transcript([
+        { role: 'system', content: 'Be brief.' },
+        user('Hi'),
+        say('Hello! How can I help you today?'),
+        user('Refund NW-1'),
+        call('verify_identity'),
+        result('call_verify_identity'),
+        call('issue_refund'),
+        result('call_issue_refund'),
+        say('Done. Is there anything else I can help with?'),
+      ]),
+      'r1',
+    );
+    expect(audit.trace).toEqual(['greeting', 'verify_identity', 'account_action', 'resolution']);
+    expect(audit.steps.map(({ index, message, state, method, confidence, evidence }) => ({ index, message, state, method, confidence, evidence }))).toEqual([
+      { index: 1, message: 2, state: 'greeting', method: 'pattern', confidence: 0.9, evidence: 'pattern /\\b(hello|hi|welcome)\\b/' },
+      { index: 2, message: 4, state: 'verify_identity', method: 'tool_call', confidence: 1, evidence: 'tool verify_identity' },
+      { index: 3, message: 6, state: 'account_action', method: 'tool_call', confidence: 1, evidence: 'tool issue_refund' },
+      { index: 4, message: 8, state: 'resolution', method: 'pattern', confidence: 0.9, evidence: 'pattern /is there anything else/' },
+    ]);
+    expect(audit.violations).toEqual([]);
+    expect(audit.verdicts).toEqual({ verify_before_account_action: 'satisfied', no_internal_info: 'satisfied', account_action_is_confirmed: 'satisfied', must_resolve: 'satisfied' });
+  });
+
+  it('enters a tool-call state even though no beforeTool was made: the call did run', async () => {
+    const audit = await replayTranscript(monitor, transcript([user('Refund NW-1'), call('issue_refund'), result('call_issue_refund'), say('Done. Is there anything else?')]), 'r2');
+    expect(audit.violations).toEqual([
+      expect.objectContaining({ constraint: 'verify_before_account_action', type: 'precedence', severity: 'critical', step: 1, messageIndex: 1, atClose: false, position: 2 }),
+    ]);
+    expect(audit.violations[0]!.message).toBe("Entered 'account_action' at trace position 2 before any of 'verify_identity'. 'verify_identity' must come before 'account_action'.");
+    expect(audit.deviations).toEqual([{ from: 'greeting', to: 'account_action', step: 1 }]);
+    expect(audit.interventions).toEqual([{ beforeMessage: 3, name: 'verify_first', strategy: 'hard-block', blocked: true }]);
+  });
+
+  it('pins a violation found at close to the last step', async () => {
+    const audit = await replayTranscript(monitor, transcript([user('Hi'), say('Hello!'), user('My parcel is lost'), say('Could you describe the parcel?')]), 'r3');
+    expect(audit.violations).toEqual([
+      { constraint: 'must_resolve', type: 'eventually', severity: 'warning', step: 2, atClose: true, messageIndex: 3, position: 2, message: expect.stringContaining("without reaching 'resolution'") },
+    ]);
+  });
+
+  it('classifies an assistant message without text as no text: the state stays', async () => {
+    const audit = await replayTranscript(monitor, transcript([user('photo attached'), { role: 'assistant', content: '', parts: [{ type: 'image_url' }] }]), 'r4');
+    expect(audit.steps).toEqual([expect.objectContaining({ index: 1, message: 1, state: 'greeting', method: 'fallback', confidence: 0, evidence: 'fallback: no-text', excerpt: '' })]);
+  });
+
+  it('does not close an empty conversation, or one where the assistant never spoke: nothing to judge', async () => {
+    const empty = await replayTranscript(monitor, transcript([]), 'r5');
+    expect(empty).toMatchObject({ trace: ['greeting'], steps: [], violations: [], note: 'empty conversation: nothing to audit', messageCount: 0 });
+    expect(Object.values(empty.verdicts).every((verdict) => verdict === 'pending')).toBe(true);
+    const silent = await replayTranscript(monitor, transcript([user('hello?')]), 'r6');
+    expect(silent).toMatchObject({ steps: [], violations: [], note: 'no assistant message: nothing to audit' });
+  });
+
+  it('replays a 10 MB assistant message in bounded time, with a short excerpt', async () => {
+    const lexical = createMonitor({ workflow, historyLimit: Infinity, embeddings: createLexicalEmbedder(), logger: quietLogger() });
+    await lexical.warmUp();
+    const huge = `${'x '.repeat(5_000_000)}is there anything else`;
+    const started = performance.now();
+    const audit = await replayTranscript(lexical, transcript([user('hi'), say(huge)]), 'r7');
+    expect(performance.now() - started).toBeLessThan(1_000);
+    // The pattern sits past the first 8k characters, so the classifier never reads it.
+    expect(audit.steps[0]).toMatchObject({ state: 'greeting', method: 'fallback' });
+    expect(audit.steps[0]!.excerpt.length).toBeLessThanOrEqual(160);
+  });
+
+  it('keeps every step of a long session (historyLimit: Infinity)', async () => {
+    const messages: ChatMessage[] = [user('hi')];
+    for (let turn = 0; turn < 2_000; turn += 1) messages.push(say('Could you tell me more?'), user('sure'));
+    const started = performance.now();
+    const audit = await replayTranscript(monitor, transcript(messages), 'r8');
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(audit.steps).toHaveLength(2_000);
+    expect(audit.steps.at(-1)).toMatchObject({ index: 2_000, message: 3_999 });
+  });
+});
+
+describe('tracePositionWording', () => {
+  it('says trace position for the monitors\' step numbers, leaving quoted names alone', () => {
+    expect(tracePositionWording("Entered 'step 2' at step 3 before 'a'. The session ended after step 4.")).toBe("Entered 'step 2' at trace position 3 before 'a'. The session ended after trace position 4.");
+  });
+});
