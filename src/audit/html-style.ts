@@ -17,6 +17,7 @@ code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, mo
 .summary { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0 24px; }
 .stat { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 10px 16px; min-width: 130px; }
 .stat b { display: block; font-size: 22px; }
+.stat .detail { display: block; font-size: 12px; color: var(--muted); }
 .stat.bad b { color: var(--red); } .stat.good b { color: var(--green); } .stat.warn b { color: var(--amber); }
 .session { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 16px 20px; margin: 0 0 20px; }
 .session.failed { border-left: 5px solid var(--red); } .session.clean { border-left: 5px solid #22c55e; } .session.warned { border-left: 5px solid #f59e0b; }
@@ -43,6 +44,7 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 12px; color: var(--muted); font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.step { white-space: nowrap; font-variant-numeric: tabular-nums; }
 tr.violated td { background: #fff5f5; }
 .verdicts { display: flex; flex-wrap: wrap; gap: 6px; }
 details summary { cursor: pointer; color: var(--muted); margin-top: 14px; }

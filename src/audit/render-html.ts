@@ -45,12 +45,17 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 function summary(report: AuditReport, failOn: Severity): string {
   const { summary: totals } = report;
   const code = auditExitCode(report, failOn);
-  const stat = (label: string, value: number | string, tone: string) => `<div class="stat ${tone}"><b>${escapeHtml(String(value))}</b>${escapeHtml(label)}</div>`;
-  const worst = [...SEVERITIES].reverse().map((severity) => `${totals.violations[severity]} ${severity}`).join(', ');
+  const stat = (label: string, value: number | string, tone: string, detail = '') =>
+    `<div class="stat ${tone}"><b>${escapeHtml(String(value))}</b>${escapeHtml(label)}${detail ? `<span class="detail">${escapeHtml(detail)}</span>` : ''}</div>`;
+  const counts = [...SEVERITIES]
+    .reverse()
+    .filter((severity) => totals.violations[severity] > 0)
+    .map((severity) => `${totals.violations[severity]} ${severity}`)
+    .join(' · ');
   return `<div class="summary">
 ${stat('sessions', totals.sessions, '')}
 ${stat('clean', totals.sessions - totals.sessionsWithViolations, 'good')}
-${stat(`with violations (${worst})`, totals.sessionsWithViolations, totals.sessionsWithViolations > 0 ? 'bad' : '')}
+${stat('with violations', totals.sessionsWithViolations, totals.sessionsWithViolations > 0 ? 'bad' : '', counts && `violations: ${counts}`)}
 ${stat('unreadable', totals.problems, totals.problems > 0 ? 'bad' : '')}
 ${stat('exit code', code, code === 0 ? 'good' : 'bad')}
 </div>`;
@@ -118,7 +123,7 @@ function violationTable(session: SessionAudit, anchor: string): string {
   if (session.violations.length === 0) return '';
   const rows = session.violations.map((violation: AuditViolation) => {
     const target = violation.atClose ? `${anchor}-close` : `${anchor}-step-${violation.step}`;
-    return `<tr class="violated"><td class="num"><a href="#${target}">${violation.step}</a>${violation.atClose ? ' <span class="muted">(at close)</span>' : ''}</td><td class="num">${violation.messageIndex ?? ''}</td><td><span class="badge ${violation.severity}">${escapeHtml(violation.severity)}</span></td><td class="mono">${escapeHtml(violation.constraint)}</td><td>${escapeHtml(violation.type)}</td><td>${escapeHtml(violation.message)}</td></tr>`;
+    return `<tr class="violated"><td class="step"><a href="#${target}">${violation.step}</a>${violation.atClose ? ' <span class="muted">(at close)</span>' : ''}</td><td class="num">${violation.messageIndex ?? ''}</td><td><span class="badge ${violation.severity}">${escapeHtml(violation.severity)}</span></td><td class="mono">${escapeHtml(violation.constraint)}</td><td>${escapeHtml(violation.type)}</td><td>${escapeHtml(violation.message)}</td></tr>`;
   });
   return `<h3>Violations</h3><table><thead><tr><th>step</th><th>msg</th><th>severity</th><th>constraint</th><th>type</th><th>what happened</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -205,7 +205,7 @@ describe('panoptes audit --html', () => {
     expect(html).toContain('&lt;img src=x onerror=alert(&#39;id&#39;)&gt;');
     expect(html).toContain('&lt;script&gt;alert(&quot;xss&quot;)&lt;/script&gt;');
     expect(html).toMatch(/<div class="chip violated critical" id="s1-step-2"[^>]*>.*✗ verify_before_account_action/);
-    expect(html).toContain('<tr class="violated"><td class="num"><a href="#s1-step-2">2</a>');
+    expect(html).toContain('<tr class="violated"><td class="step"><a href="#s1-step-2">2</a>');
   });
 
   it('keeps stdout pure JSON when combined with --json', async () => {
