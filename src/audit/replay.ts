@@ -91,21 +91,9 @@ function violationsOf(report: SessionReport, steps: readonly AuditStep[]): Audit
       atClose: violation.state === undefined,
       ...(messageIndex === undefined ? {} : { messageIndex }),
       position: violation.position,
-      message: tracePositionWording(violation.message),
+      message: violation.message,
     };
   });
-}
-
-/**
- * The constraint monitors number trace positions "steps" ("Entered 'x' at step 3"); in an audit report "step" is the
- * classified step, which counts turns that stayed in a state too. Say "trace position" so the two never clash.
- * Quoted state names are left alone.
- */
-export function tracePositionWording(message: string): string {
-  return message
-    .split(/('[^']*')/)
-    .map((part, index) => (index % 2 === 1 ? part : part.replace(/\bstep (\d+)/g, 'trace position $1')))
-    .join('');
 }
 
 function evidenceOf({ evidence }: ClassificationResult): string {

@@ -4,20 +4,20 @@ import type { MonitorState, StateSelector } from './types.js';
 
 /**
  * Says what broke the constraint and what would have satisfied it, from the violated monitor state alone, e.g.
- * "Entered 'process_refund' at step 4 before any of 'verify_identity'. 'verify_identity' must come before
+ * "Entered 'process_refund' at trace position 4 before any of 'verify_identity'. 'verify_identity' must come before
  * 'process_refund'." For a monitor that is not violated it says so plainly.
  * @example
  * const compiled = compileConstraint({ name: 'verify-first', type: 'precedence', trigger: 'process_refund', target: 'verify_identity' });
  * let state = initialMonitorState(compiled);
  * for (const entered of ['greeting', 'process_refund']) state = stepMonitor(compiled, state, entered);
  * describeViolation(compiled, state);
- * // "Entered 'process_refund' at step 2 before any of 'verify_identity'. 'verify_identity' must come before 'process_refund'."
+ * // "Entered 'process_refund' at trace position 2 before any of 'verify_identity'. 'verify_identity' must come before 'process_refund'."
  */
 export function describeViolation(compiled: CompiledConstraint, monitorState: MonitorState): string {
   const { violation, open } = monitorState;
   if (monitorState.verdict !== 'violated' || !violation) return `Constraint '${compiled.constraint.name}' is ${monitorState.verdict}.`;
   const { trigger, target, condition } = compiled.constraint;
-  const entered = `Entered '${violation.state}' at step ${violation.step}`;
+  const entered = `Entered '${violation.state}' at trace position ${violation.step}`;
   switch (compiled.type) {
     case 'eventually':
       return `${endedAfter(violation.step)} without reaching ${group(target, 'any of')}. ${capitalise(group(target))} must be reached before the session ends.`;
@@ -32,7 +32,7 @@ export function describeViolation(compiled: CompiledConstraint, monitorState: Mo
     case 'until': {
       const rule = `Once ${group(trigger)} is entered, ${group(target)} must be reached with only ${group(trigger, 'one of')} in between.`;
       if (violation.atClose) return `${at(open)} and the session ended before reaching ${group(target, 'any of')}. ${rule}`;
-      return `${entered}, after '${open?.state}' at step ${open?.step} and before reaching ${group(target, 'any of')}. ${rule}`;
+      return `${entered}, after '${open?.state}' at trace position ${open?.step} and before reaching ${group(target, 'any of')}. ${rule}`;
     }
     case 'next': {
       if (!compiled.trigger) {
@@ -41,7 +41,7 @@ export function describeViolation(compiled: CompiledConstraint, monitorState: Mo
         return violation.step === 0 ? `${endedAfter(0)}. ${rule}` : `${endedAfter(violation.step)}, before a second state. ${rule}`;
       }
       const rule = `${capitalise(group(target))} must come directly after '${open?.state}'.`;
-      if (violation.atClose) return `The session ended right after '${open?.state}' at step ${open?.step}. ${rule}`;
+      if (violation.atClose) return `The session ended right after '${open?.state}' at trace position ${open?.step}. ${rule}`;
       return `${entered}, right after '${open?.state}'. ${rule}`;
     }
   }
@@ -61,7 +61,7 @@ export function describeDoomed(compiled: CompiledConstraint, currentWorkflowStat
     case 'eventually':
       return `${capitalise(group(target))} must still be reached, and no path from ${from} leads there.`;
     case 'response': {
-      const after = open ? `'${open.state}' (step ${open.step})` : group(trigger);
+      const after = open ? `'${open.state}' (trace position ${open.step})` : group(trigger);
       return `${capitalise(group(target))} must still follow ${after}, and no path from ${from} leads there.`;
     }
     case 'until':
@@ -88,12 +88,12 @@ function group(selector: StateSelector | undefined, lead: 'any of' | 'one of' = 
 }
 
 function at(point: { step: number; state: string } | undefined): string {
-  return point ? `Entered '${point.state}' at step ${point.step}` : 'The session ended';
+  return point ? `Entered '${point.state}' at trace position ${point.step}` : 'The session ended';
 }
 
 function endedAfter(steps: number): string {
   if (steps === 0) return 'The session ended before entering any state';
-  return `The session ended after step ${steps}`;
+  return `The session ended after trace position ${steps}`;
 }
 
 function capitalise(text: string): string {

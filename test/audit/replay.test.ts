@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { replayTranscript } from '../../src/audit/index.js';
-import { tracePositionWording } from '../../src/audit/replay.js';
 import { createLexicalEmbedder } from '../../src/embed/index.js';
 import type { ChatMessage } from '../../src/messages/index.js';
 import { createMonitor, type Monitor } from '../../src/monitor/index.js';
@@ -100,8 +99,3 @@ describe('replayTranscript', () => {
   });
 });
 
-describe('tracePositionWording', () => {
-  it('says trace position for the monitors\' step numbers, leaving quoted names alone', () => {
-    expect(tracePositionWording("Entered 'step 2' at step 3 before 'a'. The session ended after step 4.")).toBe("Entered 'step 2' at trace position 3 before 'a'. The session ended after trace position 4.");
-  });
-});
