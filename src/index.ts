@@ -17,3 +17,18 @@ export * from './facts/index.js';
 export * from './guards/index.js';
 export * from './store/index.js';
 export * from './monitor/index.js';
+export {
+  auditExitCode,
+  auditTranscripts,
+  parseTranscripts,
+  renderAuditHtml,
+  renderAuditText,
+  replayTranscript,
+  type AuditOptions,
+  type AuditReport,
+  type AuditStep,
+  type AuditViolation,
+  type SessionAudit,
+  type Transcript,
+  type TranscriptProblem,
+} from './audit/index.js';
