@@ -19,16 +19,20 @@ export function callRecord(call: PreparedCall, step: number): CallRecord {
 }
 
 /**
- * Pairs results with the calls they answer: by `toolCallId` among the recent calls, else the first unanswered call
- * of the latest step with calls that has the same tool name (or any name, when the result has none). A result for a
- * call already answered is ignored, so seeing the same results twice changes nothing.
+ * Pairs results with the calls they answer: by `toolCallId` among the recent calls; otherwise the first unanswered
+ * call without an id of the latest step with calls that has the same tool name (or any name, when the result has
+ * none). A call with an id is only ever answered by that id, so a result for an exempt or forgotten call never lands
+ * on the wrong one. A result for a call already answered is ignored, so seeing the same results twice changes
+ * nothing.
  * @returns The newest call that got a result, or `undefined` when none did.
  * @internal
  */
 export function attachResults(calls: Ring<CallRecord>, awaiting: readonly CallRecord[], results: readonly PreparedResult[]): CallRecord | undefined {
   let newest: CallRecord | undefined;
   for (const result of results) {
-    const record = byId(calls, result.toolCallId) ?? awaiting.find((call) => call.result === undefined && (result.name === undefined || call.name === result.name));
+    const record =
+      byId(calls, result.toolCallId) ??
+      awaiting.find((call) => call.id === undefined && call.result === undefined && (result.name === undefined || call.name === result.name));
     if (record === undefined || record.result !== undefined) continue;
     record.result = { key: result.key, isError: result.isError };
     if (newest === undefined || record.step >= newest.step) newest = record;

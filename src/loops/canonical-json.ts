@@ -51,75 +51,93 @@ const DEFAULT_MAX_DEPTH = 64;
  * canonicalJson({ b: 1, a: [2n, undefined] }) // '{"a":["[BigInt 2]",null],"b":1}'
  */
 export function canonicalJson(value: unknown, options: CanonicalJsonOptions = {}): string {
-  const { ignoreKeys, maxStringLength = DEFAULT_MAX_STRING_LENGTH, maxNodes = DEFAULT_MAX_NODES, maxDepth = DEFAULT_MAX_DEPTH } = options;
-  // Only the current path, not every object seen: a value shared by two branches is rendered twice, not flagged.
-  const ancestors = new Set<object>();
-  let nodes = 0;
-
-  const string = (text: string): string =>
-    JSON.stringify(text.length <= maxStringLength ? text : `${text.slice(0, maxStringLength)}…[${text.length} characters]`);
-
-  const write = (input: unknown, depth: number): string | undefined => {
-    if (++nodes > maxNodes || depth > maxDepth) return JSON.stringify(TRUNCATED_PLACEHOLDER);
-    switch (typeof input) {
-      case 'string':
-        return string(input);
-      case 'number':
-        return Number.isFinite(input) ? JSON.stringify(input) : 'null';
-      case 'boolean':
-        return input ? 'true' : 'false';
-      case 'bigint':
-        return JSON.stringify(`[BigInt ${input}]`);
-      case 'undefined':
-      case 'function':
-      case 'symbol':
-        return undefined;
-    }
-    if (input === null) return 'null';
-    const object = input as object;
-    if (ancestors.has(object)) return JSON.stringify(CIRCULAR_PLACEHOLDER);
-    ancestors.add(object);
-    try {
-      return writeObject(object, depth);
-    } catch {
-      return JSON.stringify(UNREADABLE_PLACEHOLDER);
-    } finally {
-      ancestors.delete(object);
-    }
+  const context: Context = {
+    ignoreKeys: options.ignoreKeys,
+    maxStringLength: options.maxStringLength ?? DEFAULT_MAX_STRING_LENGTH,
+    maxNodes: options.maxNodes ?? DEFAULT_MAX_NODES,
+    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    // Only the current path, not every object seen: a value shared by two branches is rendered twice, not flagged.
+    ancestors: new Set(),
+    nodes: 0,
   };
+  return write(context, value, 0) ?? 'null';
+}
 
-  /** Renders items in order, stopping at the node budget so a million-element array costs no more than the budget. */
-  const writeAll = (items: Iterable<unknown>, depth: number): string[] => {
-    const rendered: string[] = [];
-    for (const item of items) {
-      if (nodes >= maxNodes) {
-        rendered.push(JSON.stringify(TRUNCATED_PLACEHOLDER));
-        break;
-      }
-      rendered.push(write(item, depth + 1) ?? 'null');
+// The walk is a set of module-level functions over one context object rather than closures made per call: the
+// detector canonicalises the arguments of every tool call, so the per-call allocation shows in its budget.
+interface Context {
+  readonly ignoreKeys: ReadonlySet<string> | undefined;
+  readonly maxStringLength: number;
+  readonly maxNodes: number;
+  readonly maxDepth: number;
+  readonly ancestors: Set<object>;
+  nodes: number;
+}
+
+const TRUNCATED = JSON.stringify(TRUNCATED_PLACEHOLDER);
+
+function quote(context: Context, text: string): string {
+  return JSON.stringify(text.length <= context.maxStringLength ? text : `${text.slice(0, context.maxStringLength)}…[${text.length} characters]`);
+}
+
+function write(context: Context, input: unknown, depth: number): string | undefined {
+  if (++context.nodes > context.maxNodes || depth > context.maxDepth) return TRUNCATED;
+  switch (typeof input) {
+    case 'string':
+      return quote(context, input);
+    case 'number':
+      return Number.isFinite(input) ? JSON.stringify(input) : 'null';
+    case 'boolean':
+      return input ? 'true' : 'false';
+    case 'bigint':
+      return JSON.stringify(`[BigInt ${input}]`);
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+  }
+  if (input === null) return 'null';
+  const object = input as object;
+  if (context.ancestors.has(object)) return JSON.stringify(CIRCULAR_PLACEHOLDER);
+  context.ancestors.add(object);
+  try {
+    return writeObject(context, object, depth);
+  } catch {
+    return JSON.stringify(UNREADABLE_PLACEHOLDER);
+  } finally {
+    context.ancestors.delete(object);
+  }
+}
+
+/** Renders items in order, stopping at the node budget so a million-element array costs no more than the budget. */
+function writeAll(context: Context, items: Iterable<unknown>, depth: number): string[] {
+  const rendered: string[] = [];
+  for (const item of items) {
+    if (context.nodes >= context.maxNodes) {
+      rendered.push(TRUNCATED);
+      break;
     }
-    return rendered;
-  };
+    rendered.push(write(context, item, depth + 1) ?? 'null');
+  }
+  return rendered;
+}
 
-  const writeObject = (object: object, depth: number): string | undefined => {
-    const toJSON = (object as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') return write(toJSON.call(object), depth + 1);
-    if (Array.isArray(object)) return `[${writeAll(object, depth).join(',')}]`;
-    if (object instanceof Map) return `{"[Map]":[${writeAll(object, depth).sort().join(',')}]}`;
-    if (object instanceof Set) return `{"[Set]":[${writeAll(object, depth).sort().join(',')}]}`;
-    if (ArrayBuffer.isView(object) && !(object instanceof DataView)) return `[${writeAll(object as unknown as Iterable<unknown>, depth).join(',')}]`;
-    const parts: string[] = [];
-    for (const key of Object.keys(object).sort()) {
-      if (ignoreKeys?.has(key)) continue;
-      if (nodes >= maxNodes) {
-        parts.push(`${string(TRUNCATED_PLACEHOLDER)}:${string(TRUNCATED_PLACEHOLDER)}`);
-        break;
-      }
-      const rendered = write((object as Record<string, unknown>)[key], depth + 1);
-      if (rendered !== undefined) parts.push(`${string(key)}:${rendered}`);
+function writeObject(context: Context, object: object, depth: number): string | undefined {
+  const toJSON = (object as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return write(context, toJSON.call(object), depth + 1);
+  if (Array.isArray(object)) return `[${writeAll(context, object, depth).join(',')}]`;
+  if (object instanceof Map) return `{"[Map]":[${writeAll(context, object, depth).sort().join(',')}]}`;
+  if (object instanceof Set) return `{"[Set]":[${writeAll(context, object, depth).sort().join(',')}]}`;
+  if (ArrayBuffer.isView(object) && !(object instanceof DataView)) return `[${writeAll(context, object as unknown as Iterable<unknown>, depth).join(',')}]`;
+  let rendered = '';
+  for (const key of Object.keys(object).sort()) {
+    if (context.ignoreKeys?.has(key)) continue;
+    if (context.nodes >= context.maxNodes) {
+      rendered += `${rendered === '' ? '' : ','}${TRUNCATED}:${TRUNCATED}`;
+      break;
     }
-    return `{${parts.join(',')}}`;
-  };
-
-  return write(value, 0) ?? 'null';
+    const item = write(context, (object as Record<string, unknown>)[key], depth + 1);
+    if (item !== undefined) rendered += `${rendered === '' ? '' : ','}${quote(context, key)}:${item}`;
+  }
+  return `{${rendered}}`;
 }

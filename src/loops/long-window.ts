@@ -1,11 +1,18 @@
 import type { Logger } from '../monitor/fail-open.js';
-import { createVectorIndex, type VectorIndex } from '../vector-index/index.js';
+import { createVectorIndex, type HnswOptions, type VectorIndex } from '../vector-index/index.js';
 import type { LongWindowOptions } from './options.js';
-import { Ring } from './ring.js';
 import type { WindowMatch } from './semantic-window.js';
+
+/**
+ * HNSW tuning of the long window, lighter than the vector index's defaults: every step adds a point, so insertion is
+ * on the model-call path, and a loop's step sits very close to the step it repeats (cosine > 0.95), where a short
+ * candidate list already finds it. Measured in bench/loops.ts (recall of planted paraphrases at 100,000 steps).
+ */
+export const DEFAULT_LONG_WINDOW_HNSW: Readonly<Required<Pick<HnswOptions, 'efConstruction' | 'efSearch'>>> = Object.freeze({ efConstruction: 64, efSearch: 40 });
 
 interface LongEntry {
   id: string;
+  generation: Generation;
   /** Hash of the step's text and calls. */
   key: number;
   step: number;
@@ -13,60 +20,85 @@ interface LongEntry {
   cluster: number;
 }
 
-/** A session's long window: its last `size` step embeddings in a vector index. @internal */
+/** One block of `size` steps in an index of its own. */
+interface Generation {
+  index: VectorIndex;
+  entries: Map<string, LongEntry>;
+  newestAt: number;
+}
+
+/** A session's long window. @internal */
 export interface LongWindow {
-  /** Drops expired entries, then returns the most similar earlier step that is not a literal repeat (same `key`). */
+  /** Drops expired steps, then returns the most similar earlier step that is not a literal repeat (same `key`). */
   search(vector: Float32Array, key: number, now: number, ttlMs: number): WindowMatch | null;
-  /** Adds a step, replacing an earlier literal repeat of it and dropping the oldest when full. */
+  /** Adds a step; a literal repeat of a step already held refreshes that one instead. */
   add(vector: Float32Array, key: number, step: number, at: number, cluster: number): void;
+  /** Steps held. */
   readonly size: number;
 }
 
+/** Candidates taken from each generation: past a literal repeat and an expired step to the next one. */
+const CANDIDATES = 3;
+
 /**
- * Creates a long window. The index is built on the first step, sized by its vector, and moves from an exact scan to
- * HNSW as it grows (`kind: 'auto'`), so a session that stays short never pays for a graph. Each session has its own
- * index: a shared one would return other sessions' (and tenants') neighbours and crowd out this session's own.
+ * Creates a long window: at least the session's last `size` steps, in blocks ("generations") of `size` steps, each
+ * with an index of its own; when a third block starts, the oldest is dropped whole. So the window holds between
+ * `size` and `2 x size` steps, and no single point is ever deleted: deleting from an HNSW graph and reusing the slot
+ * costs about three insertions (hnswlib repairs the neighbours), which would put a full window over its budget.
  *
- * Literal repeats are skipped as in the short window. The index keeps one entry per step key (the newest), so a
- * search for the two nearest is enough to get past a literal repeat of the step to its nearest paraphrase.
+ * Each session has its own window: a shared index would return other sessions' (and tenants') neighbours and crowd
+ * out this session's own. An index starts as an exact scan and moves to HNSW past 256 steps (`kind: 'auto'`), so a
+ * short session never pays for a graph.
+ *
+ * A literal repeat of a step already held is not added again (its vector is the same): otherwise an agent repeating
+ * one call a thousand times would fill the nearest candidates with copies and hide a paraphrase behind them.
  * @internal
  */
 export function createLongWindow({ size, kind, hnsw }: Required<LongWindowOptions>, logger: Logger): LongWindow {
-  let index: VectorIndex | undefined;
-  // The ring keeps arrival order for expiry and the size bound; an entry replaced by a newer literal repeat stays in
-  // it as a dead slot until it leaves, which only makes the window hold fewer live steps, never more.
-  const entries = new Ring<LongEntry>(size);
-  const byId = new Map<string, LongEntry>();
+  const tuning: HnswOptions = { ...DEFAULT_LONG_WINDOW_HNSW, ...hnsw };
+  const generations: Generation[] = [];
   const byKey = new Map<number, LongEntry>();
-  const drop = (entry: LongEntry) => {
-    if (byId.get(entry.id) !== entry) return;
-    index?.remove(entry.id);
-    byId.delete(entry.id);
-    if (byKey.get(entry.key) === entry) byKey.delete(entry.key);
+  const dropOldest = () => {
+    const oldest = generations.shift()!;
+    for (const entry of oldest.entries.values()) if (byKey.get(entry.key) === entry) byKey.delete(entry.key);
   };
   return {
     get size() {
-      return byId.size;
+      return generations.reduce((sum, generation) => sum + generation.entries.size, 0);
     },
     search(vector, key, now, ttlMs) {
-      while (entries.length > 0 && now - entries.oldest()!.at >= ttlMs) drop(entries.shift()!);
-      if (index === undefined || index.size === 0 || index.dimensions !== vector.length) return null;
-      for (const match of index.search(vector, 2)) {
-        const entry = byId.get(match.id);
-        if (entry !== undefined && entry.key !== key) return { step: entry.step, similarity: match.similarity, cluster: entry.cluster };
+      while (generations.length > 0 && now - generations[0]!.newestAt >= ttlMs) dropOldest();
+      let best: WindowMatch | null = null;
+      for (const { index, entries } of generations) {
+        if (index.dimensions !== vector.length) continue;
+        for (const match of index.search(vector, CANDIDATES)) {
+          const entry = entries.get(match.id);
+          if (entry === undefined || entry.key === key || now - entry.at >= ttlMs) continue;
+          if (best === null || match.similarity > best.similarity) best = { step: entry.step, similarity: match.similarity, cluster: entry.cluster };
+          break;
+        }
       }
-      return null;
+      return best;
     },
     add(vector, key, step, at, cluster) {
-      index ??= createVectorIndex({ dimensions: vector.length, kind, hnsw, logger });
-      if (index.dimensions !== vector.length) return;
-      const repeat = byKey.get(key);
-      if (repeat !== undefined) drop(repeat);
-      const entry: LongEntry = { id: String(step), key, step, at, cluster };
-      const dropped = entries.push(entry);
-      if (dropped !== undefined) drop(dropped);
-      index.add(entry.id, vector);
-      byId.set(entry.id, entry);
+      const held = byKey.get(key);
+      if (held !== undefined) {
+        held.at = at;
+        held.step = step;
+        held.generation.newestAt = Math.max(held.generation.newestAt, at);
+        return;
+      }
+      let current = generations.at(-1);
+      if (current === undefined || current.entries.size >= size) {
+        current = { index: createVectorIndex({ dimensions: vector.length, kind, hnsw: tuning, logger }), entries: new Map(), newestAt: at };
+        generations.push(current);
+        if (generations.length > 2) dropOldest();
+      }
+      if (current.index.dimensions !== vector.length) return;
+      const entry: LongEntry = { id: String(step), generation: current, key, step, at, cluster };
+      current.index.add(entry.id, vector);
+      current.entries.set(entry.id, entry);
+      current.newestAt = at;
       byKey.set(key, entry);
     },
   };

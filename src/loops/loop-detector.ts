@@ -286,7 +286,10 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
 }
 
 function sameStepIn(window: Ring<WindowEntry>, key: number): WindowEntry | undefined {
-  for (const entry of window) if (entry.key === key) return entry;
+  for (let back = 0; back < window.length; back++) {
+    const entry = window.fromEnd(back)!;
+    if (entry.key === key) return entry;
+  }
   return undefined;
 }
 

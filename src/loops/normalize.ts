@@ -10,7 +10,7 @@ export const DEFAULT_VOLATILE_PATTERNS: readonly RegExp[] = Object.freeze([
   /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
   /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g,
   /\b1[5-9]\d{11}\b/g,
-  /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{24,}\b/gi,
+  /\b[0-9a-f]{24,}\b/gi,
 ]);
 
 /** What a volatile value is replaced with before comparing. */
@@ -22,11 +22,20 @@ export const COMPARED_CHARACTERS = 65_536;
 /**
  * Builds the function that replaces volatile values with {@link VOLATILE_PLACEHOLDER}. Patterns are copied with the
  * `g` flag, so a pattern written without it still replaces every occurrence, and a caller's `lastIndex` is never
- * touched.
+ * touched. Where two patterns match at one place, the one listed first wins.
  * @internal
  */
 export function createVolatileNormalizer(patterns: readonly RegExp[]): (text: string) => string {
-  const global = patterns.map((pattern) => new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`));
+  // Patterns with the same flags run as one alternation: one pass over a text instead of one per pattern. A pattern
+  // with groups that are referred to or named keeps a pass of its own, since joining would renumber or clash.
+  const byFlags = new Map<string, string[]>();
+  const alone: RegExp[] = [];
+  for (const pattern of patterns) {
+    const flags = pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`;
+    if (/\\[1-9]|\\k<|\(\?<[^=!]/.test(pattern.source)) alone.push(new RegExp(pattern.source, flags));
+    else byFlags.set(flags, [...(byFlags.get(flags) ?? []), `(?:${pattern.source})`]);
+  }
+  const global = [...[...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags)), ...alone];
   return (text) => {
     let result = text;
     for (const pattern of global) result = result.replace(pattern, VOLATILE_PLACEHOLDER);

@@ -32,7 +32,11 @@ export const DEFAULT_LOOP_ESCALATION = Object.freeze({ strongerHintAt: 2, stopAt
 
 /** The long window: a vector index over many past steps of a session, for loops longer than `window` steps. */
 export interface LongWindowOptions {
-  /** Past steps of a session kept in the index (the oldest is dropped first). Memory: about `size` x dimensions x 4 bytes per session. */
+  /**
+   * Past steps of a session compared, at least: the window holds between `size` and `2 x size` steps, because old
+   * steps leave in blocks of `size` (deleting single points from an HNSW graph costs about three insertions). Memory:
+   * up to `2 x size x dimensions x 4` bytes per session, plus the graph's links.
+   */
   size: number;
   /**
    * Index algorithm; see `createVectorIndex`. `auto` scans exactly up to 256 steps, then moves to HNSW.
@@ -40,8 +44,9 @@ export interface LongWindowOptions {
    */
   kind?: 'auto' | 'hnsw' | 'brute-force';
   /**
-   * HNSW tuning.
-   * @default {}
+   * HNSW tuning; unset fields take the long window's defaults, lighter than the vector index's because every step
+   * is inserted on the model-call path.
+   * @default DEFAULT_LONG_WINDOW_HNSW ({ efConstruction: 64, efSearch: 40 }, m 16)
    */
   hnsw?: HnswOptions;
 }
@@ -78,8 +83,8 @@ export interface LoopDetectorOptions {
    */
   ttlMs?: number;
   /**
-   * Also compares each step with up to `size` older steps of the session through a vector index, for loops longer
-   * than `window` steps. Needs `embedder`.
+   * Also compares each step with at least `size` older steps of the session through a vector index, for loops
+   * longer than `window` steps. Needs `embedder`.
    * @default undefined (off)
    */
   longWindow?: LongWindowOptions;

@@ -39,6 +39,12 @@ export class Ring<T> {
     return this.#items[(this.#start + this.#length - 1 - back) % this.capacity];
   }
 
+  /** The item `index` places from the oldest: 0 is the oldest. */
+  at(index: number): T | undefined {
+    if (index < 0 || index >= this.#length) return undefined;
+    return this.#items[(this.#start + index) % this.capacity];
+  }
+
   /** The oldest item, without removing it. */
   oldest(): T | undefined {
     return this.#length === 0 ? undefined : this.#items[this.#start];
@@ -54,8 +60,8 @@ export class Ring<T> {
     return item;
   }
 
-  /** The items, oldest first. */
-  *[Symbol.iterator](): IterableIterator<T> {
-    for (let i = 0; i < this.#length; i++) yield this.#items[(this.#start + i) % this.capacity]!;
+  /** The items, oldest first (a copy; hot paths use `at` and `fromEnd`, which allocate nothing). */
+  [Symbol.iterator](): IterableIterator<T> {
+    return Array.from({ length: this.#length }, (_, i) => this.#items[(this.#start + i) % this.capacity]!)[Symbol.iterator]();
   }
 }

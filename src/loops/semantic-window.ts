@@ -57,7 +57,8 @@ export function unitVector(vector: readonly number[]): Float32Array {
 export function bestInWindow(window: Ring<WindowEntry>, vector: Float32Array, key: number, now: number, ttlMs: number): WindowMatch | null {
   while (window.length > 0 && now - window.oldest()!.at >= ttlMs) window.shift();
   let best: WindowMatch | null = null;
-  for (const entry of window) {
+  for (let index = 0; index < window.length; index++) {
+    const entry = window.at(index)!;
     if (entry.key === key || entry.vector.length !== vector.length) continue;
     let dot = 0;
     for (let i = 0; i < vector.length; i++) dot += entry.vector[i]! * vector[i]!;

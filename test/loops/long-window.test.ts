@@ -25,9 +25,23 @@ describe('long window', () => {
     expect(report!.evidence.similarity).toBeGreaterThan(0.95);
   });
 
-  it('holds at most `size` steps', async () => {
-    expect((await loopAfter(9, { window: 2, longWindow: { size: 10, kind: 'brute-force' } }))?.evidence.window).toBe('long');
-    expect(await loopAfter(10, { window: 2, longWindow: { size: 10, kind: 'brute-force' } })).toBeNull();
+  it('holds at least `size` steps and at most twice that, dropping old ones in blocks of `size`', async () => {
+    const options = { window: 1, longWindow: { size: 4, kind: 'brute-force' as const } };
+    // Blocks: [trip, f0, f1, f2] [f3 .. f6]; the ninth step (f7) starts a third block and drops the first.
+    for (const fillers of [1, 3, 5, 7]) expect((await loopAfter(fillers, options))?.evidence.window, `after ${fillers}`).toBe('long');
+    expect(await loopAfter(8, options)).toBeNull();
+  });
+
+  it('finds the paraphrase behind many literal repeats of the step', async () => {
+    const detector = detectorFor({ embedder: createFakeEmbedder({ vectors }), window: 1, longWindow: { size: 50, kind: 'hnsw' }, alternation: false, toolCycle: false });
+    await detector.observe('s1', say('plan the trip'));
+    let last = null;
+    for (let i = 0; i < 12; i++) {
+      await detector.observe('s1', say(`filler ${i}`));
+      last = await detector.observe('s1', say('plan the journey'));
+    }
+    // Copies of the journey are held once, so they never crowd the trip out of the nearest candidates.
+    expect(last).toMatchObject({ kind: 'semantic', evidence: { steps: [1, 25], window: 'long' } });
   });
 
   it('forgets steps older than ttlMs', async () => {
