@@ -2,8 +2,11 @@ import { basename, extname } from 'node:path';
 import { convertMessages, describe, isRecord, jsonErrorText } from './messages.js';
 import type { Transcript, TranscriptProblem } from './types.js';
 
-/** `json`: one session, a JSON array of messages. `jsonl`: one `{ "id", "messages" }` session per line. */
-export type TranscriptFormat = 'json' | 'jsonl';
+/**
+ * `json`: one session, a JSON array of messages. `jsonl`: one `{ "id", "messages" }` session per line. `unknown`: a
+ * file that is neither by name nor by its first character (a README caught by a glob), reported once.
+ */
+export type TranscriptFormat = 'json' | 'jsonl' | 'unknown';
 
 /** What one transcript file held: the sessions that can be replayed, and what could not be read. */
 export interface ParsedTranscripts {
@@ -19,7 +22,8 @@ export function transcriptFormat(file: string, text: string): TranscriptFormat {
   const extension = extname(file).toLowerCase();
   if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl';
   if (extension === '.json') return 'json';
-  return /^\s*\[/.test(text.slice(0, 1024)) ? 'json' : 'jsonl';
+  const start = text.slice(0, 1024).trimStart()[0];
+  return start === '[' ? 'json' : start === '{' ? 'jsonl' : 'unknown';
 }
 
 /**
@@ -31,6 +35,7 @@ export function transcriptFormat(file: string, text: string): TranscriptFormat {
  * const { transcripts, problems } = parseTranscripts(await readFile('chats.jsonl', 'utf8'), { file: 'chats.jsonl' });
  */
 export function parseTranscripts(text: string, { file, format = transcriptFormat(file, text) }: { file: string; format?: TranscriptFormat }): ParsedTranscripts {
+  if (format === 'unknown') return failed({ file, text: 'not a transcript: expected a .json file holding an array of messages, or a .jsonl file with one session per line' });
   return format === 'json' ? parseJsonFile(text, file) : parseJsonLines(text, file);
 }
 

@@ -91,3 +91,14 @@ describe('auditExitCode', () => {
     expect(auditExitCode(report([], 1))).toBe(2);
   });
 });
+
+describe('files that are not transcripts', () => {
+  it('reports a README caught by a glob once, not line by line', async () => {
+    const { parseTranscripts } = await import('../../src/audit/index.js');
+    const parsed = parseTranscripts('# Transcripts\n\nSome prose.\n', { file: 'README.md' });
+    expect(parsed.transcripts).toEqual([]);
+    expect(parsed.problems).toEqual([
+      expect.objectContaining({ file: 'README.md', text: 'not a transcript: expected a .json file holding an array of messages, or a .jsonl file with one session per line' }),
+    ]);
+  });
+});
