@@ -1,9 +1,9 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { InvalidOptionError, type Logger, type Monitor } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
-import type { CallOptions, ResponseContent, StreamPart } from './host-types.js';
+import { classifyingStream } from './classifying-stream.js';
+import type { CallOptions, ResponseContent } from './host-types.js';
 import { sessionIdOf, withSessionMetadata } from './session-id.js';
-import { endStream, initialStreamState, stepStream, streamedContent, type StreamState, type StreamStep } from './stream-state.js';
 import { toAssistantTurn, toChatMessages, withInterventions } from './translate.js';
 
 /** Options of {@link panoptesMiddleware}. */
@@ -75,26 +75,7 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
     wrapStream: async function panoptesWrapStream({ doStream, params }) {
       const id = sessionOf(params);
       const result = await doStream();
-      return { ...result, stream: result.stream.pipeThrough(classifyingStream(id, classify)) };
+      return { ...result, stream: classifyingStream(result.stream, id, classify) };
     },
   };
-}
-
-/** Passes every chunk on as it comes and classifies the response when the model's output ends. */
-function classifyingStream(sessionId: string, classify: (sessionId: string, content: readonly ResponseContent[]) => Promise<void>): TransformStream<StreamPart, StreamPart> {
-  let state: StreamState = initialStreamState;
-  let classified: Promise<void> | undefined;
-  const apply = (step: StreamStep, controller: TransformStreamDefaultController<StreamPart>) => {
-    state = step.state;
-    // Started before the held tool calls are released, so the monitor sees the response before any check of them.
-    if (step.classify) classified = classify(sessionId, streamedContent(state));
-    for (const part of step.emit) controller.enqueue(part.type === 'finish' ? { ...part, providerMetadata: withSessionMetadata(part.providerMetadata, sessionId) } : part);
-  };
-  return new TransformStream({
-    transform: (part, controller) => apply(stepStream(state, part), controller),
-    flush: async (controller) => {
-      apply(endStream(state), controller);
-      await classified; // every chunk is out by now; only the close waits, so the step ends classified
-    },
-  });
 }

@@ -1,6 +1,6 @@
 /**
- * What the middleware remembers while a response streams past, as a pure step function: the transform only calls
- * it (STYLE.md: no parser logic inside a `TransformStream`), and tests drive it chunk by chunk.
+ * What the middleware remembers while a response streams past, as a pure step function: the stream wrapper only
+ * calls it (STYLE.md: no parser logic inside a stream), and tests drive it chunk by chunk.
  * @module
  */
 import type { ResponseContent, ResponseToolCall, StreamPart } from './host-types.js';
