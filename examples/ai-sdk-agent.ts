@@ -14,11 +14,10 @@ import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type St
 import { MockLanguageModelV3 } from 'ai/test';
 import { fileURLToPath } from 'node:url';
 import pc from 'picocolors';
-import { guardTools, isToolCallRefusal, panoptesMiddleware, panoptesStopCondition } from '../adapters/ai-sdk/index.js';
+import { guardTools, isToolCallRefusal, panoptesMiddleware, panoptesStopCondition, sessionIdFromMetadata } from '../adapters/ai-sdk/index.js';
 import { createMonitor, loadWorkflow, type RenderedIntervention } from '../src/index.js';
 
 const WORKFLOW = fileURLToPath(new URL('./workflows/customer-support.yaml', import.meta.url));
-const SESSION = 'ticket-1042';
 const SYSTEM = 'You are the support agent of an online shop. Use the tools to help the customer. Be brief.';
 const CUSTOMER = 'Hi, my order 1042 arrived broken. Please refund it, my email is mia@example.com.';
 
@@ -92,18 +91,20 @@ async function main() {
     model,
     system: SYSTEM,
     prompt: CUSTOMER,
-    tools: guardTools(tools, { monitor, sessionId: SESSION }),
-    providerOptions: { panoptes: { sessionId: SESSION } },
+    // No session ids to pass around: the middleware names the session after the conversation's opening, and the
+    // guarded tools check each call in the session of the response that asked for it.
+    tools: guardTools(tools, { monitor }),
     stopWhen: [stepCountIs(8), panoptesStopCondition({ monitor })],
     onStepFinish: async (stepResult) => {
       console.log(pc.dim(`\n-- model call ${++step} --`));
       for (const intervention of applied.splice(0)) say.panoptes(`added ${describe(intervention)} to this call: ${pc.italic(intervention.text.replace(/\s+/g, ' ').trim())}`);
       await tellStep(stepResult);
-      say.panoptes(pc.dim(`workflow state: ${(await monitor.session(SESSION))?.workflow.state}`));
+      const session = await monitor.session(sessionIdFromMetadata(stepResult.providerMetadata)!);
+      say.panoptes(pc.dim(`workflow state: ${session?.workflow.state}`));
     },
   });
 
-  const report = await monitor.endSession(SESSION);
+  const report = await monitor.endSession(sessionIdFromMetadata(result.providerMetadata)!);
   console.log(pc.bold('\nSession report'));
   console.log(`  trace       ${report.trace.join(' -> ')}`);
   console.log(`  verdicts    ${Object.entries(report.verdicts).map(([name, verdict]) => `${name}: ${verdict === 'satisfied' ? pc.green(verdict) : pc.red(verdict)}`).join(', ')}`);

@@ -1,9 +1,14 @@
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import { InvalidOptionError, type Blocker, type Logger, type Monitor, type ProofStatus, type Sentinel } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
+import { sessionOfToolCall } from './tool-call-sessions.js';
 import { argsOf, toCoreToolCall } from './translate.js';
 
-/** Marks a {@link ToolCallRefusal}; a string, so the mark survives the JSON of UI messages. */
+/**
+ * Marks a {@link ToolCallRefusal}; a string, so the mark survives the JSON of UI messages.
+ * @example
+ * if (output.type === REFUSAL_TYPE) showWarning(output.reason);
+ */
 export const REFUSAL_TYPE = 'panoptes-refusal';
 
 /**
@@ -32,9 +37,11 @@ export interface GuardToolsOptions {
   /** Refuses calls the rulebase does not prove allowed (`sentinel.check`). */
   sentinel?: Sentinel;
   /**
-   * The monitor's session: required with `monitor`. Tools never see the system prompt, so they cannot derive the
-   * id the middleware hashes; pass the same id to the middleware (or in `providerOptions.panoptes.sessionId`), or
-   * a function that reads it from the execution options (`experimental_context`).
+   * The monitor's session, or a function of the execution options (e.g. of `experimental_context`). When absent,
+   * each call is checked in the session of the response that asked for it, as `panoptesMiddleware` on the same
+   * monitor recorded it; a call it cannot place (no middleware, or an id seen in two sessions) skips the monitor's
+   * check, with a warning, and the monitor judges it at the next model call instead.
+   * @default undefined
    */
   sessionId?: string | ((options: ToolExecutionOptions) => string);
   /** Receives the adapter's own failures, once per cause. @default console */
@@ -54,10 +61,10 @@ export type GuardedTools<TOOLS extends ToolSet> = {
  *
  * The monitor fails open (a monitor error lets the call run); the sentinel fails closed (it denies what it could
  * not prove, by design of the guards).
- * @throws {InvalidOptionError} at construction when neither guard is given, or `monitor` comes without `sessionId`.
+ * @throws {InvalidOptionError} at construction when neither guard is given, or a guard or `sessionId` is malformed.
  * @example
- * const tools = guardTools({ issue_refund: refundTool, verify_identity: verifyTool }, { monitor, sessionId: 'ticket-42' });
- * await generateText({ model, tools, prompt, providerOptions: { panoptes: { sessionId: 'ticket-42' } } });
+ * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
+ * await generateText({ model, tools: guardTools({ issue_refund, verify_identity }, { monitor }), prompt, stopWhen: stepCountIs(8) });
  */
 export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, sentinel, sessionId, logger = console }: GuardToolsOptions): GuardedTools<TOOLS> {
   if (monitor === undefined && sentinel === undefined) {
@@ -65,15 +72,18 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
   }
   if (monitor !== undefined && typeof monitor.beforeTool !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
   if (sentinel !== undefined && typeof sentinel.check !== 'function') throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel().' });
-  if (monitor !== undefined && !(typeof sessionId === 'function' || (typeof sessionId === 'string' && sessionId !== ''))) {
-    throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "The monitor needs the session's id: pass the one the middleware uses, or a function of the tool's execution options." });
+  if (sessionId !== undefined && !(typeof sessionId === 'function' || (typeof sessionId === 'string' && sessionId !== ''))) {
+    throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "Pass the session's id, a function of the tool's execution options, or nothing to use the session the middleware recorded." });
   }
   const failOpen = createFailOpen(logger);
 
   async function refusalOf(name: string, input: unknown, options: ToolExecutionOptions): Promise<ToolCallRefusal | undefined> {
     if (monitor !== undefined) {
-      const id = typeof sessionId === 'function' ? sessionId(options) : sessionId!;
-      const decision = await failOpen('The pre-emptive check (monitor.beforeTool)', () => monitor.beforeTool(id, toCoreToolCall(options.toolCallId, name, input)));
+      const id = typeof sessionId === 'function' ? sessionId(options) : (sessionId ?? sessionOfToolCall(monitor, options.toolCallId));
+      if (id === undefined) {
+        failOpen.note('session lookup', `No session is known for tool call '${options.toolCallId}', so the monitor did not check it before it ran: pass sessionId, or wrap the model with panoptesMiddleware on the same monitor.`);
+      }
+      const decision = id === undefined ? undefined : await failOpen.run('The pre-emptive check (monitor.beforeTool)', () => monitor.beforeTool(id, toCoreToolCall(options.toolCallId, name, input)));
       if (decision?.action === 'deny') return { type: REFUSAL_TYPE, by: 'monitor', tool: name, reason: decision.reason, constraints: decision.constraints };
     }
     if (sentinel !== undefined) {

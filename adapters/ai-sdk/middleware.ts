@@ -4,6 +4,7 @@ import { createFailOpen } from './fail-open.js';
 import { classifyingStream } from './classifying-stream.js';
 import type { CallOptions, ResponseContent } from './host-types.js';
 import { sessionIdOf, withSessionMetadata } from './session-id.js';
+import { rememberToolCalls } from './tool-call-sessions.js';
 import { toAssistantTurn, toChatMessages, withInterventions } from './translate.js';
 
 /** Options of {@link panoptesMiddleware}. */
@@ -49,7 +50,9 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
   const sessionOf = (params: CallOptions) => sessions.get(params) ?? sessionIdOf(params, sessionId);
 
   const classify = async (id: string, content: readonly ResponseContent[]) => {
-    await failOpen('Classifying a response (monitor.afterModel)', () => monitor.afterModel(id, toAssistantTurn(content)));
+    const turn = toAssistantTurn(content);
+    rememberToolCalls(monitor, id, turn.toolCalls); // synchronously, before the host can run any of them
+    await failOpen.run('Classifying a response (monitor.afterModel)', () => monitor.afterModel(id, turn));
   };
 
   return {
@@ -58,7 +61,7 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
     transformParams: async function panoptesTransformParams({ params }) {
       const id = sessionIdOf(params, sessionId);
       const converted = toChatMessages(params.prompt);
-      const before = await failOpen('Applying interventions (monitor.beforeModel)', () => monitor.beforeModel(id, { messages: converted.messages }));
+      const before = await failOpen.run('Applying interventions (monitor.beforeModel)', () => monitor.beforeModel(id, { messages: converted.messages }));
       if (before?.action === 'block') throw before.error;
       const next = before && before.interventions.length > 0 ? { ...params, prompt: withInterventions(params.prompt, converted, before.messages) } : params;
       sessions.set(next, id);

@@ -1,7 +1,11 @@
 import type { CallOptions, Prompt, ProviderMetadata } from './host-types.js';
 import { stableHash } from './stable-hash.js';
 
-/** The request header that names a call's session: `x-panoptes-session-id`. Matched case-insensitively. */
+/**
+ * The request header that names a call's session: `x-panoptes-session-id`. Matched case-insensitively.
+ * @example
+ * await generateText({ model, prompt, headers: { [SESSION_ID_HEADER]: 'ticket-42' } });
+ */
 export const SESSION_ID_HEADER = 'x-panoptes-session-id';
 
 /** The `providerOptions` and `providerMetadata` key Panoptes reads and writes: `panoptes`. */
@@ -13,6 +17,8 @@ export const PANOPTES_KEY = 'panoptes';
  * system prompt and the first user message, so every call of one conversation lands in the same session without
  * any configuration.
  * @example
+ * sessionIdOf(params, 'ticket-42') // 'ticket-42', whatever the call says
+ * // per call, from the app:
  * await generateText({ model, prompt, providerOptions: { panoptes: { sessionId: 'ticket-42' } } });
  */
 export function sessionIdOf(params: CallOptions, explicit?: string): string {
@@ -28,6 +34,8 @@ export function sessionIdOf(params: CallOptions, explicit?: string): string {
  * A conversation's id from its opening: the system messages before the first other message, and the text of the
  * first user message. Later turns do not change it, and neither do interventions (they edit only the copy of the
  * prompt sent to the model, never the conversation the host keeps).
+ * @example
+ * conversationId([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Hi' }] }]) // 'conversation-…'
  */
 export function conversationId(prompt: Prompt): string {
   const opening: string[] = [];
@@ -40,12 +48,22 @@ export function conversationId(prompt: Prompt): string {
   return `conversation-${stableHash([opening.join('\n'), userText])}`;
 }
 
-/** Response metadata naming the session, so the app and the stop condition can find a derived session id. */
+/**
+ * Response metadata naming the session, so the app and the stop condition can find a derived session id.
+ * @example
+ * withSessionMetadata({ openai: { responseId: 'r1' } }, 's1') // { openai: { responseId: 'r1' }, panoptes: { sessionId: 's1' } }
+ */
 export function withSessionMetadata(metadata: ProviderMetadata | undefined, sessionId: string): ProviderMetadata {
   return { ...metadata, [PANOPTES_KEY]: { ...metadata?.[PANOPTES_KEY], sessionId } };
 }
 
-/** The session id the middleware wrote into a response's `providerMetadata`, if any. */
+/**
+ * The session id the middleware wrote into a response's `providerMetadata`, if any: how an app finds the session
+ * of a conversation whose id was derived.
+ * @example
+ * const result = await generateText({ model, prompt });
+ * const report = await monitor.endSession(sessionIdFromMetadata(result.providerMetadata)!);
+ */
 export function sessionIdFromMetadata(metadata: ProviderMetadata | undefined): string | undefined {
   const value = metadata?.[PANOPTES_KEY]?.sessionId;
   return typeof value === 'string' ? value : undefined;

@@ -26,6 +26,7 @@ export interface StreamStep {
   classify: boolean;
 }
 
+/** The state before the first chunk. */
 export const initialStreamState: StreamState = { text: '', hasText: false, toolCalls: [], held: [], classified: false };
 
 /**
@@ -57,7 +58,11 @@ export function stepStream(state: StreamState, part: StreamPart): StreamStep {
   }
 }
 
-/** The stream closed: classify if `finish` never came (an aborted or failed response), and release what is held. */
+/**
+ * The stream closed: classify if `finish` never came (a cut-off response), and release what is held.
+ * @example
+ * const { emit, classify } = endStream(state); // emit the held tool calls; classify unless `finish` already did
+ */
 export function endStream(state: StreamState): StreamStep {
   return release(state, []);
 }
@@ -66,7 +71,11 @@ function release(state: StreamState, after: StreamPart[]): StreamStep {
   return { state: { ...state, held: [], classified: true }, emit: [...state.held, ...after], classify: !state.classified };
 }
 
-/** The streamed response as response content, ready for translation. */
+/**
+ * The streamed response as response content, ready for translation.
+ * @example
+ * toAssistantTurn(streamedContent(state))
+ */
 export function streamedContent(state: StreamState): ResponseContent[] {
   return [...(state.text === '' ? [] : [{ type: 'text' as const, text: state.text }]), ...state.toolCalls];
 }

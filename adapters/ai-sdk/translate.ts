@@ -95,6 +95,10 @@ const isErrorOutput = (output: ToolOutput) => output.type === 'error-text' || ou
  * of its own after the original parts (files stay where they were); new messages are converted.
  * @param converted What {@link toChatMessages} returned for `prompt`, the input the core edited.
  * @param edited The core's messages: the same objects where unchanged (the core copies only what it edits).
+ * @example
+ * const converted = toChatMessages(params.prompt);
+ * const before = await monitor.beforeModel(sessionId, { messages: converted.messages });
+ * if (before.action === 'proceed' && before.interventions.length > 0) params = { ...params, prompt: withInterventions(params.prompt, converted, before.messages) };
  */
 export function withInterventions(prompt: Prompt, converted: ConvertedPrompt, edited: readonly ChatMessage[]): Prompt {
   const result: PromptMessage[] = [];
@@ -157,12 +161,18 @@ export function toAssistantTurn(content: readonly ResponseContent[]): AssistantT
 /**
  * A tool call in the core's form. Responses carry the input as a JSON string, prompts and tool executions as a
  * value; anything that is not a JSON object reads as no arguments (the workflow classifies calls by name).
+ * @example
+ * toCoreToolCall('c1', 'issue_refund', '{"orderId":"42"}') // { id: 'c1', name: 'issue_refund', args: { orderId: '42' } }
  */
 export function toCoreToolCall(id: string | undefined, name: string, input: unknown): ToolCall {
   return { ...(id === undefined ? {} : { id }), name, args: argsOf(input) };
 }
 
-/** Tool arguments as a plain object: parsed from JSON text when needed, `{}` for anything else. */
+/**
+ * Tool arguments as a plain object: parsed from JSON text when needed, `{}` for anything else.
+ * @example
+ * argsOf('{not json') // {}
+ */
 export function argsOf(input: unknown): Record<string, unknown> {
   let value = input;
   if (typeof value === 'string') {

@@ -78,6 +78,19 @@ describe('guardTools with a sentinel', () => {
   });
 });
 
+describe('guardTools without a sessionId', () => {
+  it('skips the monitor, with one warning, for a call no middleware recorded, and the monitor judges it next call', async () => {
+    const logger = recordingLogger();
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const { tools, refunds } = refundWorld();
+    const guarded = guardTools(tools, { monitor, logger });
+    expect(await guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions)).toBe('Refunded B1.');
+    expect(await guarded.issue_refund.execute!({ booking_id: 'B2' }, { ...executionOptions, toolCallId: 'c2' })).toBe('Refunded B2.');
+    expect(refunds).toEqual(['B1', 'B2']);
+    expect(logger.warnings).toEqual([expect.stringContaining("No session is known for tool call 'c1'")]);
+  });
+});
+
 describe('guardTools, host details', () => {
   it('keeps a streaming tool streaming, and a refused one yields only the refusal', async () => {
     const { sentinel } = refundWorld();
@@ -128,7 +141,7 @@ describe('guardTools, host details', () => {
     const { sentinel, tools } = refundWorld();
     const monitor = createMonitor({ workflow });
     expect(() => guardTools(tools, {})).toThrow(InvalidOptionError);
-    expect(() => guardTools(tools, { monitor })).toThrow('Invalid option `sessionId`: received undefined.');
+    expect(() => guardTools(tools, { monitor, sessionId: '' })).toThrow('Invalid option `sessionId`: received "".');
     expect(() => guardTools(tools, { sentinel: {} as Sentinel })).toThrow('Invalid option `sentinel`');
   });
 

@@ -142,6 +142,28 @@ describe('panoptesMiddleware through generateText', () => {
     expect(JSON.stringify(guided[0]!.prompt)).toContain('hurry');
   });
 
+  it('needs no ids at all: each tool call is checked in the session of the conversation that asked for it', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const mock = scriptedModel((prompt) => {
+      const hurried = JSON.stringify(prompt[1]).includes('hurry');
+      const toolResults = prompt.filter((message) => message.role === 'tool').length;
+      const plan = hurried ? ['issue_refund', 'verify_identity', 'issue_refund'] : ['verify_identity', 'issue_refund'];
+      const next = plan[toolResults];
+      return next === undefined ? say('Refunded. Anything else?') : callTool(next, `call_${Math.random().toString(36).slice(2)}`);
+    });
+    const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor }) });
+    const { tools, ran } = supportTools();
+    const guarded = guardTools(tools, { monitor });
+    const run = (prompt: string) => generateText({ model, tools: guarded, system: 'You are a support agent.', prompt, stopWhen: stepCountIs(6) });
+    const [calm, hurried] = await Promise.all([run('Refund order 42.'), run("I'm in a hurry, refund order 7.")]);
+
+    const [calmId, hurriedId] = [sessionIdFromMetadata(calm.providerMetadata)!, sessionIdFromMetadata(hurried.providerMetadata)!];
+    expect(calmId).not.toBe(hurriedId);
+    expect((await monitor.report(calmId))!).toMatchObject({ trace: ['greeting', 'verify_identity', 'account_action', 'resolution'], refusals: [] });
+    expect((await monitor.report(hurriedId))!).toMatchObject({ trace: ['greeting', 'verify_identity', 'account_action', 'resolution'], refusals: [expect.objectContaining({ state: 'account_action' })] });
+    expect(ran.sort()).toEqual(['issue_refund', 'issue_refund', 'verify_identity', 'verify_identity']);
+  });
+
   it('derives one stable session per conversation when no id is given', async () => {
     const monitor = createMonitor({ workflow, logger: recordingLogger() });
     const model = wrapLanguageModel({ model: sequenceModel(say('tell me more')), middleware: panoptesMiddleware({ monitor }) });

@@ -1,0 +1,44 @@
+/**
+ * Which session asked for each tool call, per monitor. `panoptesMiddleware` records the calls of every response it
+ * classifies; `guardTools` without a `sessionId` looks a call up by its id, so the tools check against the session
+ * the middleware used (often a hash of the conversation, which a tool cannot compute: it never sees the system
+ * prompt). Providers give tool calls unique ids; an id seen in two sessions at once is ambiguous and matches none.
+ * @module
+ */
+
+/** Calls remembered per monitor before the oldest are forgotten (calls that never ran leave entries behind). */
+const LIMIT = 10_000;
+const AMBIGUOUS = null;
+const registry = new WeakMap<object, Map<string, string | typeof AMBIGUOUS>>();
+
+/**
+ * Remembers that `sessionId` asked for these tool calls.
+ * @example
+ * rememberToolCalls(monitor, 'ticket-42', [{ id: 'call_abc' }]);
+ */
+export function rememberToolCalls(monitor: object, sessionId: string, toolCalls: ReadonlyArray<{ id?: string }>): void {
+  if (toolCalls.length === 0) return;
+  let calls = registry.get(monitor);
+  if (calls === undefined) registry.set(monitor, (calls = new Map()));
+  for (const { id } of toolCalls) {
+    if (id === undefined) continue;
+    const known = calls.get(id);
+    calls.set(id, known === undefined || known === sessionId ? sessionId : AMBIGUOUS);
+  }
+  for (const oldest of calls.keys()) {
+    if (calls.size <= LIMIT) break;
+    calls.delete(oldest);
+  }
+}
+
+/**
+ * The session that asked for a tool call, forgetting it (each call runs once); `undefined` when unknown or ambiguous.
+ * @example
+ * sessionOfToolCall(monitor, 'call_abc') // 'ticket-42'
+ */
+export function sessionOfToolCall(monitor: object, toolCallId: string): string | undefined {
+  const calls = registry.get(monitor);
+  const sessionId = calls?.get(toolCallId);
+  calls?.delete(toolCallId);
+  return sessionId ?? undefined;
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { rememberToolCalls, sessionOfToolCall } from '../../../adapters/ai-sdk/tool-call-sessions.js';
+
+describe('tool-call sessions', () => {
+  it('finds the session of a call once, per monitor', () => {
+    const [monitor, other] = [{}, {}];
+    rememberToolCalls(monitor, 's1', [{ id: 'call_a' }, { id: 'call_b' }, {}]);
+    expect(sessionOfToolCall(other, 'call_a')).toBeUndefined();
+    expect(sessionOfToolCall(monitor, 'call_a')).toBe('s1');
+    expect(sessionOfToolCall(monitor, 'call_a')).toBeUndefined(); // forgotten once taken
+    expect(sessionOfToolCall(monitor, 'call_b')).toBe('s1');
+  });
+
+  it('matches no session for an id two sessions used', () => {
+    const monitor = {};
+    rememberToolCalls(monitor, 's1', [{ id: 'call_0' }]);
+    rememberToolCalls(monitor, 's1', [{ id: 'call_0' }]); // the same session again is fine
+    rememberToolCalls(monitor, 's2', [{ id: 'call_0' }]);
+    expect(sessionOfToolCall(monitor, 'call_0')).toBeUndefined();
+  });
+
+  it('forgets the oldest calls beyond 10,000', () => {
+    const monitor = {};
+    rememberToolCalls(monitor, 's1', Array.from({ length: 10_005 }, (_, index) => ({ id: `call_${index}` })));
+    expect(sessionOfToolCall(monitor, 'call_4')).toBeUndefined();
+    expect(sessionOfToolCall(monitor, 'call_5')).toBe('s1');
+    expect(sessionOfToolCall(monitor, 'call_10004')).toBe('s1');
+  });
+});
