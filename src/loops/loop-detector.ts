@@ -99,7 +99,9 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
     const stepNumber = ++session.steps;
     if (step.kind === 'exempt') {
       breakMonologue(session.monologue); // a poll is something in between
-      return { findings: [], stepNumber };
+      // Its own results pair with nothing (exempt calls are not recorded); results of earlier calls still count.
+      const answered = step.results.length > 0 && attachResults(session.calls, session.awaiting, step.results);
+      return { findings: answered ? resultFindings(session) : [], stepNumber };
     }
     const findings: LoopFinding[] = [];
     let cycle: LoopFinding | null = null;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/loops/index.js';
+import { canonicalJson } from '../../src/loops/canonical-json.js';
 
 /** Rebuilds an object with its keys in reverse order, at every depth. */
 function reverseKeys(value: unknown): unknown {

@@ -86,3 +86,24 @@ describe('repeated-action', () => {
     expect(reports.every((report) => report === null)).toBe(true);
   });
 });
+
+describe('results that arrive with a later step', () => {
+  it('still answer their calls when the later step only polls an exempt tool', () => {
+    const detector = detectorFor({ exemptTools: ['poll'] });
+    const reports = [];
+    for (let i = 0; i < 4; i++) {
+      reports.push(
+        detector.observeStructural('s1', {
+          toolCalls: [call('poll', {}, `p${i}`)],
+          toolResults: [
+            { toolCallId: `p${i}`, content: 'pending' },
+            ...(i === 0 ? [] : [{ toolCallId: `c${i - 1}`, content: 'same' }]),
+          ],
+        }),
+      );
+      reports.push(detector.observeStructural('s1', { toolCalls: [call('search', { q: 'x' }, `c${i}`)] }));
+    }
+    reports.push(detector.observeStructural('s1', { toolResults: [{ toolCallId: 'c3', content: 'same' }] }));
+    expect(kinds(reports)).toEqual(['-', '-', '-', '-', '-', '-', '-', '-', 'repeated-action']);
+  });
+});
