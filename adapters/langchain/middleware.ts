@@ -1,4 +1,4 @@
-import type { AIMessage } from '@langchain/core/messages';
+import type { BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import { InvalidOptionError, WorkflowViolationError, type Logger, type Monitor, type Sentinel, type SessionReport } from '../../src/index.js';
@@ -25,8 +25,9 @@ export interface PanoptesMiddlewareOptions {
    */
   sessionId?: string;
   /**
-   * What a hard block does: end the run with an AI message saying why (`jumpTo: "end"`), or throw
-   * `WorkflowViolationError` out of `agent.invoke`.
+   * What a hard block does: end the run with an AI message saying why, or throw `WorkflowViolationError` out of
+   * `agent.invoke` (the thread keeps that message). `'throw'` adds an `afterModel` hook, which costs one graph step
+   * (about 1 ms) on every model call; `'end'` needs none, because an answer without tool calls ends the run.
    * @default 'end'
    */
   onBlock?: 'end' | 'throw';
@@ -57,8 +58,10 @@ export interface PanoptesMiddlewareOptions {
  *
  * - `wrapModelCall`: applies the monitor's pending interventions to this call's request only (the thread's stored
  *   history never holds a correction), adds the sentinel's fact summary to the system prompt, calls the model, and
- *   classifies the response. A hard block skips the model and answers with an AI message saying why.
- * - `afterModel`: ends the run on that message (`jumpTo: "end"`), or throws `WorkflowViolationError` (`onBlock: 'throw'`).
+ *   classifies the response. A hard block skips the model and answers with an AI message saying why; the answer
+ *   has no tool calls, so the agent's own routing ends the run there.
+ * - `afterModel` (only with `onBlock: 'throw'`): throws `WorkflowViolationError` on that answer, unwrapped (an error
+ *   thrown inside `wrapModelCall` would reach the caller wrapped in LangChain's `MiddlewareError`).
  * - `wrapToolCall`: proves the call with the sentinel, then runs the monitor's pre-emptive check. A refused call
  *   never runs; the model receives an error `ToolMessage` saying what to do instead.
  * - `afterAgent` (with `onReport` or `closeSession`): publishes the session's report.
@@ -106,16 +109,12 @@ export function panoptesMiddleware({
       return response;
     },
 
-    ...(monitor
+    ...(monitor && onBlock === 'throw'
       ? {
-          afterModel: {
-            canJumpTo: ['end'],
-            hook: function panoptesAfterModel(state) {
-              const block = blockOf(state.messages.at(-1) as AIMessage | undefined);
-              if (!block) return undefined;
-              if (onBlock === 'throw') throw new WorkflowViolationError({ intervention: block.intervention, modelMessage: block.text, sessionId: block.sessionId });
-              return { jumpTo: 'end' };
-            },
+          afterModel: function panoptesAfterModel(state: { messages: BaseMessage[] }) {
+            const block = blockOf(state.messages.at(-1));
+            if (block) throw new WorkflowViolationError({ intervention: block.intervention, modelMessage: block.text, sessionId: block.sessionId });
+            return undefined;
           },
         }
       : {}),
