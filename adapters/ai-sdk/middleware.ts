@@ -50,9 +50,11 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
   const sessionOf = (params: CallOptions) => sessions.get(params) ?? sessionIdOf(params, sessionId);
 
   const classify = async (id: string, content: readonly ResponseContent[]) => {
-    const turn = toAssistantTurn(content);
-    rememberToolCalls(monitor, id, turn.toolCalls); // synchronously, before the host can run any of them
-    await failOpen.run('Classifying a response (monitor.afterModel)', () => monitor.afterModel(id, turn));
+    await failOpen.run('Classifying a response (monitor.afterModel)', () => {
+      const turn = toAssistantTurn(content);
+      rememberToolCalls(monitor, id, turn.toolCalls); // synchronously, before the host can run any of them
+      return monitor.afterModel(id, turn);
+    });
   };
 
   return {
@@ -60,10 +62,14 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
 
     transformParams: async function panoptesTransformParams({ params }) {
       const id = sessionIdOf(params, sessionId);
-      const converted = toChatMessages(params.prompt);
-      const before = await failOpen.run('Applying interventions (monitor.beforeModel)', () => monitor.beforeModel(id, { messages: converted.messages }));
-      if (before?.action === 'block') throw before.error;
-      const next = before && before.interventions.length > 0 ? { ...params, prompt: withInterventions(params.prompt, converted, before.messages) } : params;
+      const decision = await failOpen.run('Applying interventions (monitor.beforeModel)', async () => {
+        const converted = toChatMessages(params.prompt);
+        const before = await monitor.beforeModel(id, { messages: converted.messages });
+        if (before.action === 'block') return before;
+        return { action: 'proceed' as const, params: before.interventions.length === 0 ? params : { ...params, prompt: withInterventions(params.prompt, converted, before.messages) } };
+      });
+      if (decision?.action === 'block') throw decision.error;
+      const next = decision?.params ?? params;
       sessions.set(next, id);
       return next;
     },

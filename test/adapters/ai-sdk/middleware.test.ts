@@ -204,6 +204,14 @@ describe('panoptesMiddleware through generateText', () => {
     ]);
   });
 
+  it('passes a prompt it cannot read on unchanged', async () => {
+    const logger = recordingLogger();
+    const middleware = panoptesMiddleware({ monitor: createMonitor({ workflow, logger: recordingLogger() }), sessionId: 's1', logger });
+    const params = { prompt: [{ role: 'assistant', content: null }] } as never;
+    expect(await middleware.transformParams!({ params, type: 'generate', model: sequenceModel(say('hi')) })).toBe(params);
+    expect(logger.warnings).toEqual([expect.stringMatching(/^\[panoptes\] Applying interventions \(monitor.beforeModel\) failed/)]);
+  });
+
   it('rejects bad options at construction', () => {
     expect(() => panoptesMiddleware({ monitor: {} as Monitor })).toThrow(InvalidOptionError);
     const monitor = createMonitor({ workflow });
