@@ -2,7 +2,8 @@
  * Loop detection (DESIGN.md section 8): structural checks over a session's steps, a semantic check over their
  * embeddings, hints that escalate to a stop, fail-open throughout.
  */
-export { createLoopDetector, DEFAULT_LOOP_WARM_UP_TIMEOUT_MS } from './loop-detector.js';
+export { createLoopDetector } from './loop-detector.js';
+export { DEFAULT_LOOP_WARM_UP_TIMEOUT_MS } from './embedding.js';
 export {
   DEFAULT_ALTERNATION,
   DEFAULT_LOOP_ESCALATION,
