@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../errors/index.js';
 import { createMissCounter } from '../monitor/fail-open.js';
 import { createKeyedQueue } from '../monitor/keyed-queue.js';
 import { DEFAULT_LOOP_WARM_UP_TIMEOUT_MS, createLoopEmbedding } from './embedding.js';
@@ -89,7 +90,12 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
     resetSession(sessionId, options) {
       store.delete(keyOf(sessionId, options));
     },
-    warmUp: ({ timeoutMs = DEFAULT_LOOP_WARM_UP_TIMEOUT_MS } = {}) => (embedding ? embedding.warmUp(timeoutMs) : Promise.resolve(false)),
+    async warmUp({ timeoutMs = DEFAULT_LOOP_WARM_UP_TIMEOUT_MS } = {}) {
+      if (!(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+        throw new InvalidOptionError({ parameter: 'timeoutMs', value: timeoutMs, fix: 'Pass a positive number of milliseconds for the warm-up; the default is 30000.' });
+      }
+      return embedding ? embedding.warmUp(timeoutMs) : false;
+    },
     misses: () => misses.counts(),
     get sessionCount() {
       return store.size;

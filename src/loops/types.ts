@@ -146,6 +146,7 @@ export interface LoopDetector {
    * before the first real step; it also fixes the expected vector length. Call it once at startup. Resolves `true`
    * when the embedder answered with a valid vector, `false` otherwise (counted and logged, never thrown) or when
    * there is no embedder.
+   * @throws {InvalidOptionError} (as a rejection) when `timeoutMs` is not a positive number.
    */
   warmUp(options?: { timeoutMs?: number }): Promise<boolean>;
   /** Panoptes' own failures so far, by cause: `embedding` (timeout, error, invalid vector) and `internal`. */

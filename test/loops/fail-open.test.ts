@@ -81,6 +81,7 @@ describe('fail-open', () => {
     const silent = detectorFor({ embedder: createFakeEmbedder({ embed: () => new Promise<number[]>(() => {}) }) });
     await expect(silent.warmUp({ timeoutMs: 10 })).resolves.toBe(false);
     await expect(detectorFor().warmUp()).resolves.toBe(false);
+    await expect(failing.warmUp({ timeoutMs: 0 })).rejects.toThrow('Invalid option `timeoutMs`: received 0. Pass a positive number of milliseconds for the warm-up; the default is 30000.');
   });
 
   it('counts into a shared miss counter, so the monitor logs each cause once across both', async () => {
