@@ -17,7 +17,7 @@ const TIMEOUT_MS = 50;
 const LONG_WINDOW_STEPS = 100_000;
 /** Blocks of 50,000: after 100,000 steps the window holds two full blocks, its costliest shape (two searches). */
 const LONG_WINDOW_SIZE = 50_000;
-const LONG_WINDOW_CHECKS = 1_200;
+const LONG_WINDOW_CHECKS = 2_000;
 
 function seeded(seed: number): () => number {
   let state = seed >>> 0;
