@@ -20,7 +20,7 @@ import type { LoopDetector, LoopObserveOptions, LoopReport, LoopStep } from './t
  * next for a stronger hint, the third for the end of the run.
  *
  * Fail-open: an embedder that fails, returns an invalid vector or takes longer than `timeoutMs` leaves the step to
- * the structural checks; the miss is counted and logged once per cause. Nothing here throws after construction.
+ * the structural checks; the miss is counted and logged once per cause. `observe` never throws or rejects.
  * Sessions (and tenants) never see each other's history; memory is bounded by `ttlMs` and `maxSessions`.
  * @param options See {@link LoopDetectorOptions}; all optional.
  * @throws {InvalidOptionError} when an option is invalid or unknown, naming it, the value and the fix.
