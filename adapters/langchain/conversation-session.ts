@@ -17,10 +17,12 @@ const REMEMBERED_THREADS = 10_000;
 export function createSessionFinder(option: string | undefined) {
   const remembered = new Map<string, string>();
   return function sessionOf(configurable: { thread_id?: unknown } | undefined, messages: readonly BaseMessage[], systemPrompt?: string): string {
+    const threadId = configurable?.thread_id;
+    const named = Boolean(option) || (typeof threadId === 'string' && threadId !== '') || typeof threadId === 'number';
     return resolveSessionId({
       option,
-      threadId: configurable?.thread_id,
-      metadataSessionId: currentMetadata()?.session_id,
+      threadId,
+      metadataSessionId: named ? undefined : currentMetadata()?.session_id, // read only when needed: every hook asks
       fallback: () => {
         const key = messages[0]?.id;
         const known = key === undefined ? undefined : remembered.get(key);

@@ -53,7 +53,7 @@ export function textOf(content: MessageContent | undefined): string {
  */
 export function toToolCall(call: LangChainToolCall): ToolCall {
   const args = typeof call.args === 'object' && call.args !== null && !Array.isArray(call.args) ? (call.args as Record<string, unknown>) : {};
-  return { ...(call.id ? { id: call.id } : {}), name: call.name, args };
+  return call.id ? { id: call.id, name: call.name, args } : { name: call.name, args };
 }
 
 /**
@@ -65,32 +65,29 @@ export function toToolCall(call: LangChainToolCall): ToolCall {
  */
 export function toChatMessage(message: BaseMessage): ChatMessage {
   const content = textOf(message.content);
-  const parts = Array.isArray(message.content) ? { parts: message.content as readonly unknown[] } : {};
-  const neutral = ((): ChatMessage => {
-    switch (roleOf(message)) {
-      case 'assistant': {
-        const toolCalls = ((message as AIMessage).tool_calls ?? []).map(toToolCall);
-        return { role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...parts };
-      }
-      case 'tool': {
-        const tool = message as ToolMessage;
-        return {
-          role: 'tool',
-          content,
-          ...(typeof tool.tool_call_id === 'string' ? { toolCallId: tool.tool_call_id } : {}),
-          ...(message.name ? { name: message.name } : {}),
-          ...(tool.status === 'error' ? { isError: true } : {}),
-          ...parts,
-        };
-      }
-      case 'system':
-        return { role: 'system', content, ...parts };
-      default:
-        return { role: 'user', content, ...parts };
+  // Built as literals with the link in place: this runs on every message of every model call.
+  const linked = (neutral: Linked): Linked => {
+    if (Array.isArray(message.content)) neutral.parts = message.content as readonly unknown[];
+    return neutral;
+  };
+  switch (roleOf(message)) {
+    case 'assistant': {
+      const calls = (message as AIMessage).tool_calls;
+      return linked(calls && calls.length > 0 ? { role: 'assistant', content, toolCalls: calls.map(toToolCall), [HOST]: message } : { role: 'assistant', content, [HOST]: message });
     }
-  })();
-  Object.defineProperty(neutral, HOST, { value: message, enumerable: true });
-  return neutral;
+    case 'tool': {
+      const tool = message as ToolMessage;
+      const neutral: Linked = { role: 'tool', content, [HOST]: message };
+      if (typeof tool.tool_call_id === 'string') neutral.toolCallId = tool.tool_call_id;
+      if (message.name) neutral.name = message.name;
+      if (tool.status === 'error') neutral.isError = true;
+      return linked(neutral);
+    }
+    case 'system':
+      return linked({ role: 'system', content, [HOST]: message });
+    default:
+      return linked({ role: 'user', content, [HOST]: message });
+  }
 }
 
 /**
