@@ -17,3 +17,4 @@ export { blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyTo
 export { SentinelInputError } from './sentinel-input-error.js';
 export { ToolCallDeniedError } from './tool-call-denied-error.js';
 export { systemSleep, type Sleep } from './sleep.js';
+export { guardToolCall, type GuardToolCallOptions, type ToolCallDecision } from './guard-tool-call.js';

@@ -11,4 +11,6 @@ export type {
   PendingToolState,
   SessionReport,
   StepRecord,
+  ToolGuard,
+  ToolGuardVerdict,
 } from './types.js';

@@ -18,7 +18,19 @@ import { createEmitter } from './events.js';
 import { createMissCounter } from './fail-open.js';
 import { createKeyedQueue } from './keyed-queue.js';
 import { refusalText } from './refusal-text.js';
-import type { AfterModelResult, BeforeModelResult, BeforeToolResult, Monitor, MonitorOptions, MonitorSession, PendingToolState, SessionReport, StepRecord } from './types.js';
+import type {
+  AfterModelResult,
+  BeforeModelResult,
+  BeforeToolResult,
+  Monitor,
+  MonitorOptions,
+  MonitorSession,
+  PendingToolState,
+  SessionReport,
+  StepRecord,
+  ToolGuard,
+  ToolGuardVerdict,
+} from './types.js';
 
 /**
  * Creates a workflow monitor: give it each model request and response of a session, and it knows which state the
@@ -195,7 +207,7 @@ export function createMonitor({
         return { classifications, toolPreviews: previewTools(session), effects };
       }),
 
-    beforeTool: (sessionId, toolCall) =>
+    beforeTool: (sessionId, toolCall, { guard } = {}) =>
       serialised(sessionId, async (): Promise<BeforeToolResult> => {
         let session = await loadActive(sessionId);
         let pending = takePending(session.pendingToolStates, toolCall);
@@ -204,25 +216,43 @@ export function createMonitor({
         } else {
           // A call the model response did not announce (or one already flushed): classify it by its name alone.
           const [result] = await classifier.classify({ content: '', toolCalls: [toolCall] }, session.workflow.state);
-          if (!result || result.evidence.kind !== 'tool_call') return { action: 'allow', effects: [] };
-          const recorded = recordSteps(session, [result], session.turns);
-          session = recorded.session;
-          pending = { state: result.state, toolName: toolCall.name, step: recorded.steps[0]!.index, confidence: 1 };
+          if (result?.evidence.kind === 'tool_call') {
+            const recorded = recordSteps(session, [result], session.turns);
+            session = recorded.session;
+            pending = { state: result.state, toolName: toolCall.name, step: recorded.steps[0]!.index, confidence: 1 };
+          }
         }
         const effects: WorkflowEffect[] = [];
-        const preview = previewEnter(workflow, session.workflow, pending.state, { confidence: pending.confidence, method: 'tool_call' });
-        if (!preview.refuse) {
-          session = apply(session, enterEvent(pending.state, pending.confidence, 'tool_call', pending.step), effects);
+        const finish = async (result: BeforeToolResult) => {
           await save(sessionId, session);
           events.emitEffects(sessionId, effects);
-          return { action: 'allow', state: pending.state, effects };
+          return result;
+        };
+
+        const preview = pending && previewEnter(workflow, session.workflow, pending.state, { confidence: pending.confidence, method: 'tool_call' });
+        if (pending && preview?.refuse) {
+          const constraints = preview.violations.filter((violation) => violation.severity === 'critical').map((violation) => violation.constraint);
+          const reason = refusalText(workflow, session.workflow.state, pending, preview);
+          session = apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason, constraints, step: pending.step }, effects);
+          return finish({ action: 'deny', by: 'workflow', state: pending.state, reason, constraints, effects });
         }
-        const constraints = preview.violations.filter((violation) => violation.severity === 'critical').map((violation) => violation.constraint);
-        const reason = refusalText(workflow, session.workflow.state, pending, preview);
-        session = apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason, constraints, step: pending.step }, effects);
-        await save(sessionId, session);
-        events.emitEffects(sessionId, effects);
-        return { action: 'deny', state: pending.state, reason, constraints, effects };
+        const verdict = guard ? await runGuard(guard, toolCall) : ({ allowed: true } as const);
+        if (!verdict.allowed) {
+          if (pending) {
+            session = apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason: verdict.reason, constraints: [], by: 'guard', step: pending.step }, effects);
+          }
+          return finish({ action: 'deny', by: 'guard', ...(pending ? { state: pending.state } : {}), reason: verdict.reason, constraints: [], effects });
+        }
+        if (!pending) return finish({ action: 'allow', effects });
+        session = apply(session, enterEvent(pending.state, pending.confidence, 'tool_call', pending.step), effects);
+        return finish({ action: 'allow', state: pending.state, effects });
+      }),
+
+    peek: (sessionId) =>
+      serialised(sessionId, async () => {
+        const session = flushPending(await loadActive(sessionId), []);
+        const { plan } = takeInterventions(workflow, session.workflow);
+        return plan.block ? { action: 'block' as const, intervention: plan.block } : { action: 'proceed' as const, interventions: plan.apply };
       }),
 
     endSession: (sessionId) =>
@@ -252,6 +282,15 @@ export function createMonitor({
       const { toolName, toolCallId, state } = pending;
       return { toolName, ...(toolCallId === undefined ? {} : { toolCallId }), state, preview };
     });
+  }
+}
+
+/** Guards fail closed: a guard that throws refuses the call, since letting an unchecked write through is worse. */
+async function runGuard(guard: ToolGuard, toolCall: ToolCall): Promise<ToolGuardVerdict> {
+  try {
+    return await guard(toolCall);
+  } catch {
+    return { allowed: false, reason: `The call to ${toolCall.name} was refused: its policy check failed, so it did not run.` };
   }
 }
 

@@ -81,11 +81,20 @@ export interface AfterModelResult {
   effects: WorkflowEffect[];
 }
 
+/** What a tool guard (a sentinel, or any check of the caller's) says about a call the workflow would allow. */
+export type ToolGuardVerdict = { allowed: true } | { allowed: false; reason: string };
+
+/** A check run inside `beforeTool` after the workflow allows the call and before its state is entered. */
+export type ToolGuard = (toolCall: ToolCall) => ToolGuardVerdict | Promise<ToolGuardVerdict>;
+
 export type BeforeToolResult =
   | { action: 'allow'; state?: string; effects: WorkflowEffect[] }
   | {
       action: 'deny';
-      state: string;
+      /** `workflow`: a constraint or the deviation policy refused it; `guard`: the guard passed to `beforeTool` did. */
+      by: 'workflow' | 'guard';
+      /** The state the call would have entered; absent for a tool the workflow does not classify. */
+      state?: string;
       /** Short text for the model: why the call was refused and what to do instead. */
       reason: string;
       /** The constraints the call would have violated. */
@@ -124,8 +133,14 @@ export interface Monitor {
   beforeModel(sessionId: string, request: { messages: ChatMessage[] }): Promise<BeforeModelResult>;
   /** Classifies a response, checks the constraints and moves the workflow. Tool-call states wait for `beforeTool`. */
   afterModel(sessionId: string, turn: { content: string; toolCalls: ToolCall[] }, options?: { metadata?: Record<string, unknown> }): Promise<AfterModelResult>;
-  /** The pre-emptive check: allows a tool call (and enters its state) or refuses it before it runs. */
-  beforeTool(sessionId: string, toolCall: ToolCall): Promise<BeforeToolResult>;
+  /**
+   * The pre-emptive check: allows a tool call (and enters its state) or refuses it before it runs. A `guard` (the
+   * rules of a sentinel, say) is consulted only when the workflow allows the call, and before its state is entered,
+   * so a call the guard refuses never enters the trace. A guard that throws refuses (guards fail closed).
+   */
+  beforeTool(sessionId: string, toolCall: ToolCall, options?: { guard?: ToolGuard }): Promise<BeforeToolResult>;
+  /** What the next `beforeModel` would do (apply these interventions, or block), without using anything up. */
+  peek(sessionId: string): Promise<{ action: 'proceed'; interventions: RenderedIntervention[] } | { action: 'block'; intervention: RenderedIntervention }>;
   /** Closes the session's trace and returns the final verdicts. */
   endSession(sessionId: string): Promise<SessionReport>;
   /** The session's report so far, without closing it; `undefined` for an unknown session. */

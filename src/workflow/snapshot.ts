@@ -48,7 +48,9 @@ export interface DeviationRecord {
 /** An attempt refused before it happened (a tool call whose state would have violated a critical constraint). */
 export interface RefusalRecord {
   state: string;
-  /** Constraints it would have violated; empty when the deviation policy refused it. */
+  /** `workflow`: a constraint or the deviation policy refused it; `guard`: a tool guard (the rules) did. */
+  by: 'workflow' | 'guard';
+  /** Constraints it would have violated; empty when the deviation policy or a guard refused it. */
   constraints: string[];
   reason: string;
   step?: number;

@@ -46,6 +46,8 @@ export type WorkflowEvent =
       at: number;
       reason: string;
       constraints: string[];
+      /** Who refused: the workflow (default) or a tool guard, whose own text already tells the model what is missing. */
+      by?: RefusalRecord['by'];
       step?: number;
     }
   | { /** The session ended: pending constraints get their final verdict. */ type: 'close'; at: number };
@@ -228,13 +230,18 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
 }
 
 /**
- * A refused attempt leaves the trace and the monitors alone (the action did not happen) and schedules guidance for
- * the next call: the intervention of each constraint it would have violated, or the deviation guidance when the
- * deviation policy refused it. Never a block by itself; repeated refusals escalate like any intervention.
+ * A refused attempt leaves the trace and the monitors alone (the action did not happen). A workflow refusal schedules
+ * guidance for the next call: the intervention of each constraint it would have violated, or the deviation guidance
+ * when the deviation policy refused it; never a block by itself, and repeated refusals escalate like any
+ * intervention. A guard refusal schedules nothing: the guard's text in the tool result already says what is missing.
  */
 function refuse(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<WorkflowEvent, { type: 'refuse' }>): TransitionResult {
-  const refusal: RefusalRecord = { state: event.state, constraints: event.constraints, reason: event.reason, at: event.at, ...stepOf(event) };
+  const by = event.by ?? 'workflow';
+  const refusal: RefusalRecord = { state: event.state, by, constraints: event.constraints, reason: event.reason, at: event.at, ...stepOf(event) };
   const effects: WorkflowEffect[] = [{ type: 'call-refused', refusal }];
+  if (by === 'guard') {
+    return { snapshot: { ...snapshot, refusals: appendBounded(snapshot.refusals, refusal, snapshot.historyLimit), updatedAt: event.at }, effects };
+  }
   const variables = { ...templateVariablesFor(workflow, snapshot.state, event.state, snapshot.state), details: event.reason };
   const guidance: PendingIntervention[] =
     event.constraints.length === 0

@@ -251,3 +251,60 @@ describe('bad input', () => {
     expect((await monitor.session('s1'))!.workflow.history.map((entry) => entry.at)).toEqual([1000, 1500]);
   });
 });
+
+describe('beforeTool with a guard', () => {
+  const verifyCall = { id: 'verify_identity-1', name: 'verify_identity', args: {} };
+
+  it('asks the guard only when the workflow allows the call, and enters nothing the guard refuses', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const asked: string[] = [];
+    const refuse = (toolCall: { name: string }) => {
+      asked.push(toolCall.name);
+      return { allowed: false as const, reason: 'Ask the customer for their account number first.' };
+    };
+    await monitor.afterModel('s1', say('tell me more'));
+    await monitor.afterModel('s1', call('verify_identity'));
+    expect(await monitor.beforeTool('s1', verifyCall, { guard: refuse })).toEqual({
+      action: 'deny',
+      by: 'guard',
+      state: 'verify_identity',
+      reason: 'Ask the customer for their account number first.',
+      constraints: [],
+      effects: [expect.objectContaining({ type: 'call-refused' })],
+    });
+    const session = (await monitor.session('s1'))!;
+    expect(session.workflow.trace).toEqual(['greeting', 'identify_issue']);
+    expect(session.workflow.interventions.pending).toEqual([]); // the guard's text already told the model
+
+    await monitor.afterModel('s1', call('issue_refund'));
+    const denied = await monitor.beforeTool('s1', { id: 'issue_refund-1', name: 'issue_refund', args: {} }, { guard: refuse });
+    expect(denied).toMatchObject({ action: 'deny', by: 'workflow' });
+    expect(asked).toEqual(['verify_identity']); // the workflow refused first; the guard was not asked
+  });
+
+  it('fails closed when the guard throws, and still guards tools the workflow does not know', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const broken = () => {
+      throw new Error('rules engine crashed');
+    };
+    const result = await monitor.beforeTool('s1', { name: 'weather', args: {} }, { guard: broken });
+    expect(result).toEqual({
+      action: 'deny',
+      by: 'guard',
+      reason: 'The call to weather was refused: its policy check failed, so it did not run.',
+      constraints: [],
+      effects: [],
+    });
+  });
+});
+
+describe('peek', () => {
+  it('tells what the next call will do without using it up', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    await monitor.afterModel('s1', call('close_account')); // unguarded: a critical violation at the next call
+    expect(await monitor.peek('s1')).toEqual({ action: 'block', intervention: expect.objectContaining({ name: 'verify_first' }) });
+    expect(await monitor.peek('s1')).toEqual(await monitor.peek('s1'));
+    expect((await monitor.beforeModel('s1', request())).action).toBe('block');
+    expect(await monitor.peek('s1')).toEqual({ action: 'proceed', interventions: [] });
+  });
+});

@@ -134,7 +134,7 @@ describe('transition', () => {
     const { snapshot, effects } = transition(workflow, before, { type: 'refuse', state: 'refund', at: 3, reason: 'verify first', constraints: ['verify_first'] });
     expect(snapshot.trace).toEqual(before.trace);
     expect(snapshot.monitors).toEqual(before.monitors);
-    expect(snapshot.refusals).toEqual([{ state: 'refund', constraints: ['verify_first'], reason: 'verify first', at: 3 }]);
+    expect(snapshot.refusals).toEqual([{ state: 'refund', by: 'workflow', constraints: ['verify_first'], reason: 'verify first', at: 3 }]);
     expect(effects[0]).toEqual({ type: 'call-refused', refusal: snapshot.refusals[0] });
     const pending = snapshot.interventions.pending;
     expect(pending).toEqual([expect.objectContaining({ name: 'verify_first', reason: 'refusal', block: false, severity: 'critical' })]);

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { createMonitor, guardToolCall, parseWorkflow } from '../../src/index.js';
+import { refundSetup } from './helpers.js';
+
+const workflow = parseWorkflow(`
+name: refunds
+states:
+  - { name: start, initial: true }
+  - { name: lookup, classification: { tool_calls: [get_booking] } }
+  - { name: refund, classification: { tool_calls: [issue_refund] } }
+transitions:
+  - { from: start, to: lookup }
+  - { from: lookup, to: refund }
+constraints:
+  - { name: lookup_first, type: precedence, trigger: refund, target: lookup, severity: critical }
+`);
+
+const refundCall = { id: 'r1', name: 'issue_refund', args: { booking_id: 'BK1' } };
+const quietLogger = { warn: () => {} };
+
+describe('guardToolCall', () => {
+  it('asks the workflow first: a refused call never reaches the rules', async () => {
+    const { sentinel, calls } = refundSetup({ BK1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
+    const monitor = createMonitor({ workflow, logger: quietLogger });
+    const decision = await guardToolCall(refundCall, { monitor, sentinel, sessionId: 's1' });
+    expect(decision).toMatchObject({ allowed: false, by: 'workflow', constraints: ['lookup_first'] });
+    expect(calls).toEqual([]); // the rules fetched nothing
+  });
+
+  it('then the rules: a call they refuse does not enter the workflow trace', async () => {
+    const { sentinel } = refundSetup({ BK1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
+    const monitor = createMonitor({ workflow, logger: quietLogger });
+    expect(await guardToolCall({ name: 'get_booking', args: { booking_id: 'BK1' } }, { monitor, sentinel, sessionId: 's1' })).toEqual({ allowed: true });
+    const decision = await guardToolCall(refundCall, { monitor, sentinel, sessionId: 's1' });
+    expect(decision).toMatchObject({ allowed: false, by: 'rules', constraints: [], check: { allowed: false } });
+    expect(decision.allowed === false && decision.reason).toContain('booking_of_interest');
+    expect((await monitor.report('s1'))!.trace).toEqual(['start', 'lookup']);
+    expect((await monitor.report('s1'))!.refusals).toEqual([expect.objectContaining({ state: 'refund', by: 'guard' })]);
+  });
+
+  it('allows and enters the state when both agree', async () => {
+    const { sentinel } = refundSetup({ BK1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
+    const monitor = createMonitor({ workflow, logger: quietLogger });
+    await guardToolCall({ name: 'get_booking', args: { booking_id: 'BK1' } }, { monitor, sentinel, sessionId: 's1' });
+    sentinel.bindContext('booking_of_interest', 'BK1');
+    sentinel.confirm('customer_confirms("BK1")', true);
+    expect(await guardToolCall(refundCall, { monitor, sentinel, sessionId: 's1' })).toEqual({ allowed: true });
+    expect((await monitor.report('s1'))!.trace).toEqual(['start', 'lookup', 'refund']);
+  });
+
+  it('works with the rules alone, or with nothing', async () => {
+    const { sentinel } = refundSetup({});
+    expect(await guardToolCall(refundCall, { sentinel })).toMatchObject({ allowed: false, by: 'rules' });
+    expect(await guardToolCall(refundCall, {})).toEqual({ allowed: true });
+  });
+});
