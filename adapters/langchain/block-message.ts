@@ -9,9 +9,14 @@ export interface BlockRecord {
   sessionId: string;
 }
 
-/** Renders the message a blocked run ends with. @default `[Panoptes] This run was stopped: <intervention text>` */
+/** Renders the message a blocked run ends with, from the blocking intervention and its session. */
 export type BlockMessage = (block: RenderedIntervention & { sessionId: string }) => string;
 
+/**
+ * The default text of the AI message a blocked run ends with.
+ * @example
+ * panoptesMiddleware({ monitor, blockMessage: (block) => `Sorry, I cannot continue. (${defaultBlockMessage(block)})` });
+ */
 export const defaultBlockMessage: BlockMessage = ({ text }) => `[Panoptes] This run was stopped: ${text}`;
 
 /**

@@ -10,7 +10,11 @@ import { requestToChatMessages, withChatMessages, withSystemText } from './model
 import { policyTools } from './policy-tools.js';
 import { textOf, toAssistantTurn, toToolCall } from './translate.js';
 
-/** The header of the fact summary Panoptes adds to the system prompt when a sentinel guards the tools. */
+/**
+ * The header of the fact summary Panoptes adds to the system prompt when a sentinel guards the tools.
+ * @example
+ * systemPrompt.includes(FACTS_HEADER) // the request carried the sentinel's facts
+ */
 export const FACTS_HEADER = '[KNOWN FACTS]';
 
 /** Options of {@link panoptesMiddleware}. Give a `monitor`, a `sentinel`, or both. */

@@ -4,6 +4,12 @@ import { hasErrorCode, PanoptesError } from '../../src/index.js';
  * Thrown by `PanoptesCallbackHandler` (with `raiseError: true`) when the monitor refuses a tool call before it runs:
  * entering the call's workflow state would violate a critical constraint. The message is the refusal written for
  * the model, because hosts such as `createAgent`'s tool node hand a tool's error text back to the model.
+ * @example
+ * try {
+ *   await issueRefund.invoke(toolCall, { callbacks: [new PanoptesCallbackHandler({ monitor, raiseError: true })] });
+ * } catch (error) {
+ *   if (ToolCallRefusedError.isInstance(error)) console.log(error.toolName, error.constraints);
+ * }
  */
 export class ToolCallRefusedError extends PanoptesError {
   readonly toolName: string;

@@ -137,7 +137,12 @@ export function hostOf(message: ChatMessage): BaseMessage | undefined {
   return (message as Linked)[HOST];
 }
 
-/** {@link fromChatMessage} for a whole conversation. */
+/**
+ * {@link fromChatMessage} for a whole conversation.
+ * @example
+ * const messages = [new SystemMessage('Be brief.'), new HumanMessage('Hi')];
+ * fromChatMessages(toChatMessages(messages))[1] === messages[1] // true: untouched messages come back as they were
+ */
 export function fromChatMessages(messages: readonly ChatMessage[]): BaseMessage[] {
   return messages.map(fromChatMessage);
 }

@@ -34,7 +34,12 @@ export function createGraphMonitor(options: GraphMonitorOptions): GraphMonitor {
   };
 }
 
-/** Whether a monitor keeps its sessions in graph state. */
+/**
+ * Whether a monitor keeps its sessions in graph state.
+ * @example
+ * isGraphMonitor(createGraphMonitor({ workflow })) // true
+ * isGraphMonitor(createMonitor({ workflow })) // false: its sessions stay in its own store
+ */
 export function isGraphMonitor(monitor: Monitor): monitor is GraphMonitor {
   return typeof (monitor as Partial<GraphMonitor>).load === 'function';
 }

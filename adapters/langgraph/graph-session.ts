@@ -11,6 +11,9 @@ import type { PanoptesGraphState } from './state.js';
 /**
  * The session of a node run: the option, the thread's `configurable.thread_id`, `metadata.session_id`, else a hash
  * of the first system and first user message in graph state (what every node of the thread sees alike).
+ * @example
+ * const sessionId = graphSessionId(undefined, state.messages, config); // 'ticket-1042' for thread_id 'ticket-1042'
+ * const report = await monitor.report(sessionId);
  */
 export function graphSessionId(option: string | undefined, messages: readonly BaseMessage[], config: LangGraphRunnableConfig | undefined): string {
   return resolveSessionId({
