@@ -58,8 +58,9 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
   const failOpen = createFailOpen(logger, isGraphBubbleUp);
 
   return async function panoptesModelNode(state, config) {
-    const session = graphSessionId(sessionId, state.messages, config);
-    const request = systemPrompt === undefined ? state.messages : [new SystemMessage(systemPrompt), ...state.messages];
+    const stored = state.messages ?? [];
+    const session = graphSessionId(sessionId, stored, config);
+    const request = systemPrompt === undefined ? stored : [new SystemMessage(systemPrompt), ...stored];
     const { result, update } = await withGraphSession(monitor, session, state, failOpen, async () => {
       const conversation = toChatMessages(request);
       const before: BeforeModelResult | undefined = await failOpen('monitor.beforeModel', () => monitor.beforeModel(session, { messages: conversation }), undefined);
@@ -68,7 +69,7 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
       const output = await node({ ...state, messages }, config);
       const response = lastAiMessage(output);
       if (response) await failOpen('monitor.afterModel', () => monitor.afterModel(session, toAssistantTurn(response)), undefined);
-      return { output: withoutRequestOnly(output, messages, state.messages) };
+      return { output: withoutRequestOnly(output, messages, stored) };
     });
     if ('output' in result) return { ...result.output, ...update } as Update & { panoptes?: MonitorSession };
     if (onBlock === 'throw') throw result.blocked.error;

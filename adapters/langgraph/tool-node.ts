@@ -1,4 +1,4 @@
-import type { ToolMessage } from '@langchain/core/messages';
+import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/tool';
 import { isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
@@ -59,7 +59,8 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
   }
 
   protected override async runTool(call: LangChainToolCall, config: LangGraphRunnableConfig, state: unknown): Promise<ToolMessage | Command> {
-    const messages = (state as Partial<PanoptesGraphState> | undefined)?.messages;
+    // A MessageGraph hands ToolNode the message list itself; a StateGraph hands it the state.
+    const messages = Array.isArray(state) ? (state as BaseMessage[]) : (state as Partial<PanoptesGraphState> | undefined)?.messages;
     const session = this.#monitor && Array.isArray(messages) ? graphSessionId(this.#sessionId, messages, config) : undefined;
     const neutral = toToolCall(call);
     const decision = await checkToolCall({ monitor: this.#monitor, sentinel: this.#sentinel }, session, neutral, this.#failOpen);

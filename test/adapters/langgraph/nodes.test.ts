@@ -1,0 +1,42 @@
+import { AIMessage, HumanMessage, type BaseMessage, type ToolMessage } from '@langchain/core/messages';
+import { describe, expect, it } from 'vitest';
+import { createGraphMonitor, GuardedToolNode, isGraphMonitor, wrapModelNode } from '../../../adapters/langgraph/index.js';
+import { createMonitor, InvalidOptionError } from '../../../src/index.js';
+import { callTool, recordingLogger, supportTools, supportWorkflow } from '../langchain/helpers.js';
+
+describe('GuardedToolNode on its own', () => {
+  it('refuses a call from a plain message list (MessageGraph style), with the monitor keeping the session itself', async () => {
+    const monitor = createMonitor({ workflow: supportWorkflow, logger: recordingLogger() });
+    const { issueRefund, refund } = supportTools();
+    const announced = callTool('issue_refund', { order_id: 'A1' }, 'r1');
+    await monitor.afterModel('t1', { content: '', toolCalls: [{ id: 'r1', name: 'issue_refund', args: { order_id: 'A1' } }] });
+    const output = (await new GuardedToolNode([issueRefund], { monitor }).invoke([new HumanMessage('Refund A1'), announced], { configurable: { thread_id: 't1' } })) as ToolMessage[];
+
+    expect(output).toHaveLength(1);
+    expect(output[0]).toMatchObject({ status: 'error', tool_call_id: 'r1' });
+    expect(refund).not.toHaveBeenCalled();
+    expect((await monitor.report('t1'))!.refusals).toHaveLength(1);
+  });
+
+  it('needs a monitor or a sentinel', () => {
+    expect(() => new GuardedToolNode([], {})).toThrow(InvalidOptionError);
+  });
+});
+
+describe('wrapModelNode on its own', () => {
+  it('checks its options at construction', () => {
+    const node = async () => ({ messages: [new AIMessage('hi')] });
+    expect(() => wrapModelNode(node, {} as never)).toThrow(InvalidOptionError);
+    expect(() => wrapModelNode(node, { monitor: createGraphMonitor({ workflow: supportWorkflow }), onBlock: 'stop' as never })).toThrow(/`onBlock`/);
+  });
+
+  it('takes the messages it added for one call out of a node update that returns the whole list', async () => {
+    const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: recordingLogger() });
+    const node = wrapModelNode(async (state: { messages: BaseMessage[] }) => ({ messages: [...state.messages, new AIMessage('Hello! How can I help you today?')] }), { monitor, systemPrompt: 'You are a support agent.' });
+    const human = new HumanMessage('hi');
+    const update = await node({ messages: [human] }, { configurable: { thread_id: 't1' } });
+    expect((update.messages as unknown[]).map((message) => (message as { content: unknown }).content)).toEqual(['hi', 'Hello! How can I help you today?']);
+    expect(update.panoptes?.turns).toBe(1);
+    expect(isGraphMonitor(monitor)).toBe(true);
+  });
+});
