@@ -13,6 +13,8 @@ const suites: Record<string, () => Promise<Suite>> = {
   monitor: async () => (await import('./monitor.js')).monitorBench,
   embed: async () => (await import('./embed.js')).embedBench,
   guards: async () => (await import('./guards.js')).guardsBench,
+  loops: async () => (await import('./loops.js')).loopsBench,
+  'adapters-ai-sdk': async () => (await import('./adapters-ai-sdk.js')).aiSdkAdapterBench,
 };
 
 const wanted = process.argv.slice(2);

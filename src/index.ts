@@ -32,3 +32,4 @@ export {
   type Transcript,
   type TranscriptProblem,
 } from './audit/index.js';
+export * from './loops/index.js';

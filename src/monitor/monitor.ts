@@ -1,8 +1,9 @@
 import { createClassifier, type ClassificationResult } from '../classify/index.js';
 import { systemClock } from '../clock/index.js';
 import { InvalidOptionError, WorkflowViolationError } from '../errors/index.js';
-import { applyInterventions } from '../intervene/index.js';
-import type { ToolCall } from '../messages/index.js';
+import { applyInterventions, type RenderedIntervention } from '../intervene/index.js';
+import { createLoopDetector, LoopDetectedError, toolResultsAfterLastTurn, type LoopDetector, type LoopDetectorOptions, type LoopHint } from '../loops/index.js';
+import type { ChatMessage, ToolCall } from '../messages/index.js';
 import { createMemorySessionStore } from '../store/index.js';
 import {
   createSnapshot,
@@ -54,6 +55,7 @@ export function createMonitor({
   store = createMemorySessionStore<MonitorSession>({ clock }),
   historyLimit = DEFAULT_HISTORY_LIMIT,
   logger = console,
+  loops: loopsOption = false,
 }: MonitorOptions): Monitor {
   if (!(historyLimit === Infinity || (Number.isInteger(historyLimit) && historyLimit > 0))) {
     throw new InvalidOptionError({ parameter: 'historyLimit', value: historyLimit, fix: 'Pass a positive whole number, or Infinity to keep everything; the default is 100.' });
@@ -62,7 +64,10 @@ export function createMonitor({
   const events = createEmitter((error) => misses.record('listener', 'A monitor event listener threw.', error));
   const classifier = createClassifier({ workflow, ...(embeddings ? { embeddings } : {}), ...(embeddingTimeoutMs ? { embeddingTimeoutMs } : {}) });
   const serialised = createKeyedQueue();
-  const warmUp = () => classifier.warmUp();
+  const loops = resolveLoopDetector(loopsOption, { ...(embeddings ? { embedder: embeddings } : {}), clock, logger, missCounter: misses });
+  const warmUp = async () => {
+    await Promise.all([classifier.warmUp(), loops?.warmUp()]);
+  };
   // Warm up at once so the first real call is not a cold start; a failure here is reported, not thrown.
   if (embeddings) warmUp().catch((error: unknown) => misses.record('embedding', 'Embedding the workflow exemplars failed.', error));
 
@@ -159,8 +164,16 @@ export function createMonitor({
     };
   }
 
+  /** Completes the last turn's calls with the results now in the request, then takes the loop hint due on this call. */
+  async function takeLoopHint(sessionId: string, messages: ChatMessage[]): Promise<LoopHint | undefined> {
+    if (!loops) return undefined;
+    await loops.observe(sessionId, { toolResults: toolResultsAfterLastTurn(messages) });
+    return loops.takePendingHint(sessionId);
+  }
+
   return {
     workflow,
+    ...(loops ? { loops } : {}),
     warmUp,
     misses: () => misses.counts(),
     on: (event, listener) => events.on(event, listener),
@@ -174,12 +187,18 @@ export function createMonitor({
         await save(sessionId, session);
         events.emitEffects(sessionId, effects);
         const { plan } = taken;
-        for (const intervention of [...plan.apply, ...(plan.block ? [plan.block] : [])]) events.emit('intervention', { sessionId, intervention });
-        if (plan.block) {
-          return { action: 'block', intervention: plan.block, error: new WorkflowViolationError({ intervention: plan.block.name, modelMessage: plan.block.text, sessionId }) };
+        const loopHint = await takeLoopHint(sessionId, request.messages);
+        const apply = loopHint && loopHint.action !== 'stop' ? [...plan.apply, renderLoopHint(loopHint)] : plan.apply;
+        const block = plan.block ?? (loopHint?.action === 'stop' ? { ...renderLoopHint(loopHint), strategy: 'hard-block' as const } : undefined);
+        for (const intervention of [...apply, ...(block ? [block] : [])]) events.emit('intervention', { sessionId, intervention });
+        if (block) {
+          const error = plan.block
+            ? new WorkflowViolationError({ intervention: block.name, modelMessage: block.text, sessionId })
+            : new LoopDetectedError({ hint: loopHint!, sessionId });
+          return { action: 'block', intervention: block, error };
         }
-        const messages = plan.apply.length === 0 ? request.messages : applyInterventions(request.messages, plan.apply);
-        return { action: 'proceed', messages, interventions: plan.apply };
+        const messages = apply.length === 0 ? request.messages : applyInterventions(request.messages, apply);
+        return { action: 'proceed', messages, interventions: apply };
       }),
 
     afterModel: (sessionId, turn, options = {}) =>
@@ -187,7 +206,8 @@ export function createMonitor({
         const effects: WorkflowEffect[] = [];
         let session = flushPending(await loadActive(sessionId), effects);
         const turnNumber = session.turns + 1;
-        const classifications = await classifier.classify(normaliseTurn(turn), session.workflow.state);
+        const normalised = normaliseTurn(turn);
+        const classifications = await classifier.classify(normalised, session.workflow.state);
         countEmbeddingMisses(classifications);
         const recorded = recordSteps({ ...session, turns: turnNumber }, classifications, turnNumber);
         session = recorded.session;
@@ -204,7 +224,9 @@ export function createMonitor({
         session = { ...session, pendingToolStates: pending };
         await save(sessionId, session);
         events.emitEffects(sessionId, effects);
-        return { classifications, toolPreviews: previewTools(session), effects };
+        const loop = loops ? await loops.observe(sessionId, { text: normalised.content, toolCalls: normalised.toolCalls }) : null;
+        if (loop) events.emit('loop', { sessionId, report: loop });
+        return { classifications, toolPreviews: previewTools(session), effects, loop };
       }),
 
     beforeTool: (sessionId, toolCall, { guard } = {}) =>
@@ -260,6 +282,7 @@ export function createMonitor({
         const effects: WorkflowEffect[] = [];
         let session = flushPending((await load(sessionId)) ?? freshSession(), effects);
         session = apply(session, { type: 'close', at: clock.now() }, effects);
+        loops?.resetSession(sessionId);
         await save(sessionId, session);
         events.emitEffects(sessionId, effects);
         return reportOf(sessionId, session);
@@ -283,6 +306,17 @@ export function createMonitor({
       return { toolName, ...(toolCallId === undefined ? {} : { toolCallId }), state, preview };
     });
   }
+}
+
+/** `loop:<kind>` guidance for the next call, in the system prompt like a workflow intervention. */
+function renderLoopHint(hint: LoopHint): RenderedIntervention {
+  return { name: `loop:${hint.kind}`, strategy: 'system-prompt-append', text: hint.text };
+}
+
+function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDetectorOptions): LoopDetector | undefined {
+  if (!option) return undefined;
+  if (typeof option === 'object' && 'observe' in option && typeof option.observe === 'function') return option;
+  return createLoopDetector({ ...defaults, ...(option === true ? {} : (option as LoopDetectorOptions)) });
 }
 
 /** Guards fail closed: a guard that throws refuses the call, since letting an unchecked write through is worse. */

@@ -1,7 +1,8 @@
 import type { ClassificationResult } from '../classify/index.js';
 import type { Clock } from '../clock/index.js';
 import type { Embedder } from '../embed/index.js';
-import type { WorkflowViolationError } from '../errors/index.js';
+import type { PanoptesError } from '../errors/index.js';
+import type { LoopDetector, LoopDetectorOptions, LoopReport } from '../loops/index.js';
 import type { RenderedIntervention } from '../intervene/index.js';
 import type { ChatMessage, ToolCall } from '../messages/index.js';
 import type { SessionStore } from '../store/index.js';
@@ -55,6 +56,13 @@ export interface MonitorOptions {
   historyLimit?: number;
   /** Receives Panoptes' own failures, once per cause. @default console */
   logger?: Logger;
+  /**
+   * Loop detection on every turn (DESIGN.md section 8): `true` for the defaults, options to tune it (the monitor's
+   * embedder, clock and logger are used unless given), or a detector of your own. Hints go into the next call
+   * like interventions; a loop that reaches `stop` blocks the next call with `LoopDetectedError`.
+   * @default false
+   */
+  loops?: boolean | LoopDetectorOptions | LoopDetector;
 }
 
 /** What the next model call must do. */
@@ -68,9 +76,10 @@ export type BeforeModelResult =
     }
   | {
       action: 'block';
+      /** What blocks: a hard-block intervention, or `loop:<kind>` for a loop that reached `stop`. */
       intervention: RenderedIntervention;
-      /** Ready to throw, for hosts that refuse a call by throwing. */
-      error: WorkflowViolationError;
+      /** Ready to throw, for hosts that refuse a call by throwing: `WorkflowViolationError` or `LoopDetectedError`. */
+      error: PanoptesError;
     };
 
 export interface AfterModelResult {
@@ -79,6 +88,8 @@ export interface AfterModelResult {
   /** For each state from a tool call: what entering it would do (the check `beforeTool` will make). */
   toolPreviews: Array<{ toolName: string; toolCallId?: string; state: string; preview: EnterPreview }>;
   effects: WorkflowEffect[];
+  /** A loop this turn completed, when loop detection is on; its hint is applied on the next call. */
+  loop: LoopReport | null;
 }
 
 /** What a tool guard (a sentinel, or any check of the caller's) says about a call the workflow would allow. */
@@ -125,6 +136,7 @@ export interface MonitorEvents {
   refusal: { sessionId: string; refusal: WorkflowSnapshot['refusals'][number] };
   doomed: { sessionId: string; constraint: string; message: string };
   intervention: { sessionId: string; intervention: RenderedIntervention };
+  loop: { sessionId: string; report: LoopReport };
 }
 
 export interface Monitor {
@@ -153,4 +165,6 @@ export interface Monitor {
   warmUp(): Promise<void>;
   /** Panoptes' own failures so far, by cause. */
   misses(): Readonly<Partial<Record<MissCause, number>>>;
+  /** The loop detector in use, when loop detection is on. */
+  readonly loops?: LoopDetector;
 }
