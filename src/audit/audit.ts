@@ -70,7 +70,7 @@ export async function auditTranscripts({
 
   // Sessions are deleted once reported, so the store holds only the ones in flight, whatever the input's size.
   const store = createMemorySessionStore<MonitorSession>({ ttlMs: Infinity, clock });
-  const monitor = createMonitor({ workflow, store, clock, historyLimit: Infinity, embeddingTimeoutMs, ...(embeddings ? { embeddings } : {}), ...(logger ? { logger } : {}) });
+  const monitor = createMonitor({ workflow, store, clock, historyLimit: Infinity, embeddingTimeoutMs, loops: true, ...(embeddings ? { embeddings } : {}), ...(logger ? { logger } : {}) });
   // Without this the first turns would be classified while the exemplars are still being embedded ("warming-up").
   await monitor.warmUp().catch(() => undefined); // a failure is counted by the monitor; turns fall back without embeddings
 

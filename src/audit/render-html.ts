@@ -82,7 +82,7 @@ function sessionSection(session: SessionAudit, anchor: string, colour: (state: s
 ${timeline(session, anchor, colour)}
 ${violationTable(session, anchor)}
 ${deviationList(session)}
-${interventionList(session)}
+${interventionList(session)}${loopList(session)}
 ${warningList(session)}
 <h3>Verdicts</h3>
 <div class="verdicts">${Object.entries(session.verdicts)
@@ -140,6 +140,12 @@ function interventionList(session: SessionAudit): string {
     (intervention) => `<li>before msg ${intervention.beforeMessage}: ${intervention.blocked ? 'block the call' : `apply (${escapeHtml(intervention.strategy)})`} <code>${escapeHtml(intervention.name)}</code></li>`,
   );
   return `<h3>The monitor would have</h3><ul class="plain">${items.join('')}</ul>`;
+}
+
+function loopList(session: SessionAudit): string {
+  if (session.loops.length === 0) return '';
+  const items = session.loops.map((loop) => `<li>msg ${loop.message}: <code>${escapeHtml(loop.kind)}</code> (${escapeHtml(loop.action)}): ${escapeHtml(loop.detail)}</li>`);
+  return `<h3>Loops</h3><ul class="plain">${items.join('')}</ul>`;
 }
 
 function warningList(session: SessionAudit): string {

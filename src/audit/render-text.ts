@@ -71,6 +71,10 @@ function renderSession(session: SessionAudit, paint: Paint): string[] {
       lines.push(`    before msg ${intervention.beforeMessage}: ${action}`);
     }
   }
+  if (session.loops.length > 0) {
+    lines.push('  loops');
+    for (const loop of session.loops) lines.push(`    ${paint.yellow('↻')} msg ${loop.message}: ${loop.kind} (${loop.action}): ${loop.detail}`);
+  }
   if (session.warnings.length > 0) {
     lines.push('  warnings');
     for (const warning of session.warnings) lines.push(`    ${paint.yellow('!')} ${warning.text}`);

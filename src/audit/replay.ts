@@ -2,7 +2,7 @@ import type { ClassificationResult } from '../classify/index.js';
 import type { ChatMessage } from '../messages/index.js';
 import type { Monitor, SessionReport } from '../monitor/index.js';
 import { createSnapshot, verdictsOf } from '../workflow/index.js';
-import type { AuditIntervention, AuditStep, AuditViolation, SessionAudit, Transcript } from './types.js';
+import type { AuditIntervention, AuditLoop, AuditStep, AuditViolation, SessionAudit, Transcript } from './types.js';
 
 /** Longest excerpt of an assistant message kept in a step: enough to recognise it, never the whole 10 MB. */
 const EXCERPT_LENGTH = 160;
@@ -25,14 +25,21 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
     // Closing would judge an agent that never spoke (an `eventually` would fail); report the initial state instead.
     const snapshot = createSnapshot(monitor.workflow, { at: 0 });
     const note = transcript.messages.length === 0 ? 'empty conversation: nothing to audit' : 'no assistant message: nothing to audit';
-    return { id: transcript.id, trace: snapshot.trace, steps: [], violations: [], verdicts: verdictsOf(snapshot), ...extras, deviations: [], interventions: [], note };
+    return { id: transcript.id, trace: snapshot.trace, steps: [], violations: [], verdicts: verdictsOf(snapshot), ...extras, deviations: [], interventions: [], loops: [], note };
   }
 
   const turns: Array<{ message: number; excerpt: string; classifications: ClassificationResult[] }> = [];
   const interventions: AuditIntervention[] = [];
+  const loops: AuditLoop[] = [];
+  let current = 0;
+  const stopListening = monitor.on('loop', ({ sessionId, report }) => {
+    // The replay's session key is internal to the audit; the report names the transcript instead.
+    if (sessionId === key) loops.push({ kind: report.kind, action: report.action, message: current, detail: report.message.replace(` in session '${key}'`, '') });
+  });
   // One growing array, not a slice per call: a long session stays linear.
   const soFar: ChatMessage[] = [];
   for (const [index, message] of transcript.messages.entries()) {
+    current = index;
     if (message.role === 'assistant') {
       const before = await monitor.beforeModel(key, { messages: soFar });
       if (before.action === 'block') interventions.push({ beforeMessage: index, name: before.intervention.name, strategy: before.intervention.strategy, blocked: true });
@@ -42,6 +49,7 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
     }
     soFar.push(message);
   }
+  stopListening();
   const report = await monitor.endSession(key);
   const steps = stepsOf(report, turns);
   return {
@@ -53,6 +61,7 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
     ...extras,
     deviations: report.deviations.map(({ from, to, step }) => ({ from, to, ...(step === undefined ? {} : { step }) })),
     interventions,
+    loops,
   };
 }
 

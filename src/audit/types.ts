@@ -1,3 +1,4 @@
+import type { LoopAction, LoopKind } from '../loops/index.js';
 import type { ClassifierTier } from '../classify/index.js';
 import type { ChatMessage } from '../messages/index.js';
 import type { InterventionStrategy, Severity } from '../workflow/index.js';
@@ -92,6 +93,17 @@ export interface AuditIntervention {
   blocked: boolean;
 }
 
+/** A loop the detector found while replaying (issue 5: the audit reports loops in transcripts). */
+export interface AuditLoop {
+  kind: LoopKind;
+  /** What the monitor would have done: hint, stronger hint, or stop the run. */
+  action: LoopAction;
+  /** 0-based index of the transcript message at which it was found. */
+  message: number;
+  /** The detector's explanation, for people. */
+  detail: string;
+}
+
 /** The audit of one session. The first five keys are the `--json` shape the issue promises. */
 export interface SessionAudit {
   id: string;
@@ -105,6 +117,7 @@ export interface SessionAudit {
   messageCount: number;
   deviations: AuditDeviation[];
   interventions: AuditIntervention[];
+  loops: AuditLoop[];
   warnings: TranscriptWarning[];
   /** Set when there was nothing to audit (no assistant message): the session was not closed. */
   note?: string;

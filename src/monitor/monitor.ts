@@ -167,7 +167,8 @@ export function createMonitor({
   /** Completes the last turn's calls with the results now in the request, then takes the loop hint due on this call. */
   async function takeLoopHint(sessionId: string, messages: ChatMessage[]): Promise<LoopHint | undefined> {
     if (!loops) return undefined;
-    await loops.observe(sessionId, { toolResults: toolResultsAfterLastTurn(messages) });
+    const report = await loops.observe(sessionId, { toolResults: toolResultsAfterLastTurn(messages) });
+    if (report) events.emit('loop', { sessionId, report });
     return loops.takePendingHint(sessionId);
   }
 

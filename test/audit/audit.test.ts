@@ -102,3 +102,21 @@ describe('files that are not transcripts', () => {
     ]);
   });
 });
+
+describe('loops in transcripts', () => {
+  it('reports an agent repeating a failing call, with what the monitor would have done', async () => {
+    const { loadWorkflow } = await import('../../src/workflow/index.js');
+    const workflow = await loadWorkflow(new URL('../../examples/workflows/customer-support.yaml', import.meta.url).pathname);
+    const file = new URL('../fixtures/transcripts/stuck-tracking.json', import.meta.url).pathname;
+    const report = await auditTranscripts({ workflow, files: [file] });
+    const session = report.sessions[0]!;
+    // OpenAI transcripts carry no error flag on tool messages, so the failing call reads as the same call with the
+    // same result: repeated-action at its 4th result (seen before message 10), a one-call cycle at the 5th call.
+    expect(session.loops.map((loop) => `${loop.kind}:${loop.action}@${loop.message}`)).toEqual([
+      'repeated-action:hint@10',
+      'tool-cycle:hint@10',
+      'repeated-action:stronger-hint@12',
+    ]);
+    expect(session.interventions).toContainEqual({ beforeMessage: 10, name: 'loop:repeated-action', strategy: 'system-prompt-append', blocked: false });
+  });
+});
