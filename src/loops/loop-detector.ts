@@ -87,6 +87,9 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
       if (session) session.pending = undefined;
       return pending;
     },
+    peekPendingHint(sessionId, options) {
+      return store.peek(keyOf(sessionId, options))?.pending;
+    },
     resetSession(sessionId, options) {
       store.delete(keyOf(sessionId, options));
     },

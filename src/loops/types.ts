@@ -139,6 +139,8 @@ export interface LoopDetector {
    * the model (or, when its action is `stop`, the reason to end the run instead).
    */
   takePendingHint(sessionId: string, options?: LoopObserveOptions): LoopHint | undefined;
+  /** The hint waiting for the session's next model call, left in place (for stop conditions that only look). */
+  peekPendingHint(sessionId: string, options?: LoopObserveOptions): LoopHint | undefined;
   /** Forgets a session: its history, its escalation counts and any pending hint (at the end of a run). */
   resetSession(sessionId: string, options?: LoopObserveOptions): void;
   /**

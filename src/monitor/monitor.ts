@@ -275,7 +275,10 @@ export function createMonitor({
       serialised(sessionId, async () => {
         const session = flushPending(await loadActive(sessionId), []);
         const { plan } = takeInterventions(workflow, session.workflow);
-        return plan.block ? { action: 'block' as const, intervention: plan.block } : { action: 'proceed' as const, interventions: plan.apply };
+        if (plan.block) return { action: 'block' as const, intervention: plan.block };
+        const loopHint = loops?.peekPendingHint(sessionId);
+        if (loopHint?.action === 'stop') return { action: 'block' as const, intervention: { ...renderLoopHint(loopHint), strategy: 'hard-block' as const } };
+        return { action: 'proceed' as const, interventions: loopHint ? [...plan.apply, renderLoopHint(loopHint)] : plan.apply };
       }),
 
     endSession: (sessionId) =>

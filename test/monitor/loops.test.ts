@@ -61,3 +61,15 @@ describe('loop detection inside the monitor', () => {
     expect(seen).toEqual(['monologue hint']);
   });
 });
+
+describe('peek with loop detection', () => {
+  it('shows a pending loop hint without taking it', async () => {
+    const monitor = createMonitor({ workflow, loops: { monologue: 2 }, logger: recordingLogger() });
+    await monitor.afterModel('s1', { content: 'Let me check that for you.', toolCalls: [] });
+    await monitor.afterModel('s1', { content: 'Let me check that for you.', toolCalls: [] });
+    const peeked = await monitor.peek('s1');
+    expect(peeked).toEqual({ action: 'proceed', interventions: [expect.objectContaining({ name: 'loop:monologue' })] });
+    const before = await monitor.beforeModel('s1', { messages: [{ role: 'user', content: 'hi' }] });
+    expect(before.action === 'proceed' && before.interventions.map((intervention) => intervention.name)).toEqual(['loop:monologue']);
+  });
+});
