@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   embed: async () => (await import('./embed.js')).embedBench,
   guards: async () => (await import('./guards.js')).guardsBench,
   loops: async () => (await import('./loops.js')).loopsBench,
+  'adapters-langchain': async () => (await import('./adapters-langchain.js')).langchainAdapterBench,
   'adapters-ai-sdk': async () => (await import('./adapters-ai-sdk.js')).aiSdkAdapterBench,
 };
 
