@@ -1,4 +1,4 @@
-import type { Clock } from '../clock/index.js';
+import { systemClock, type Clock } from '../clock/index.js';
 import { InvalidOptionError } from '../errors/index.js';
 import type { Value } from '../rules/index.js';
 import { formatFact, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
@@ -61,8 +61,8 @@ export interface FactStoreSnapshot {
 
 /** Options of {@link createFactStore}. */
 export interface FactStoreOptions {
-  /** Where time comes from; expiry is judged against it. */
-  clock: Clock;
+  /** Where time comes from; expiry is judged against it. @default systemClock */
+  clock?: Clock;
   /** Facts and context bindings to start with. */
   seed?: FactSeed;
   /** A snapshot from `toJSON()` to restore; applied before `seed`. */
@@ -142,7 +142,7 @@ const ANY_FIRST = '\u0000all';
  * facts.assert('membership', ['mia_li_3818', 'gold'], { source: 'tool:get_user_details', ttlMs: 60_000 });
  * facts.summarize(); // "Context: current_user = mia_li_3818 ..."
  */
-export function createFactStore({ clock, seed, snapshot }: FactStoreOptions): FactStore {
+export function createFactStore({ clock = systemClock, seed, snapshot }: FactStoreOptions = {}): FactStore {
   if (typeof clock?.now !== 'function') throw new InvalidOptionError({ parameter: 'clock', value: clock, fix: 'Pass a Clock, e.g. systemClock or createFakeClock().' });
   if (snapshot !== undefined && snapshot.format !== 'panoptes.facts/1') {
     throw new InvalidOptionError({ parameter: 'snapshot', value: (snapshot as { format?: unknown }).format, fix: "Pass a snapshot from FactStore.toJSON() (format 'panoptes.facts/1')." });

@@ -158,7 +158,7 @@ describe('fact store', () => {
   });
 
   it('rejects bad options at construction', () => {
-    expect(() => createFactStore({ clock: undefined as never })).toThrow(InvalidOptionError);
+    expect(() => createFactStore({ clock: { now: 'not a function' } as never })).toThrow(InvalidOptionError);
     expect(() => createFactStore({ clock: createFakeClock(), snapshot: { format: 'other' } as never })).toThrow(/format/);
     expect(() => createFactStore({ clock: createFakeClock() }).assert('p', [], { ttlMs: -1 })).toThrow(InvalidOptionError);
   });
