@@ -33,3 +33,4 @@ export {
   type TranscriptProblem,
 } from './audit/index.js';
 export * from './loops/index.js';
+export * from './session/index.js';

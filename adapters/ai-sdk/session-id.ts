@@ -1,5 +1,6 @@
-import type { CallOptions, Prompt, ProviderMetadata } from './host-types.js';
-import { stableHash } from './stable-hash.js';
+import { conversationSessionId } from '../../src/index.js';
+import type { CallOptions, ProviderMetadata } from './host-types.js';
+import { openingMessages } from './translate.js';
 
 /**
  * The request header that names a call's session: `x-panoptes-session-id`. Matched case-insensitively.
@@ -14,8 +15,8 @@ export const PANOPTES_KEY = 'panoptes';
 /**
  * The session a model call belongs to (DESIGN.md section 7), in this order: the middleware's `sessionId` option;
  * `providerOptions.panoptes.sessionId`; the `x-panoptes-session-id` header; else a stable hash of the opening
- * system prompt and the first user message, so every call of one conversation lands in the same session without
- * any configuration.
+ * system prompt and the first user message (the core's `conversationSessionId`), so every call of one conversation
+ * lands in the same session without any configuration.
  * @example
  * sessionIdOf(params, 'ticket-42') // 'ticket-42', whatever the call says
  * // per call, from the app:
@@ -27,25 +28,7 @@ export function sessionIdOf(params: CallOptions, explicit?: string): string {
   if (typeof fromOptions === 'string' && fromOptions !== '') return fromOptions;
   const fromHeader = headerValue(params.headers, SESSION_ID_HEADER);
   if (fromHeader !== undefined && fromHeader !== '') return fromHeader;
-  return conversationId(params.prompt);
-}
-
-/**
- * A conversation's id from its opening: the system messages before the first other message, and the text of the
- * first user message. Later turns do not change it, and neither do interventions (they edit only the copy of the
- * prompt sent to the model, never the conversation the host keeps).
- * @example
- * conversationId([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Hi' }] }]) // 'conversation-…'
- */
-export function conversationId(prompt: Prompt): string {
-  const opening: string[] = [];
-  for (const message of prompt) {
-    if (message.role !== 'system') break;
-    opening.push(message.content);
-  }
-  const firstUser = prompt.find((message) => message.role === 'user');
-  const userText = firstUser?.role === 'user' ? firstUser.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n') : '';
-  return `conversation-${stableHash([opening.join('\n'), userText])}`;
+  return conversationSessionId(openingMessages(params.prompt));
 }
 
 /**

@@ -2,10 +2,10 @@ import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { Serialized } from '@langchain/core/load/serializable';
 import type { ChatGeneration, LLMResult } from '@langchain/core/outputs';
-import { InvalidOptionError, type Logger, type Monitor } from '../../src/index.js';
+import { conversationSessionId, InvalidOptionError, type Logger, type Monitor } from '../../src/index.js';
 import { createFailOpen, type FailOpen } from './fail-open.js';
-import { conversationSessionId, resolveSessionId } from './session-id.js';
-import { textOf, toAssistantTurn, toChatMessages } from './translate.js';
+import { resolveSessionId } from './session-id.js';
+import { conversationOpening, toAssistantTurn, toChatMessages } from './translate.js';
 import { ToolCallRefusedError } from './tool-call-refused-error.js';
 
 // Tool calls announced by a response, remembered until their tool starts: bounded for calls that never run.
@@ -75,7 +75,7 @@ export class PanoptesCallbackHandler extends BaseCallbackHandler {
 
   override async handleChatModelStart(_llm: Serialized, prompts: BaseMessage[][], runId: string, _parentRunId?: string, _extra?: Record<string, unknown>, _tags?: string[], metadata?: Record<string, unknown>): Promise<void> {
     const messages = prompts[0] ?? [];
-    const sessionId = this.#sessionOf(metadata, () => conversationSessionId(firstText(messages, 'system'), firstText(messages, 'human')));
+    const sessionId = this.#sessionOf(metadata, () => conversationSessionId(conversationOpening(messages)));
     this.#runSessions.set(runId, sessionId);
     if (!this.raiseError) return;
     const before = await this.#failOpen('monitor.beforeModel', () => this.#monitor.beforeModel(sessionId, { messages: toChatMessages(messages) }), undefined);
@@ -121,11 +121,6 @@ export class PanoptesCallbackHandler extends BaseCallbackHandler {
     this.#toolCallSessions.set(id, sessionId);
     if (this.#toolCallSessions.size > REMEMBERED_TOOL_CALLS) this.#toolCallSessions.delete(this.#toolCallSessions.keys().next().value!);
   }
-}
-
-function firstText(messages: readonly BaseMessage[], type: 'system' | 'human'): string {
-  const first = messages.find((message) => message.getType() === type);
-  return first ? textOf(first.content) : '';
 }
 
 /** Tool input arrives as JSON text; anything else is treated as no arguments, never as a crash. */

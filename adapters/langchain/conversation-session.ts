@@ -1,7 +1,8 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { getConfig } from '@langchain/langgraph';
-import { conversationSessionId, resolveSessionId } from './session-id.js';
-import { textOf } from './translate.js';
+import { conversationSessionId } from '../../src/index.js';
+import { resolveSessionId } from './session-id.js';
+import { conversationOpening } from './translate.js';
 
 // Enough to cover every live thread of a busy process; an evicted entry only matters for a thread with no id.
 const REMEMBERED_THREADS = 10_000;
@@ -27,18 +28,12 @@ export function createSessionFinder(option: string | undefined) {
         const key = messages[0]?.id;
         const known = key === undefined ? undefined : remembered.get(key);
         if (known !== undefined && systemPrompt === undefined) return known;
-        const id = conversationSessionId(systemPrompt ?? '', firstUserText(messages));
+        const id = conversationSessionId(conversationOpening(messages, systemPrompt ?? ''));
         if (key !== undefined && systemPrompt !== undefined) remember(remembered, key, id);
         return id;
       },
     });
   };
-}
-
-/** The text of the first human message: with the system prompt, what names a conversation nobody named. */
-export function firstUserText(messages: readonly BaseMessage[]): string {
-  const first = messages.find((message) => message.getType() === 'human');
-  return first ? textOf(first.content) : '';
 }
 
 /** The run's metadata, read from LangGraph's async context: hooks receive `configurable` but not `metadata`. */

@@ -9,7 +9,7 @@ export { PanoptesCallbackHandler, type PanoptesCallbackHandlerOptions } from './
 export { wrapTools, type WrapToolsOptions } from './wrap-tools.js';
 export { policyTools } from './policy-tools.js';
 export { ToolCallRefusedError } from './tool-call-refused-error.js';
-export { conversationSessionId, resolveSessionId, type SessionIdSources } from './session-id.js';
+export { resolveSessionId, type SessionIdSources } from './session-id.js';
 export {
   fromChatMessage,
   fromChatMessages,

@@ -1,16 +1,15 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
-import type { Monitor, MonitorSession } from '../../src/index.js';
-import { firstUserText } from '../langchain/conversation-session.js';
+import { conversationSessionId, type Monitor, type MonitorSession } from '../../src/index.js';
 import type { FailOpen } from '../langchain/fail-open.js';
-import { conversationSessionId, resolveSessionId } from '../langchain/session-id.js';
-import { textOf } from '../langchain/translate.js';
+import { resolveSessionId } from '../langchain/session-id.js';
+import { conversationOpening } from '../langchain/translate.js';
 import { isGraphMonitor } from './graph-monitor.js';
 import type { PanoptesGraphState } from './state.js';
 
 /**
  * The session of a node run: the option, the thread's `configurable.thread_id`, `metadata.session_id`, else a hash
- * of the first system and first user message in graph state (what every node of the thread sees alike).
+ * of the opening system messages and first user message in graph state (what every node of the thread sees alike).
  * @example
  * const sessionId = graphSessionId(undefined, state.messages, config); // 'ticket-1042' for thread_id 'ticket-1042'
  * const report = await monitor.report(sessionId);
@@ -20,7 +19,7 @@ export function graphSessionId(option: string | undefined, messages: readonly Ba
     option,
     threadId: config?.configurable?.thread_id,
     metadataSessionId: config?.metadata?.session_id,
-    fallback: () => conversationSessionId(firstSystemText(messages), firstUserText(messages)),
+    fallback: () => conversationSessionId(conversationOpening(messages)),
   });
 }
 
@@ -40,9 +39,4 @@ export async function withGraphSession<Result>(
   const result = await work();
   const session = await failOpen('reading the session for graph state', () => monitor.session(sessionId), undefined);
   return { result, update: session ? { panoptes: session } : {} };
-}
-
-function firstSystemText(messages: readonly BaseMessage[]): string {
-  const first = messages.find((message) => message.getType() === 'system');
-  return first ? textOf(first.content) : '';
 }

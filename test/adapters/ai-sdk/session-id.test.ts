@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CallOptions } from '../../../adapters/ai-sdk/host-types.js';
-import { conversationId, sessionIdFromMetadata, sessionIdOf, withSessionMetadata } from '../../../adapters/ai-sdk/session-id.js';
-import { stableHash } from '../../../adapters/ai-sdk/stable-hash.js';
+import { sessionIdFromMetadata, sessionIdOf, withSessionMetadata } from '../../../adapters/ai-sdk/session-id.js';
+import { openingMessages } from '../../../adapters/ai-sdk/translate.js';
+import { conversationSessionId } from '../../../src/index.js';
 
 const params = (overrides: Partial<CallOptions> = {}): CallOptions => ({
   prompt: [
@@ -17,7 +18,7 @@ describe('sessionIdOf', () => {
     expect(sessionIdOf(all, 'explicit')).toBe('explicit');
     expect(sessionIdOf(all)).toBe('from-options');
     expect(sessionIdOf(params({ headers: { 'X-Panoptes-Session-Id': 'from-header' } }))).toBe('from-header');
-    expect(sessionIdOf(params())).toBe(conversationId(params().prompt));
+    expect(sessionIdOf(params())).toBe(conversationSessionId([{ role: 'system', content: 'You are a support agent.' }, { role: 'user', content: 'Refund order 42.' }]));
   });
 
   it('ignores empty or non-string ids', () => {
@@ -26,27 +27,20 @@ describe('sessionIdOf', () => {
   });
 });
 
-describe('conversationId', () => {
-  it('is stable across turns and ignores what comes after the first user message', () => {
+describe('the conversation hash', () => {
+  it('reads only the opening: later turns do not change it', () => {
     const later = [...params().prompt, { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Sure.' }] }, { role: 'user' as const, content: [{ type: 'text' as const, text: 'Thanks.' }] }];
-    expect(conversationId(later)).toBe(conversationId(params().prompt));
+    expect(openingMessages(later)).toEqual(openingMessages(params().prompt));
+    expect(sessionIdOf(params({ prompt: later }))).toBe(sessionIdOf(params()));
   });
 
-  it('tells conversations apart by their system prompt or first user message', () => {
-    const base = conversationId(params().prompt);
-    expect(conversationId([{ role: 'system', content: 'You are a sales agent.' }, params().prompt[1]!])).not.toBe(base);
-    expect(conversationId([params().prompt[0]!, { role: 'user', content: [{ type: 'text', text: 'Refund order 43.' }] }])).not.toBe(base);
-    expect(conversationId([])).toMatch(/^conversation-[0-9a-f]{28}$/);
-  });
-});
-
-describe('stableHash', () => {
-  it('gives 28 hex digits, the same every time, and keeps part boundaries', () => {
-    expect(stableHash(['a', 'b'])).toBe(stableHash(['a', 'b']));
-    expect(stableHash(['ab', 'c'])).not.toBe(stableHash(['a', 'bc']));
-    expect(stableHash([''])).toMatch(/^[0-9a-f]{28}$/);
-    const seen = new Set(Array.from({ length: 10_000 }, (_, index) => stableHash([`conversation ${index}`])));
-    expect(seen.size).toBe(10_000);
+  it('tells conversations apart by their system prompt or first user message, named by its text', () => {
+    const base = sessionIdOf(params());
+    expect(sessionIdOf(params({ prompt: [{ role: 'system', content: 'You are a sales agent.' }, params().prompt[1]!] }))).not.toBe(base);
+    expect(sessionIdOf(params({ prompt: [params().prompt[0]!, { role: 'user', content: [{ type: 'text', text: 'Refund order 43.' }] }] }))).not.toBe(base);
+    const withFile = { role: 'user' as const, content: [{ type: 'text' as const, text: 'Refund order 42.' }, { type: 'file' as const, mediaType: 'image/png', data: 'AAAA' }] };
+    expect(sessionIdOf(params({ prompt: [params().prompt[0]!, withFile] }))).toBe(base);
+    expect(sessionIdOf(params({ prompt: [] }))).toMatch(/^conversation-[0-9a-f]{28}$/);
   });
 });
 

@@ -2,8 +2,8 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/
 import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { conversationSessionId, PanoptesCallbackHandler, ToolCallRefusedError } from '../../../adapters/langchain/index.js';
-import { createMonitor, InvalidOptionError, WorkflowViolationError } from '../../../src/index.js';
+import { PanoptesCallbackHandler, ToolCallRefusedError } from '../../../adapters/langchain/index.js';
+import { conversationSessionId, createMonitor, InvalidOptionError, WorkflowViolationError } from '../../../src/index.js';
 import { callTool, describeMessage, recordingLogger, requestsOf, strictSupportWorkflow, supportMonitor, supportTools } from './helpers.js';
 
 const conversation = [new SystemMessage('You are a support agent.'), new HumanMessage('Refund order A1.')];
@@ -29,7 +29,7 @@ describe('PanoptesCallbackHandler', () => {
     const { monitor } = supportMonitor();
     const model = fakeModel().respond(new AIMessage('Is there anything else I can help with?'));
     await model.invoke(conversation, { callbacks: [new PanoptesCallbackHandler({ monitor })] });
-    const session = conversationSessionId('You are a support agent.', 'Refund order A1.');
+    const session = conversationSessionId([{ role: 'system', content: 'You are a support agent.' }, { role: 'user', content: 'Refund order A1.' }]);
     expect((await monitor.report(session))!.trace).toEqual(['greeting', 'resolution']);
   });
 

@@ -6,7 +6,7 @@ import { tool } from '@langchain/core/tools';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { panoptesMiddleware } from '../../../adapters/langchain/index.js';
-import { createMonitor, InvalidOptionError, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
+import { conversationSessionId, createMonitor, InvalidOptionError, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { refundSetup } from '../../guards/helpers.js';
 import { callTool, describeMessage, recordingLogger, requestsOf, strictSupportWorkflow, supportMonitor, supportTools, supportWorkflow } from './helpers.js';
@@ -154,8 +154,7 @@ describe('panoptesMiddleware through createAgent', () => {
     const agent = createAgent({ model, tools: supportTools().tools, systemPrompt: SYSTEM, middleware: [panoptesMiddleware({ monitor, closeSession: true, onReport: () => {} })] });
     await agent.invoke(ask('Refund order A1, I am customer 42.'));
 
-    const { conversationSessionId } = await import('../../../adapters/langchain/index.js');
-    const report = await monitor.report(conversationSessionId(SYSTEM, 'Refund order A1, I am customer 42.'));
+    const report = await monitor.report(conversationSessionId([{ role: 'system', content: SYSTEM }, { role: 'user', content: 'Refund order A1, I am customer 42.' }]));
     expect(report).toMatchObject({ status: 'closed', trace: ['greeting', 'verify_identity', 'account_action', 'resolution'] });
   });
 

@@ -1,5 +1,8 @@
+import { AIMessage, ChatMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
-import { conversationSessionId, resolveSessionId } from '../../../adapters/langchain/index.js';
+import { resolveSessionId, toChatMessages } from '../../../adapters/langchain/index.js';
+import { conversationOpening } from '../../../adapters/langchain/translate.js';
+import { conversationSessionId } from '../../../src/index.js';
 
 describe('session ids', () => {
   it('takes the option, then the thread id, then metadata.session_id, then the fallback', () => {
@@ -11,12 +14,22 @@ describe('session ids', () => {
     expect(resolveSessionId({ threadId: { not: 'an id' }, fallback })).toBe('hashed');
   });
 
-  it('hashes a conversation the same way every time, and two openings apart', () => {
-    const id = conversationSessionId('You are a support agent.', 'Refund my order.');
-    expect(id).toMatch(/^panoptes-[0-9a-f]{16}$/);
-    expect(conversationSessionId('You are a support agent.', 'Refund my order.')).toBe(id);
-    expect(conversationSessionId('You are a support agent.', 'Refund my order!')).not.toBe(id);
-    expect(conversationSessionId('ab', 'c')).not.toBe(conversationSessionId('a', 'bc'));
-    expect(conversationSessionId('', '')).toMatch(/^panoptes-[0-9a-f]{16}$/);
+  it("names an unnamed conversation by the core's hash of its opening, whatever comes after", () => {
+    const thread = [new SystemMessage('You are a support agent.'), new HumanMessage('Refund my order.'), new AIMessage('Sure.'), new HumanMessage('Thanks.')];
+    const id = conversationSessionId(conversationOpening(thread));
+    expect(id).toBe(conversationSessionId(toChatMessages(thread)));
+    expect(id).toBe(conversationSessionId(conversationOpening(thread.slice(0, 2))));
+    expect(id).toBe(conversationSessionId([{ role: 'system', content: 'You are a support agent.' }, { role: 'user', content: 'Refund my order.' }]));
+  });
+
+  it('takes a system prompt kept apart from the thread, as createAgent keeps it', () => {
+    const thread = [new HumanMessage('Refund my order.')];
+    expect(conversationOpening(thread, 'You are a support agent.')).toEqual([
+      { role: 'system', content: 'You are a support agent.' },
+      expect.objectContaining({ role: 'user', content: 'Refund my order.' }),
+    ]);
+    // An empty prompt names the conversation as no prompt does.
+    expect(conversationSessionId(conversationOpening(thread, ''))).toBe(conversationSessionId(conversationOpening(thread)));
+    expect(conversationOpening([new ChatMessage('Be brief.', 'system'), ...thread]).map((message) => message.role)).toEqual(['system', 'user']);
   });
 });

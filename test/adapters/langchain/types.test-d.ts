@@ -9,7 +9,6 @@ import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { createAgent, type AgentMiddleware } from 'langchain';
 import { expectTypeOf } from 'vitest';
 import {
-  conversationSessionId,
   defaultBlockMessage,
   FACTS_HEADER,
   fromChatMessages,
@@ -25,7 +24,7 @@ import {
   wrapTools,
   type PanoptesMiddlewareOptions,
 } from '../../../adapters/langchain/index.js';
-import { createMonitor, loadWorkflow, type Monitor, type Sentinel } from '../../../src/index.js';
+import { conversationSessionId, createMonitor, loadWorkflow, type Monitor, type Sentinel } from '../../../src/index.js';
 
 declare const monitor: Monitor;
 declare const sentinel: Sentinel;
@@ -73,6 +72,6 @@ export async function docExamples() {
   expectTypeOf(hostOf(toChatMessage(human)) === human).toBeBoolean();
   const messages = [new SystemMessage('Be brief.'), human];
   expectTypeOf(fromChatMessages(toChatMessages(messages))).toEqualTypeOf<BaseMessage[]>();
-  expectTypeOf(resolveSessionId({ threadId: 't1', fallback: () => conversationSessionId('', 'hi') })).toBeString();
+  expectTypeOf(resolveSessionId({ threadId: 't1', fallback: () => conversationSessionId(toChatMessages(messages)) })).toBeString();
   expectTypeOf(new ToolMessage({ content: '', tool_call_id: 'c1' })).toExtend<BaseMessage>();
 }
