@@ -5,8 +5,9 @@ import type { ChatGeneration, LLMResult } from '@langchain/core/outputs';
 import { conversationSessionId, InvalidOptionError, type Logger, type Monitor } from '../../src/index.js';
 import { createFailOpen, type FailOpen } from './fail-open.js';
 import { resolveSessionId } from './session-id.js';
-import { conversationOpening, toAssistantTurn, toChatMessages } from './translate.js';
 import { ToolCallRefusedError } from './tool-call-refused-error.js';
+import { decideToolCall } from './tool-decision.js';
+import { conversationOpening, toAssistantTurn, toChatMessages } from './translate.js';
 
 // Tool calls announced by a response, remembered until their tool starts: bounded for calls that never run.
 const REMEMBERED_TOOL_CALLS = 10_000;
@@ -109,8 +110,8 @@ export class PanoptesCallbackHandler extends BaseCallbackHandler {
     const name = runName ?? (tool as { name?: string }).name ?? tool.id.at(-1) ?? '';
     if (sessionId === '' || name === '') return;
     const call = { ...(toolCallId ? { id: toolCallId } : {}), name, args: parseArgs(input) };
-    const decision = await this.#failOpen('monitor.beforeTool', () => this.#monitor.beforeTool(sessionId, call), undefined);
-    if (decision?.action === 'deny') throw new ToolCallRefusedError({ toolName: name, reason: decision.reason, constraints: decision.constraints, sessionId });
+    const decision = await decideToolCall(call, { monitor: this.#monitor, sessionId }, this.#failOpen);
+    if (!decision.allowed) throw new ToolCallRefusedError({ toolName: name, reason: decision.reason, constraints: decision.constraints, sessionId });
   }
 
   #sessionOf(metadata: Record<string, unknown> | undefined, fallback: () => string): string {

@@ -3,11 +3,11 @@ import { isGraphBubbleUp } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import { InvalidOptionError, WorkflowViolationError, type Logger, type Monitor, type Sentinel, type SessionReport } from '../../src/index.js';
 import { blockedResponse, blockOf, defaultBlockMessage, type BlockMessage } from './block-message.js';
-import { checkToolCall, refusalMessage } from './check-tool-call.js';
 import { createSessionFinder } from './conversation-session.js';
 import { createFailOpen } from './fail-open.js';
 import { requestToChatMessages, withChatMessages, withSystemText } from './model-request.js';
 import { policyTools } from './policy-tools.js';
+import { decideToolCall, refusalMessage } from './tool-decision.js';
 import { textOf, toAssistantTurn, toToolCall } from './translate.js';
 
 /**
@@ -66,8 +66,9 @@ export interface PanoptesMiddlewareOptions {
  *   has no tool calls, so the agent's own routing ends the run there.
  * - `afterModel` (only with `onBlock: 'throw'`): throws `WorkflowViolationError` on that answer, unwrapped (an error
  *   thrown inside `wrapModelCall` would reach the caller wrapped in LangChain's `MiddlewareError`).
- * - `wrapToolCall`: proves the call with the sentinel, then runs the monitor's pre-emptive check. A refused call
- *   never runs; the model receives an error `ToolMessage` saying what to do instead.
+ * - `wrapToolCall`: asks the workflow (the monitor's pre-emptive check), then the sentinel's rules (the core's
+ *   `guardToolCall`). A refused call never runs, and one the rules refuse never enters the workflow's trace; the
+ *   model receives an error `ToolMessage` saying what to do instead.
  * - `afterAgent` (with `onReport` or `closeSession`): publishes the session's report.
  *
  * Panoptes' own failures (an embedder down, a store timing out) never fail the agent: the call goes on unchecked
@@ -126,8 +127,8 @@ export function panoptesMiddleware({
     wrapToolCall: async function panoptesToolCall(request, handler) {
       const call = toToolCall(request.toolCall);
       const session = monitor ? sessionOf(request.runtime.configurable, request.state.messages) : undefined;
-      const decision = await checkToolCall({ monitor, sentinel }, session, call, failOpen);
-      return decision.allowed ? handler(request) : refusalMessage(call, decision.text);
+      const decision = await decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen);
+      return decision.allowed ? handler(request) : refusalMessage(call, decision.reason);
     },
 
     ...(monitor && (onReport || closeSession)

@@ -4,6 +4,9 @@ import { hasErrorCode, PanoptesError } from '../../src/index.js';
  * Thrown by `PanoptesCallbackHandler` (with `raiseError: true`) when the monitor refuses a tool call before it runs:
  * entering the call's workflow state would violate a critical constraint. The message is the refusal written for
  * the model, because hosts such as `createAgent`'s tool node hand a tool's error text back to the model.
+ *
+ * Its code is `TOOL_CALL_DENIED`, the code of every refused tool call. The core's `ToolCallDeniedError` (a sentinel's
+ * refusal) does not fit here: it carries the rules' `CheckResult`, and a workflow refusal has none.
  * @example
  * try {
  *   await issueRefund.invoke(toolCall, { callbacks: [new PanoptesCallbackHandler({ monitor, raiseError: true })] });
@@ -19,14 +22,15 @@ export class ToolCallRefusedError extends PanoptesError {
   readonly sessionId: string;
 
   constructor({ toolName, reason, constraints, sessionId }: { toolName: string; reason: string; constraints: string[]; sessionId: string }) {
-    super('TEMPORAL_CONSTRAINT_VIOLATED', reason);
+    super('TOOL_CALL_DENIED', reason);
     this.name = 'ToolCallRefusedError';
     this.toolName = toolName;
     this.constraints = constraints;
     this.sessionId = sessionId;
   }
 
+  /** Narrows by code and by `toolName`, which tells it from the core's `ToolCallDeniedError` of the same code. */
   static override isInstance(value: unknown): value is ToolCallRefusedError {
-    return hasErrorCode(value, 'TEMPORAL_CONSTRAINT_VIOLATED') && 'toolName' in (value as object);
+    return hasErrorCode(value, 'TOOL_CALL_DENIED') && 'toolName' in value;
   }
 }

@@ -2,9 +2,9 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { isGraphBubbleUp } from '@langchain/langgraph';
 import { InvalidOptionError, type Logger, type Monitor, type Sentinel } from '../../src/index.js';
-import { checkToolCall, refusalMessage } from './check-tool-call.js';
 import { createFailOpen } from './fail-open.js';
 import { resolveSessionId } from './session-id.js';
+import { decideToolCall, refusalMessage } from './tool-decision.js';
 import { toToolCall } from './translate.js';
 
 /** Options of {@link wrapTools}. Give a `sentinel`, a `monitor`, or both. */
@@ -24,7 +24,8 @@ export interface WrapToolsOptions {
 
 /**
  * Guards LangChain tools for use outside `createAgent` (a LangGraph `ToolNode`, your own loop): before a tool runs,
- * the sentinel must prove the call allowed and the monitor must not refuse it. A refused call never runs; invoked
+ * the monitor must not refuse the call and then the sentinel must prove it allowed (the core's `guardToolCall`), so
+ * a call the sentinel refuses never enters the workflow's trace. A refused call never runs; invoked
  * with a tool call (as `ToolNode` does), the tool answers with an error `ToolMessage` telling the model what to do
  * instead; invoked with plain arguments, it returns that text.
  *
@@ -42,9 +43,9 @@ export function wrapTools<Tool extends StructuredToolInterface>(tools: readonly 
     const toolCall = isToolCall(input) ? input : { name: original.name, args: input, id: (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id };
     const call = toToolCall(toolCall);
     const session = monitor ? resolveSessionId({ option: sessionId, threadId: config?.configurable?.thread_id, metadataSessionId: config?.metadata?.session_id, fallback: () => '' }) : '';
-    const decision = await checkToolCall({ sentinel, monitor }, session === '' ? undefined : session, call, failOpen);
+    const decision = await decideToolCall(call, { monitor, sentinel, sessionId: session === '' ? undefined : session }, failOpen);
     if (decision.allowed) return undefined;
-    return call.id ? refusalMessage(call, decision.text) : decision.text;
+    return call.id ? refusalMessage(call, decision.reason) : decision.reason;
   };
   return tools.map((original) => {
     const guarded = Object.create(original) as Tool;

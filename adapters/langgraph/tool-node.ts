@@ -3,8 +3,8 @@ import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/too
 import { isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
 import { InvalidOptionError, type Logger, type Monitor, type Sentinel } from '../../src/index.js';
-import { checkToolCall, refusalMessage } from '../langchain/check-tool-call.js';
 import { createFailOpen, type FailOpen } from '../langchain/fail-open.js';
+import { decideToolCall, refusalMessage } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
 import { graphSessionId, withGraphSession } from './graph-session.js';
 import type { PanoptesGraphState } from './state.js';
@@ -22,9 +22,10 @@ export interface GuardedToolNodeOptions extends ToolNodeOptions {
 }
 
 /**
- * LangGraph's `ToolNode`, guarded: before each tool call runs, the sentinel must prove it allowed and the monitor
- * must not refuse it. A refused call never runs; it is answered with an error `ToolMessage` telling the model what
- * to do instead, as `ToolNode` answers a failing tool. With a graph monitor, the session goes back into graph state.
+ * LangGraph's `ToolNode`, guarded: before each tool call runs, the monitor must not refuse it and then the sentinel
+ * must prove it allowed (the core's `guardToolCall`), so a call the sentinel refuses never enters the workflow's
+ * trace. A refused call never runs; it is answered with an error `ToolMessage` telling the model what to do instead,
+ * as `ToolNode` answers a failing tool. With a graph monitor, the session goes back into graph state.
  *
  * Interrupts raised by a tool (human-in-the-loop) still reach the graph: `ToolNode` rethrows them, and Panoptes'
  * fail-open handling rethrows anything `isGraphBubbleUp` recognises, because they are LangGraph's control flow,
@@ -63,8 +64,8 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     const messages = Array.isArray(state) ? (state as BaseMessage[]) : (state as Partial<PanoptesGraphState> | undefined)?.messages;
     const session = this.#monitor && Array.isArray(messages) ? graphSessionId(this.#sessionId, messages, config) : undefined;
     const neutral = toToolCall(call);
-    const decision = await checkToolCall({ monitor: this.#monitor, sentinel: this.#sentinel }, session, neutral, this.#failOpen);
-    if (!decision.allowed) return refusalMessage(neutral, decision.text);
+    const decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session }, this.#failOpen);
+    if (!decision.allowed) return refusalMessage(neutral, decision.reason);
     return super.runTool(call, config, state);
   }
 }

@@ -3,7 +3,8 @@ import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { PanoptesCallbackHandler, ToolCallRefusedError } from '../../../adapters/langchain/index.js';
-import { conversationSessionId, createMonitor, InvalidOptionError, WorkflowViolationError } from '../../../src/index.js';
+import { conversationSessionId, createMonitor, InvalidOptionError, PanoptesError, ToolCallDeniedError, WorkflowViolationError } from '../../../src/index.js';
+import { refundSetup } from '../../guards/helpers.js';
 import { callTool, describeMessage, recordingLogger, requestsOf, strictSupportWorkflow, supportMonitor, supportTools } from './helpers.js';
 
 const conversation = [new SystemMessage('You are a support agent.'), new HumanMessage('Refund order A1.')];
@@ -55,7 +56,9 @@ describe('PanoptesCallbackHandler', () => {
     const error = await issueRefund.invoke({ ...response.tool_calls![0]!, type: 'tool_call' }, options).catch((caught: unknown) => caught);
 
     expect(ToolCallRefusedError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ toolName: 'issue_refund', constraints: ['verify_before_account_action'], sessionId: 's1' });
+    expect(error).toMatchObject({ code: 'TOOL_CALL_DENIED', toolName: 'issue_refund', constraints: ['verify_before_account_action'], sessionId: 's1' });
+    expect(PanoptesError.isInstance(error)).toBe(true);
+    expect(ToolCallRefusedError.isInstance(new ToolCallDeniedError(await refundSetup({}).sentinel.check('issue_refund', { booking_id: 'B1' })))).toBe(false);
     expect(refund).not.toHaveBeenCalled();
   });
 

@@ -18,6 +18,33 @@ export const strictSupportWorkflow = parseWorkflow(SUPPORT_YAML.replace('    sev
   source: 'customer-support-strict.yaml',
 });
 
+/**
+ * A refunds workflow for the rules of test/guards/helpers.ts: look the booking up (`get_booking`) before refunding it
+ * (`issue_refund`), a critical precedence. The rules refuse a refund the workflow allows until the booking of
+ * interest is set and the customer confirms.
+ */
+export const refundWorkflow = parseWorkflow(`
+name: refunds
+states:
+  - { name: start, initial: true }
+  - { name: lookup, classification: { tool_calls: [get_booking] } }
+  - { name: refund, classification: { tool_calls: [issue_refund] } }
+transitions:
+  - { from: start, to: lookup }
+  - { from: lookup, to: refund }
+constraints:
+  - { name: lookup_first, type: precedence, trigger: refund, target: lookup, severity: critical }
+`);
+
+/** The agent's own get_booking and issue_refund, as LangChain tools over spies. */
+export function refundTools() {
+  const lookup = vi.fn(async ({ booking_id }: { booking_id: string }) => JSON.stringify({ booking_id, status: 'cancelled_by_airline' }));
+  const refund = vi.fn(async ({ booking_id }: { booking_id: string }) => `Refunded ${booking_id}.`);
+  const getBooking = tool(lookup, { name: 'get_booking', description: 'Look up a booking', schema: z.object({ booking_id: z.string() }) });
+  const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
+  return { lookup, refund, getBooking, issueRefund, tools: [getBooking, issueRefund] };
+}
+
 /** A logger that records warnings instead of printing them. */
 export function recordingLogger(): Logger & { warnings: string[] } {
   const warnings: string[] = [];

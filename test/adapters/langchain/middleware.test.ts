@@ -9,7 +9,7 @@ import { panoptesMiddleware } from '../../../adapters/langchain/index.js';
 import { conversationSessionId, createMonitor, InvalidOptionError, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { refundSetup } from '../../guards/helpers.js';
-import { callTool, describeMessage, recordingLogger, requestsOf, strictSupportWorkflow, supportMonitor, supportTools, supportWorkflow } from './helpers.js';
+import { callTool, describeMessage, recordingLogger, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportMonitor, supportTools, supportWorkflow } from './helpers.js';
 
 const SYSTEM = 'You are a support agent.';
 const ask = (text: string) => ({ messages: [new HumanMessage(text)] });
@@ -193,5 +193,48 @@ describe('panoptesMiddleware with a sentinel', () => {
     expect(systems[0]).toBe(`system:${SYSTEM}\n\n[KNOWN FACTS]\nContext: (none bound)\nFacts: (none)`);
     expect(systems[5]).toContain('Context: booking_of_interest = "B1"');
     expect(systems[5]).toContain('customer_confirms("B1")');
+  });
+});
+
+describe('panoptesMiddleware with a monitor and a sentinel', () => {
+  const B1 = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
+  const refundMonitor = () => createMonitor({ workflow: refundWorkflow, logger: recordingLogger() });
+
+  it('a call the rules refuse does not enter the workflow trace: the refusal is recorded as the guard’s', async () => {
+    const { sentinel } = refundSetup(B1);
+    const monitor = refundMonitor();
+    const { tools, lookup, refund } = refundTools();
+    const model = fakeModel()
+      .respond(callTool('get_booking', { booking_id: 'B1' }, 'g1'))
+      .respond(callTool('issue_refund', { booking_id: 'B1' }, 'r1'))
+      .respond(new AIMessage('Which booking do you mean?'));
+    const agent = createAgent({ model, tools, systemPrompt: SYSTEM, middleware: [panoptesMiddleware({ monitor, sentinel })] });
+    const result = await agent.invoke(ask('Refund B1.'), thread('c1'));
+
+    const refusal = result.messages.find((message) => ToolMessage.isInstance(message) && message.tool_call_id === 'r1') as ToolMessage;
+    expect(refusal.status).toBe('error');
+    expect(refusal.content).toMatch(/^issue_refund is not allowed yet\./);
+    expect(lookup).toHaveBeenCalledTimes(1);
+    expect(refund).not.toHaveBeenCalled();
+    const report = (await monitor.report('c1'))!;
+    expect(report.trace).toEqual(['start', 'lookup']);
+    expect(report.refusals).toEqual([expect.objectContaining({ state: 'refund', by: 'guard' })]);
+  });
+
+  it('a call the workflow refuses never reaches the rules: nothing is fetched for it', async () => {
+    const { sentinel, calls } = refundSetup(B1);
+    const check = vi.spyOn(sentinel, 'check');
+    const monitor = refundMonitor();
+    const { tools, refund } = refundTools();
+    const model = fakeModel().respond(callTool('issue_refund', { booking_id: 'B1' }, 'r0')).respond(new AIMessage('Let me look the booking up first.'));
+    const agent = createAgent({ model, tools, systemPrompt: SYSTEM, middleware: [panoptesMiddleware({ monitor, sentinel })] });
+    const result = await agent.invoke(ask('Refund B1.'), thread('c1'));
+
+    const refusal = result.messages.find((message) => ToolMessage.isInstance(message) && message.tool_call_id === 'r0') as ToolMessage;
+    expect(refusal.content).toMatch(/^The call to issue_refund was refused and did not run\./);
+    expect(check).not.toHaveBeenCalled();
+    expect(calls).toEqual([]); // the sentinel's data tool was never called
+    expect(refund).not.toHaveBeenCalled();
+    expect((await monitor.report('c1'))!).toMatchObject({ trace: ['start'], refusals: [expect.objectContaining({ state: 'refund', by: 'workflow' })] });
   });
 });

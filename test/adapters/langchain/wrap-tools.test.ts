@@ -3,9 +3,9 @@ import { tool } from '@langchain/core/tools';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { policyTools, wrapTools } from '../../../adapters/langchain/index.js';
-import { InvalidOptionError } from '../../../src/index.js';
+import { createMonitor, InvalidOptionError, type Monitor } from '../../../src/index.js';
 import { refundSetup } from '../../guards/helpers.js';
-import { supportMonitor, supportTools } from './helpers.js';
+import { recordingLogger, refundTools, refundWorkflow, supportMonitor, supportTools } from './helpers.js';
 
 function refundTool() {
   const refund = vi.fn(async ({ booking_id }: { booking_id: string }) => `Refunded ${booking_id}.`);
@@ -62,6 +62,52 @@ describe('wrapTools', () => {
     expect(answer.status).toBe('error');
     expect(answer.content).toMatch(/^The call to issue_refund was refused and did not run\./);
     expect(refund).not.toHaveBeenCalled();
+  });
+
+  it('with both guards, a call the rules refuse does not enter the workflow trace', async () => {
+    const { sentinel } = refundSetup({ B1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
+    const monitor = createMonitor({ workflow: refundWorkflow, logger: recordingLogger() });
+    const { tools, refund } = refundTools();
+    const [getBooking, issueRefund] = wrapTools(tools, { monitor, sentinel, sessionId: 's1' });
+    await monitor.afterModel('s1', { content: '', toolCalls: [{ id: 'g1', name: 'get_booking', args: { booking_id: 'B1' } }] });
+    await getBooking!.invoke({ id: 'g1', name: 'get_booking', args: { booking_id: 'B1' }, type: 'tool_call' });
+    await monitor.afterModel('s1', { content: '', toolCalls: [{ id: 'r1', name: 'issue_refund', args: { booking_id: 'B1' } }] });
+
+    const answer = (await issueRefund!.invoke({ id: 'r1', name: 'issue_refund', args: { booking_id: 'B1' }, type: 'tool_call' })) as ToolMessage;
+    expect(answer).toMatchObject({ status: 'error', tool_call_id: 'r1' });
+    expect(answer.content).toMatch(/^issue_refund is not allowed yet\./);
+    expect(refund).not.toHaveBeenCalled();
+    const report = (await monitor.report('s1'))!;
+    expect(report.trace).toEqual(['start', 'lookup']);
+    expect(report.refusals).toEqual([expect.objectContaining({ state: 'refund', by: 'guard' })]);
+  });
+
+  it('with both guards, a call the workflow refuses never reaches the rules', async () => {
+    const { sentinel, calls } = refundSetup({ B1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
+    const check = vi.spyOn(sentinel, 'check');
+    const monitor = createMonitor({ workflow: refundWorkflow, logger: recordingLogger() });
+    const { tools, refund } = refundTools();
+    const [, issueRefund] = wrapTools(tools, { monitor, sentinel, sessionId: 's1' });
+    await monitor.afterModel('s1', { content: '', toolCalls: [{ id: 'r0', name: 'issue_refund', args: { booking_id: 'B1' } }] });
+
+    const answer = (await issueRefund!.invoke({ id: 'r0', name: 'issue_refund', args: { booking_id: 'B1' }, type: 'tool_call' })) as ToolMessage;
+    expect(answer.content).toMatch(/^The call to issue_refund was refused and did not run\./);
+    expect(check).not.toHaveBeenCalled();
+    expect(calls).toEqual([]);
+    expect(refund).not.toHaveBeenCalled();
+    expect((await monitor.report('s1'))!).toMatchObject({ trace: ['start'], refusals: [expect.objectContaining({ by: 'workflow' })] });
+  });
+
+  it('when the monitor throws, the rules still decide: a monitor fails open, the rules never do', async () => {
+    const { sentinel } = refundSetup({ B1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
+    const logger = recordingLogger();
+    const broken: Monitor = { ...createMonitor({ workflow: refundWorkflow }), beforeTool: () => Promise.reject(new Error('store unreachable')) };
+    const { tools, refund } = refundTools();
+    const [, issueRefund] = wrapTools(tools, { monitor: broken, sentinel, sessionId: 's1', logger });
+
+    expect(await issueRefund!.invoke({ booking_id: 'B1' })).toMatch(/^issue_refund is not allowed yet\./);
+    expect(refund).not.toHaveBeenCalled();
+    expect(logger.warnings).toEqual([expect.stringMatching(/^\[panoptes\] monitor.beforeTool failed/)]);
   });
 
   it('needs a sentinel or a monitor', () => {

@@ -9,7 +9,7 @@ import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode,
 import { WorkflowViolationError, type Sentinel } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { refundSetup } from '../../guards/helpers.js';
-import { callTool, describeMessage, recordingLogger, requestsOf, strictSupportWorkflow, supportTools, supportWorkflow } from '../langchain/helpers.js';
+import { callTool, describeMessage, recordingLogger, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportTools, supportWorkflow } from '../langchain/helpers.js';
 
 const SYSTEM = 'You are a support agent.';
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
@@ -166,5 +166,42 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
     expect(refusal.status).toBe('error');
     expect(refusal.content).toMatch(/^issue_refund is not allowed yet\.\nTo proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\), then call set_context/);
     expect(refund).not.toHaveBeenCalled();
+  });
+
+  it('with a monitor and a sentinel, a call the rules refuse does not enter the workflow trace', async () => {
+    const { sentinel } = refundSetup({ B1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
+    const monitor = graphMonitor(refundWorkflow);
+    const { tools, lookup, refund } = refundTools();
+    const model = fakeModel()
+      .respond(callTool('get_booking', { booking_id: 'B1' }, 'g1'))
+      .respond(callTool('issue_refund', { booking_id: 'B1' }, 'r1'))
+      .respond(new AIMessage('Which booking do you mean?'));
+    const result = await monitoredGraph({ model, tools, monitor, sentinel }).invoke(ask('Refund B1.'), thread('c1'));
+
+    const refusal = result.messages.find((message: BaseMessage) => ToolMessage.isInstance(message) && message.tool_call_id === 'r1') as ToolMessage;
+    expect(refusal).toMatchObject({ status: 'error' });
+    expect(refusal.content).toMatch(/^issue_refund is not allowed yet\./);
+    expect(lookup).toHaveBeenCalledTimes(1);
+    expect(refund).not.toHaveBeenCalled();
+    expect(result.panoptes?.workflow.trace).toEqual(['start', 'lookup']);
+    const report = (await monitor.report('c1'))!;
+    expect(report.trace).toEqual(['start', 'lookup']);
+    expect(report.refusals).toEqual([expect.objectContaining({ state: 'refund', by: 'guard' })]);
+  });
+
+  it('with a monitor and a sentinel, a call the workflow refuses never reaches the rules', async () => {
+    const { sentinel, calls } = refundSetup({ B1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
+    const check = vi.spyOn(sentinel, 'check');
+    const monitor = graphMonitor(refundWorkflow);
+    const { tools, refund } = refundTools();
+    const model = fakeModel().respond(callTool('issue_refund', { booking_id: 'B1' }, 'r0')).respond(new AIMessage('Let me look the booking up first.'));
+    const result = await monitoredGraph({ model, tools, monitor, sentinel }).invoke(ask('Refund B1.'), thread('c1'));
+
+    const refusal = result.messages.find((message: BaseMessage) => ToolMessage.isInstance(message)) as ToolMessage;
+    expect(refusal.content).toMatch(/^The call to issue_refund was refused and did not run\./);
+    expect(check).not.toHaveBeenCalled();
+    expect(calls).toEqual([]);
+    expect(refund).not.toHaveBeenCalled();
+    expect((await monitor.report('c1'))!).toMatchObject({ trace: ['start'], refusals: [expect.objectContaining({ state: 'refund', by: 'workflow' })] });
   });
 });

@@ -1,7 +1,9 @@
 import { AIMessage, HumanMessage, type BaseMessage, type ToolMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
 import { createGraphMonitor, GuardedToolNode, isGraphMonitor, wrapModelNode } from '../../../adapters/langgraph/index.js';
+import { policyTools } from '../../../adapters/langchain/index.js';
 import { createMonitor, InvalidOptionError } from '../../../src/index.js';
+import { refundSetup } from '../../guards/helpers.js';
 import { callTool, recordingLogger, supportTools, supportWorkflow } from '../langchain/helpers.js';
 
 describe('GuardedToolNode on its own', () => {
@@ -16,6 +18,14 @@ describe('GuardedToolNode on its own', () => {
     expect(output[0]).toMatchObject({ status: 'error', tool_call_id: 'r1' });
     expect(refund).not.toHaveBeenCalled();
     expect((await monitor.report('t1'))!.refusals).toHaveLength(1);
+  });
+
+  it("never puts the sentinel's own tools to its rules: they are how the model answers a refusal", async () => {
+    const { sentinel } = refundSetup({});
+    const answer = callTool('set_context', { name: 'booking_of_interest', value: 'B1' }, 's1');
+    const output = (await new GuardedToolNode(policyTools(sentinel), { sentinel }).invoke([new HumanMessage('Refund B1'), answer])) as ToolMessage[];
+    expect(output).toEqual([expect.objectContaining({ status: 'success', content: 'booking_of_interest = "B1".' })]);
+    expect(sentinel.facts.context('booking_of_interest')?.value).toBe('B1');
   });
 
   it('needs a monitor or a sentinel', () => {
