@@ -180,7 +180,8 @@ describe('loop detection through generateText', () => {
     });
   });
 
-  // Today panoptesStopCondition reads only the workflow's plan, and the step's failed result reaches the detector
-  // in the next call's transformParams (monitor.beforeModel), after stopWhen ran: a loop at stop always rejects.
+  // Today a step's tool results reach the detector only in the next call's transformParams (monitor.beforeModel reads
+  // them from the prompt), after stopWhen has run; so a repeated-error loop at stop rejects even with
+  // panoptesStopCondition in stopWhen (also with the version that asks monitor.peek).
   it.todo('panoptesStopCondition in stopWhen ends the tool loop cleanly, instead of a rejection, when a loop reaches stop');
 });
