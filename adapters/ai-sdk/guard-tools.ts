@@ -1,8 +1,8 @@
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import { InvalidOptionError, type Blocker, type Logger, type Monitor, type ProofStatus, type Sentinel } from '../../src/index.js';
+import { guardToolCall, InvalidOptionError, type Blocker, type Logger, type Monitor, type ProofStatus, type Sentinel, type ToolCallDecision } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
 import { sessionOfToolCall } from './tool-call-sessions.js';
-import { argsOf, toCoreToolCall } from './translate.js';
+import { toCoreToolCall } from './translate.js';
 
 /**
  * Marks a {@link ToolCallRefusal}; a string, so the mark survives the JSON of UI messages.
@@ -54,13 +54,14 @@ export type GuardedTools<TOOLS extends ToolSet> = {
 };
 
 /**
- * Wraps each tool's `execute` so a call is checked before it runs: by the monitor (workflow order), then by the
- * sentinel (the rules). A refused call does not run; it returns a {@link ToolCallRefusal}, which the model receives
- * as an `error-text` tool result carrying the reason, so it can correct course on its next call. Tools without
- * `execute` (answered by the client) are returned as they are.
+ * Wraps each tool's `execute` so a call is checked before it runs, by the core's `guardToolCall`: the monitor first
+ * (workflow order), then the sentinel (the rules) as the monitor's guard, so a call the workflow refuses never
+ * reaches the rules and a call the rules refuse never enters the workflow's trace. A refused call does not run; it
+ * returns a {@link ToolCallRefusal}, which the model receives as an `error-text` tool result carrying the reason, so
+ * it can correct course on its next call. Tools without `execute` (answered by the client) are returned as they are.
  *
- * The monitor fails open (a monitor error lets the call run); the sentinel fails closed (it denies what it could
- * not prove, by design of the guards).
+ * The monitor fails open (a monitor error lets the rules decide alone); the sentinel fails closed (it denies what it
+ * could not prove, by design of the guards).
  * @throws {InvalidOptionError} at construction when neither guard is given, or a guard or `sessionId` is malformed.
  * @example
  * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
@@ -77,25 +78,36 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
   }
   const failOpen = createFailOpen(logger);
 
+  const rules = sentinel === undefined ? {} : { sentinel };
+  const sessionOf = (options: ToolExecutionOptions): string | undefined => {
+    if (monitor === undefined) return undefined;
+    const id = typeof sessionId === 'function' ? sessionId(options) : (sessionId ?? sessionOfToolCall(monitor, options.toolCallId));
+    if (id === undefined) {
+      failOpen.note('session lookup', `No session is known for tool call '${options.toolCallId}', so the monitor did not check it before it ran: pass sessionId, or wrap the model with panoptesMiddleware on the same monitor.`);
+    }
+    return id;
+  };
+
   async function refusalOf(name: string, input: unknown, options: ToolExecutionOptions): Promise<ToolCallRefusal | undefined> {
-    if (monitor !== undefined) {
-      const id = typeof sessionId === 'function' ? sessionId(options) : (sessionId ?? sessionOfToolCall(monitor, options.toolCallId));
-      if (id === undefined) {
-        failOpen.note('session lookup', `No session is known for tool call '${options.toolCallId}', so the monitor did not check it before it ran: pass sessionId, or wrap the model with panoptesMiddleware on the same monitor.`);
-      }
-      const decision = id === undefined ? undefined : await failOpen.run('The pre-emptive check (monitor.beforeTool)', () => monitor.beforeTool(id, toCoreToolCall(options.toolCallId, name, input)));
-      if (decision?.action === 'deny') return { type: REFUSAL_TYPE, by: 'monitor', tool: name, reason: decision.reason, constraints: decision.constraints };
-    }
-    if (sentinel !== undefined) {
-      const result = await sentinel.check(name, argsOf(input));
-      if (!result.allowed) return { type: REFUSAL_TYPE, by: 'sentinel', tool: name, reason: result.text, status: result.status, blockers: result.blockers };
-    }
-    return undefined;
+    const call = toCoreToolCall(options.toolCallId, name, input);
+    const id = sessionOf(options);
+    const decision =
+      id === undefined
+        ? await guardToolCall(call, rules)
+        : ((await failOpen.run('The pre-emptive check (monitor.beforeTool)', () => guardToolCall(call, { ...rules, monitor, sessionId: id }))) ?? (await guardToolCall(call, rules)));
+    return decision.allowed ? undefined : toRefusal(name, decision);
   }
 
   const guarded: Record<string, unknown> = {};
   for (const [name, tool] of Object.entries(tools)) guarded[name] = guardTool(name, tool, refusalOf);
   return guarded as GuardedTools<TOOLS>;
+}
+
+/** The core's refusal in this adapter's terms: `by` names the guard the app configured, the monitor or the sentinel. */
+function toRefusal(tool: string, decision: Extract<ToolCallDecision, { allowed: false }>): ToolCallRefusal {
+  if (decision.by === 'workflow') return { type: REFUSAL_TYPE, by: 'monitor', tool, reason: decision.reason, constraints: decision.constraints };
+  const { check } = decision;
+  return { type: REFUSAL_TYPE, by: 'sentinel', tool, reason: decision.reason, ...(check ? { status: check.status, blockers: check.blockers } : {}) };
 }
 
 /**

@@ -47,17 +47,29 @@ describe('guardTools with a sentinel', () => {
   });
 
   it('asks the monitor first: a call the workflow refuses never reaches the sentinel', async () => {
-    const { sentinel, tools, refunds } = refundWorld();
+    const { sentinel, tools, refunds, calls } = refundWorld();
     const check = vi.spyOn(sentinel, 'check');
     const monitor = createMonitor({ workflow, logger: recordingLogger() });
     const guarded = guardTools(tools, { monitor, sentinel, sessionId: 's1' });
     const refusal = await guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions);
     expect(refusal).toMatchObject({ by: 'monitor', constraints: ['verify_first'] });
     expect(check).not.toHaveBeenCalled();
+    expect(calls).toEqual([]); // the sentinel's data tool was never called
     expect(refunds).toEqual([]);
+    expect((await monitor.report('s1'))!).toMatchObject({ trace: ['greeting'], refusals: [expect.objectContaining({ state: 'account_action', by: 'workflow' })] });
   });
 
-  it('works with the middleware in one loop: the monitor session comes from the same id', async () => {
+  it('when the monitor throws, the sentinel still decides: the monitor fails open, the rules never do', async () => {
+    const { sentinel, tools, refunds } = refundWorld();
+    const logger = recordingLogger();
+    const broken = { ...createMonitor({ workflow }), beforeTool: () => Promise.reject(new Error('store unreachable')) };
+    const guarded = guardTools(tools, { monitor: broken, sentinel, sessionId: 's1', logger });
+    expect(await guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions)).toMatchObject({ by: 'sentinel', status: 'blocked' });
+    expect(refunds).toEqual([]);
+    expect(logger.warnings).toEqual([expect.stringMatching(/^\[panoptes\] The pre-emptive check \(monitor.beforeTool\) failed/)]);
+  });
+
+  it('works with the middleware in one loop; a call the sentinel refuses does not enter the workflow trace', async () => {
     const { sentinel, tools, refunds } = refundWorld();
     sentinel.bindContext('booking_of_interest', 'B1');
     const monitor = createMonitor({ workflow, logger: recordingLogger() });
@@ -74,7 +86,9 @@ describe('guardTools with a sentinel', () => {
     });
     expect(result.steps[1]!.toolResults[0]!.output).toMatchObject({ by: 'sentinel', blockers: expect.arrayContaining([expect.objectContaining({ kind: 'ask' })]) });
     expect(refunds).toEqual([]);
-    expect((await monitor.report('T-7'))!.trace).toEqual(['greeting', 'verify_identity', 'account_action']);
+    const report = (await monitor.report('T-7'))!;
+    expect(report.trace).toEqual(['greeting', 'verify_identity']);
+    expect(report.refusals).toEqual([expect.objectContaining({ state: 'account_action', by: 'guard' })]);
   });
 });
 

@@ -82,6 +82,21 @@ describe('panoptesMiddleware through generateText', () => {
     expect(mock.doGenerateCalls).toHaveLength(1); // the blocked call never reached the model
   });
 
+  it('the stop condition ends the loop before the block a tool that ran unguarded caused, using nothing up', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const mock = sequenceModel(callTool('issue_refund', 'r1'), say('never reached'));
+    const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor, sessionId: 's1' }) });
+    const { tools, ran } = supportTools(); // not guarded: the refund runs, and the violation is found afterwards
+    const result = await generateText({ model, tools, prompt: 'Refund order 42.', stopWhen: [stepCountIs(5), panoptesStopCondition({ monitor })] });
+
+    expect(ran).toEqual(['issue_refund']);
+    expect(result.steps).toHaveLength(1); // stopped instead of rejecting on the second call
+    expect(mock.doGenerateCalls).toHaveLength(1);
+    expect(await monitor.peek('s1')).toMatchObject({ action: 'block', intervention: { name: 'verify_first' } });
+    // The condition used nothing up: the next call is still blocked.
+    await expect(generateText({ model, prompt: 'Refund order 42.' })).rejects.toSatisfy(WorkflowViolationError.isInstance);
+  });
+
   it('escalates guidance after max_applications, then the stop condition ends the loop before the block', async () => {
     const monitor = createMonitor({ workflow, logger: recordingLogger() });
     const mock = scriptedModel((_prompt, call) => callTool('issue_refund', `r${call}`)); // a model that never learns
