@@ -3,7 +3,7 @@
  * @module
  */
 import type { CallToolRequestParams, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Blocker, ProofStatus, ToolCall } from '../../src/index.js';
+import type { Blocker, ProofStatus, ToolCall, ToolCallDecision } from '../../src/index.js';
 
 /** Why a guarded call did not reach the server, as `wrapMcpClient` reports it in the result's `_meta`. */
 export interface McpRefusal {
@@ -27,6 +27,19 @@ export const REFUSAL_META_KEY = 'panoptes/refusal';
  */
 export function toCoreToolCall(params: CallToolRequestParams): ToolCall {
   return { name: params.name, args: params.arguments ?? {} };
+}
+
+/**
+ * The core's refusal of a call in this adapter's terms: `by` names the guard the app configured, the monitor or the
+ * sentinel, with the constraints or the sentinel's blockers.
+ * @example
+ * const decision = await guardToolCall(toCoreToolCall(params), { monitor, sentinel, sessionId });
+ * if (!decision.allowed) return refusalResult(toMcpRefusal(params.name, decision));
+ */
+export function toMcpRefusal(tool: string, decision: Extract<ToolCallDecision, { allowed: false }>): McpRefusal {
+  if (decision.by === 'workflow') return { by: 'monitor', tool, reason: decision.reason, constraints: decision.constraints };
+  const { check } = decision;
+  return { by: 'sentinel', tool, reason: decision.reason, ...(check ? { status: check.status, blockers: check.blockers } : {}) };
 }
 
 /**

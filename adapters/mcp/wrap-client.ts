@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidOptionError, type Logger, type Monitor, type Sentinel } from '../../src/index.js';
-import { refusalResult, toCoreToolCall, type McpRefusal } from './translate.js';
+import { guardToolCall, InvalidOptionError, type Logger, type Monitor, type Sentinel, type ToolCall, type ToolCallDecision } from '../../src/index.js';
+import { refusalResult, toCoreToolCall, toMcpRefusal } from './translate.js';
 
 /** What `wrapMcpClient` needs of a client: the official SDK's `Client`, or anything with its `callTool`. */
 export type McpToolClient = Pick<Client, 'callTool'>;
@@ -19,13 +19,15 @@ export interface WrapMcpClientOptions {
 }
 
 /**
- * Wraps an MCP client so every `callTool` is checked before it is sent: by the monitor (workflow order), then by
- * the sentinel (the rules). A refused call never reaches the server; it returns an `isError: true` result whose
+ * Wraps an MCP client so every `callTool` is checked before it is sent, by the core's `guardToolCall`: the monitor
+ * first (workflow order), then the sentinel (the rules) as the monitor's guard, so a call the workflow refuses never
+ * reaches the rules and a call the rules refuse never enters the workflow's trace. A refused call never reaches the
+ * server; it returns an `isError: true` result whose
  * text tells the model why and what to do instead, with the details in `_meta["panoptes/refusal"]`. Every other
  * method and property is the client's own, so the wrapped client goes wherever the client went (tool adapters of
  * agent frameworks included).
  *
- * The monitor fails open (a monitor error lets the call through); the sentinel fails closed.
+ * The monitor fails open (a monitor error leaves the sentinel, if any, to decide alone); the sentinel fails closed.
  * @throws {InvalidOptionError} at construction when neither guard is given, or `monitor` comes without `sessionId`.
  * @example
  * const client = wrapMcpClient(new Client({ name: 'agent', version: '1.0.0' }), { sentinel });
@@ -43,28 +45,23 @@ export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, { mo
   if (monitor !== undefined && !(typeof sessionId === 'function' || (typeof sessionId === 'string' && sessionId !== ''))) {
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "The monitor needs the session's id: pass it, or a function of the call." });
   }
+  const rules = sentinel === undefined ? {} : { sentinel };
   let warned = false;
 
-  async function refusalFor(params: CallToolRequestParams): Promise<McpRefusal | undefined> {
-    if (monitor !== undefined) {
-      try {
-        const decision = await monitor.beforeTool(typeof sessionId === 'function' ? sessionId(params) : sessionId!, toCoreToolCall(params));
-        if (decision.action === 'deny') return { by: 'monitor', tool: params.name, reason: decision.reason, constraints: decision.constraints };
-      } catch (error) {
-        if (!warned) logger.warn('[panoptes] The pre-emptive check (monitor.beforeTool) failed; the call goes on unchanged. Later failures are not logged.', error);
-        warned = true;
-      }
+  async function decide(params: CallToolRequestParams, call: ToolCall): Promise<ToolCallDecision> {
+    if (monitor === undefined) return guardToolCall(call, rules);
+    try {
+      return await guardToolCall(call, { ...rules, monitor, sessionId: typeof sessionId === 'function' ? sessionId(params) : sessionId! });
+    } catch (error) {
+      if (!warned) logger.warn('[panoptes] The pre-emptive check (monitor.beforeTool) failed; the call goes on unchecked by the workflow. Later failures are not logged.', error);
+      warned = true;
+      return guardToolCall(call, rules);
     }
-    if (sentinel !== undefined) {
-      const result = await sentinel.check(params.name, params.arguments ?? {});
-      if (!result.allowed) return { by: 'sentinel', tool: params.name, reason: result.text, status: result.status, blockers: result.blockers };
-    }
-    return undefined;
   }
 
   const callTool: McpToolClient['callTool'] = async function guardedCallTool(params, resultSchema, options) {
-    const refusal = await refusalFor(params);
-    return refusal === undefined ? client.callTool(params, resultSchema, options) : refusalResult(refusal);
+    const decision = await decide(params, toCoreToolCall(params));
+    return decision.allowed ? client.callTool(params, resultSchema, options) : refusalResult(toMcpRefusal(params.name, decision));
   };
 
   // A proxy rather than a copy: the SDK's Client keeps state on itself (capabilities, validators), so every other

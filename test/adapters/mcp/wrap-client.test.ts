@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { mcpDataTools, refusalOf, wrapMcpClient } from '../../../adapters/mcp/index.js';
 import { createFactStore, createMonitor, createSentinel, InvalidOptionError, parseRulebase, type Monitor } from '../../../src/index.js';
@@ -114,6 +114,55 @@ describe('wrapMcpClient with a sentinel', () => {
     sentinel.bindContext('booking_of_interest', 'B9');
     const refused = await guarded.callTool({ name: 'issue_refund', arguments: { booking_id: 'B9' } });
     expect(refusalOf(refused)!.blockers).toContainEqual(expect.objectContaining({ kind: 'fetch-failed', tool: 'get_booking', reason: expect.stringContaining('No booking B9.') }));
+  });
+});
+
+describe('wrapMcpClient with a monitor and a sentinel', () => {
+  /** The support workflow and the refund rules; tools without a guard (verify_identity) are allowed by the rules. */
+  async function guardedByBoth() {
+    const { client, received } = await connectedClient();
+    const facts = createFactStore({ clock: createFakeClock() });
+    const sentinel = createSentinel({ rulebase: parseRulebase(REFUND_RULES, { source: 'refund.rules' }), facts, tools: mcpDataTools(client, ['get_booking']), unguardedTools: 'allow' });
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    return { guarded: wrapMcpClient(client, { monitor, sentinel, sessionId: 's1' }), monitor, sentinel, received };
+  }
+
+  it('a call the sentinel refuses does not enter the workflow trace', async () => {
+    const { guarded, monitor, sentinel, received } = await guardedByBoth();
+    await guarded.callTool({ name: 'verify_identity', arguments: { orderId: '42' } });
+    sentinel.bindContext('booking_of_interest', 'B1');
+    const refused = await guarded.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } });
+
+    expect(refusalOf(refused)).toMatchObject({ by: 'sentinel', status: 'blocked' });
+    expect(received).toEqual(['verify_identity 42', 'get_booking B1']); // the refund never reached the server
+    const report = (await monitor.report('s1'))!;
+    expect(report.trace).toEqual(['greeting', 'verify_identity']);
+    expect(report.refusals).toEqual([expect.objectContaining({ state: 'account_action', by: 'guard' })]);
+  });
+
+  it('a call the workflow refuses never reaches the sentinel: its data tool is not called', async () => {
+    const { guarded, monitor, sentinel, received } = await guardedByBoth();
+    const check = vi.spyOn(sentinel, 'check');
+    sentinel.bindContext('booking_of_interest', 'B1');
+    const refused = await guarded.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } });
+
+    expect(refusalOf(refused)).toMatchObject({ by: 'monitor', constraints: ['verify_first'] });
+    expect(check).not.toHaveBeenCalled();
+    expect(received).toEqual([]); // no get_booking, no refund
+    expect((await monitor.report('s1'))!).toMatchObject({ trace: ['greeting'], refusals: [expect.objectContaining({ state: 'account_action', by: 'workflow' })] });
+  });
+
+  it('when the monitor throws, the sentinel still decides', async () => {
+    const { client, received } = await connectedClient();
+    const facts = createFactStore({ clock: createFakeClock() });
+    const sentinel = createSentinel({ rulebase: parseRulebase(REFUND_RULES, { source: 'refund.rules' }), facts, tools: mcpDataTools(client, ['get_booking']) });
+    const broken: Monitor = { ...createMonitor({ workflow }), beforeTool: () => Promise.reject(new Error('store unreachable')) };
+    const logger = recordingLogger();
+    const refused = await wrapMcpClient(client, { monitor: broken, sentinel, sessionId: 's1', logger }).callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } });
+
+    expect(refusalOf(refused)).toMatchObject({ by: 'sentinel' });
+    expect(received).not.toContain('issue_refund B1');
+    expect(logger.warnings).toHaveLength(1);
   });
 });
 
