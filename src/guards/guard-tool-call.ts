@@ -19,10 +19,12 @@ export type ToolCallDecision =
     };
 
 export interface GuardToolCallOptions {
-  monitor?: Monitor;
-  sentinel?: Sentinel;
-  /** The monitor's session; required with a monitor. */
-  sessionId?: string;
+  monitor?: Monitor | undefined;
+  sentinel?: Sentinel | undefined;
+  /** The monitor's session; a call without one is not checked by the monitor. */
+  sessionId?: string | undefined;
+  /** Told when the monitor itself fails (the rules then decide alone); log it once, say. */
+  onMonitorError?: (error: unknown) => void;
 }
 
 /**
@@ -30,14 +32,16 @@ export interface GuardToolCallOptions {
  * rules may fetch data), then the sentinel's rules. With both, the sentinel runs as the monitor's guard, so a call
  * the rules refuse never enters the workflow's trace. Adapters call this before `execute` and turn a refusal into the
  * host's error result; it is the one place that fixes the order and the failure policy:
- * the monitor fails open (its own failures allow the call), the rules fail closed (a failing proof refuses it).
+ * the monitor fails open (if it throws, the rules decide alone), the rules fail closed (a failing proof refuses).
  * @example
  * const decision = await guardToolCall({ name: 'issue_refund', args }, { monitor, sentinel, sessionId });
  * if (!decision.allowed) return { isError: true, content: decision.reason };
  */
-export async function guardToolCall(toolCall: ToolCall, { monitor, sentinel, sessionId }: GuardToolCallOptions): Promise<ToolCallDecision> {
+export async function guardToolCall(toolCall: ToolCall, { monitor, sentinel, sessionId, onMonitorError }: GuardToolCallOptions): Promise<ToolCallDecision> {
   let check: CheckResult | undefined;
-  const rules: ToolGuard | undefined = sentinel
+  // The sentinel's own tools (query the policy, set a context, record a confirmation) are how the model answers a
+  // refusal; the rules never judge them (with `unguardedTools: 'deny'` they would refuse them).
+  const rules: ToolGuard | undefined = sentinel && !isPolicyTool(sentinel, toolCall.name)
     ? async (call) => {
         check = await sentinel.check(call.name, call.args);
         return check.allowed ? { allowed: true } : { allowed: false, reason: check.text };
@@ -45,7 +49,13 @@ export async function guardToolCall(toolCall: ToolCall, { monitor, sentinel, ses
     : undefined;
 
   if (monitor && sessionId !== undefined) {
-    const result = await monitor.beforeTool(sessionId, toolCall, rules ? { guard: rules } : {});
+    let result;
+    try {
+      result = await monitor.beforeTool(sessionId, toolCall, rules ? { guard: rules } : {});
+    } catch (error) {
+      onMonitorError?.(error); // the monitor fails open: the rules decide alone
+      return guardToolCall(toolCall, { sentinel });
+    }
     if (result.action === 'allow') return { allowed: true };
     if (result.by === 'workflow') return { allowed: false, by: 'workflow', reason: result.reason, constraints: result.constraints };
     return { allowed: false, by: 'rules', reason: result.reason, constraints: [], ...(check ? { check } : {}) };
@@ -53,4 +63,9 @@ export async function guardToolCall(toolCall: ToolCall, { monitor, sentinel, ses
   if (!rules) return { allowed: true };
   const verdict = await rules(toolCall);
   return verdict.allowed ? { allowed: true } : { allowed: false, by: 'rules', reason: verdict.reason, constraints: [], ...(check ? { check } : {}) };
+}
+
+function isPolicyTool(sentinel: Sentinel, name: string): boolean {
+  const { query, bindContext, confirm } = sentinel.toolNames;
+  return name === query || name === bindContext || name === confirm;
 }

@@ -17,6 +17,7 @@ export class ToolCallDeniedError extends PanoptesError {
   }
 
   static override isInstance(value: unknown): value is ToolCallDeniedError {
-    return hasErrorCode(value, 'TOOL_CALL_DENIED');
+    // Adapters refuse with the same code for workflow refusals (no `result`): only a sentinel's refusal is this one.
+    return hasErrorCode(value, 'TOOL_CALL_DENIED') && 'result' in value;
   }
 }

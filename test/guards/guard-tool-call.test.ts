@@ -54,3 +54,19 @@ describe('guardToolCall', () => {
     expect(await guardToolCall(refundCall, {})).toEqual({ allowed: true });
   });
 });
+
+describe('guardToolCall edge cases', () => {
+  it("never puts the sentinel's own policy tools to the rules", async () => {
+    const { sentinel } = refundSetup({});
+    expect(await guardToolCall({ name: sentinel.toolNames.bindContext, args: { name: 'booking_of_interest', value: 'BK1' } }, { sentinel })).toEqual({ allowed: true });
+  });
+
+  it('lets the rules decide alone when the monitor throws, and says so', async () => {
+    const { sentinel } = refundSetup({});
+    const broken = { beforeTool: () => Promise.reject(new Error('store exploded')) } as unknown as Parameters<typeof guardToolCall>[1]['monitor'];
+    const errors: unknown[] = [];
+    const decision = await guardToolCall(refundCall, { monitor: broken, sentinel, sessionId: 's1', onMonitorError: (error) => errors.push(error) });
+    expect(decision).toMatchObject({ allowed: false, by: 'rules' });
+    expect(errors).toEqual([new Error('store exploded')]);
+  });
+});
