@@ -94,7 +94,12 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     const decision =
       id === undefined
         ? await guardToolCall(call, rules)
-        : ((await failOpen.run('The pre-emptive check (monitor.beforeTool)', () => guardToolCall(call, { ...rules, monitor, sessionId: id }))) ?? (await guardToolCall(call, rules)));
+        : await guardToolCall(call, {
+            ...rules,
+            monitor,
+            sessionId: id,
+            onMonitorError: (error) => failOpen.note('The pre-emptive check (monitor.beforeTool)', 'The pre-emptive check (monitor.beforeTool) failed; the call goes on unchanged.', error),
+          });
     return decision.allowed ? undefined : toRefusal(name, decision);
   }
 

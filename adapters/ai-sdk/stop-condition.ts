@@ -1,5 +1,6 @@
-import type { StopCondition, ToolSet } from 'ai';
-import { InvalidOptionError, type Monitor } from '../../src/index.js';
+import type { StepResult, StopCondition, ToolSet } from 'ai';
+import { InvalidOptionError, type LoopToolResult, type Monitor } from '../../src/index.js';
+import { isToolCallRefusal } from './guard-tools.js';
 import { sessionIdFromMetadata } from './session-id.js';
 
 /** Options of {@link panoptesStopCondition}. */
@@ -28,12 +29,31 @@ export interface PanoptesStopConditionOptions {
 export function panoptesStopCondition<TOOLS extends ToolSet = ToolSet>({ monitor, sessionId }: PanoptesStopConditionOptions): StopCondition<TOOLS> {
   if (typeof monitor?.peek !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
   return async function panoptesBlockIsDue({ steps }) {
-    const id = sessionId ?? sessionIdFromMetadata(steps.at(-1)?.providerMetadata);
+    const last = steps.at(-1);
+    const id = sessionId ?? sessionIdFromMetadata(last?.providerMetadata);
     if (id === undefined) return false;
     try {
+      // The step's tool results reach the monitor only with the next call's prompt; a loop they complete (the same
+      // call failing again) must count now, or this condition could not stop it. The detector ignores results it
+      // has already seen, so the next call does not count them twice.
+      if (last) await monitor.observeToolResults(id, loopToolResults(last.content));
       return (await monitor.peek(id)).action === 'block';
     } catch {
       return false; // a failing store must not end the agent's run (DESIGN.md section 12)
     }
   };
+}
+
+/** A step's tool results as the loop detector reads them: errors and refusals count as failures. */
+function loopToolResults<TOOLS extends ToolSet>(content: StepResult<TOOLS>['content']): LoopToolResult[] {
+  return content.flatMap((part): LoopToolResult[] => {
+    if (part.type === 'tool-result') {
+      return [{ toolCallId: part.toolCallId, name: part.toolName, content: part.output, isError: isToolCallRefusal(part.output) }];
+    }
+    if (part.type === 'tool-error') {
+      const { error } = part;
+      return [{ toolCallId: part.toolCallId, name: part.toolName, content: error instanceof Error ? error.message : String(error), isError: true }];
+    }
+    return [];
+  });
 }

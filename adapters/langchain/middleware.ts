@@ -1,7 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
-import { InvalidOptionError, WorkflowViolationError, type Logger, type Monitor, type Sentinel, type SessionReport } from '../../src/index.js';
+import { InvalidOptionError, WorkflowViolationError, type Logger, type Monitor, type PanoptesError, type Sentinel, type SessionReport } from '../../src/index.js';
 import { blockedResponse, blockOf, defaultBlockMessage, type BlockMessage } from './block-message.js';
 import { createSessionFinder } from './conversation-session.js';
 import { createFailOpen } from './fail-open.js';
@@ -29,7 +29,8 @@ export interface PanoptesMiddlewareOptions {
    */
   sessionId?: string;
   /**
-   * What a hard block does: end the run with an AI message saying why, or throw `WorkflowViolationError` out of
+   * What a hard block does: end the run with an AI message saying why, or throw the monitor's error
+   * (`WorkflowViolationError`, or `LoopDetectedError` when a loop reached stop) out of
    * `agent.invoke` (the thread keeps that message). `'throw'` adds an `afterModel` hook, which costs one graph step
    * (about 1 ms) on every model call; `'end'` needs none, because an answer without tool calls ends the run.
    * @default 'end'
@@ -94,6 +95,9 @@ export function panoptesMiddleware({
   validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools });
   const failOpen = createFailOpen(logger, isGraphBubbleUp);
   const sessionOf = createSessionFinder(sessionId);
+  // The monitor's own error for a block (WorkflowViolationError, or LoopDetectedError for a loop), kept from
+  // wrapModelCall until afterModel throws it: the block message in the thread can only carry plain data.
+  const blockErrors = new Map<string, PanoptesError>();
 
   return createMiddleware({
     name,
@@ -105,7 +109,10 @@ export function panoptesMiddleware({
       if (monitor) {
         const conversation = requestToChatMessages(request);
         const before = await failOpen('monitor.beforeModel', () => monitor.beforeModel(session, { messages: conversation }), undefined);
-        if (before?.action === 'block') return blockedResponse(before.intervention, session, blockMessage);
+        if (before?.action === 'block') {
+          if (onBlock === 'throw') blockErrors.set(session, before.error);
+          return blockedResponse(before.intervention, session, blockMessage);
+        }
         if (before && before.messages !== conversation) next = withChatMessages(request, before.messages);
       }
       if (sentinel) next = withSystemText(next, `${FACTS_HEADER}\n${sentinel.facts.summarize()}`);
@@ -118,8 +125,10 @@ export function panoptesMiddleware({
       ? {
           afterModel: function panoptesAfterModel(state: { messages: BaseMessage[] }) {
             const block = blockOf(state.messages.at(-1));
-            if (block) throw new WorkflowViolationError({ intervention: block.intervention, modelMessage: block.text, sessionId: block.sessionId });
-            return undefined;
+            if (!block) return undefined;
+            const error = blockErrors.get(block.sessionId);
+            blockErrors.delete(block.sessionId);
+            throw error ?? new WorkflowViolationError({ intervention: block.intervention, modelMessage: block.text, sessionId: block.sessionId });
           },
         }
       : {}),

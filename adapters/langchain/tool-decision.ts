@@ -12,19 +12,14 @@ export interface ToolGuards {
 
 /**
  * The core's verdict on one tool call: `guardToolCall` asks the workflow, then the rules as its guard, so a call the
- * workflow refuses never reaches the rules and a call the rules refuse never enters the trace. Two things only the
- * host side knows are settled here:
- * - the sentinel's own tools (query the policy, set a context, record a confirmation) are how the model answers a
- *   refusal, and they run through the same tool node as the guarded tools, so the rules never judge them (with the
- *   default `unguardedTools: 'deny'` they would refuse them);
- * - a monitor that throws lets the rules decide alone: the monitor fails open (DESIGN.md section 12), the rules
- *   never do. LangGraph's interrupts are rethrown by `failOpen`.
+ * workflow refuses never reaches the rules and a call the rules refuse never enters the trace; it never puts the
+ * sentinel's own policy tools to the rules, and when the monitor throws the rules decide alone. The adapter only logs
+ * that failure, once, through `failOpen`.
  */
 export async function decideToolCall(call: ToolCall, { monitor, sentinel, sessionId }: ToolGuards, failOpen: FailOpen): Promise<ToolCallDecision> {
-  const rules = sentinel && !isPolicyTool(sentinel, call.name) ? { sentinel } : {};
-  if (!monitor || sessionId === undefined) return guardToolCall(call, rules);
-  const decision = await failOpen('monitor.beforeTool', () => guardToolCall(call, { ...rules, monitor, sessionId }), undefined);
-  return decision ?? guardToolCall(call, rules);
+  if (!monitor || sessionId === undefined) return guardToolCall(call, { sentinel });
+  const report = (error: unknown) => void failOpen('monitor.beforeTool', () => Promise.reject(error), undefined);
+  return guardToolCall(call, { monitor, sentinel, sessionId, onMonitorError: report });
 }
 
 /**
@@ -33,9 +28,4 @@ export async function decideToolCall(call: ToolCall, { monitor, sentinel, sessio
  */
 export function refusalMessage(call: ToolCall, reason: string): ToolMessage {
   return new ToolMessage({ content: reason, tool_call_id: call.id ?? '', name: call.name, status: 'error' });
-}
-
-function isPolicyTool(sentinel: Sentinel, name: string): boolean {
-  const { query, bindContext, confirm } = sentinel.toolNames;
-  return name === query || name === bindContext || name === confirm;
 }

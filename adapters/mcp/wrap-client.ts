@@ -48,13 +48,19 @@ export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, { mo
   const rules = sentinel === undefined ? {} : { sentinel };
   let warned = false;
 
+  const onMonitorError = (error: unknown) => {
+    if (!warned) logger.warn('[panoptes] The pre-emptive check (monitor.beforeTool) failed; the call goes on unchecked by the workflow. Later failures are not logged.', error);
+    warned = true;
+  };
+
   async function decide(params: CallToolRequestParams, call: ToolCall): Promise<ToolCallDecision> {
     if (monitor === undefined) return guardToolCall(call, rules);
+    // The core catches a failing monitor and lets the rules decide alone; the session id is the app's function, so
+    // its failure is caught here the same way.
     try {
-      return await guardToolCall(call, { ...rules, monitor, sessionId: typeof sessionId === 'function' ? sessionId(params) : sessionId! });
+      return await guardToolCall(call, { ...rules, monitor, sessionId: typeof sessionId === 'function' ? sessionId(params) : sessionId!, onMonitorError });
     } catch (error) {
-      if (!warned) logger.warn('[panoptes] The pre-emptive check (monitor.beforeTool) failed; the call goes on unchecked by the workflow. Later failures are not logged.', error);
-      warned = true;
+      onMonitorError(error);
       return guardToolCall(call, rules);
     }
   }

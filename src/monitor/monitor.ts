@@ -271,6 +271,14 @@ export function createMonitor({
         return finish({ action: 'allow', state: pending.state, effects });
       }),
 
+    observeToolResults: (sessionId, toolResults) =>
+      serialised(sessionId, async () => {
+        if (!loops || toolResults.length === 0) return null;
+        const report = await loops.observe(sessionId, { toolResults });
+        if (report) events.emit('loop', { sessionId, report });
+        return report;
+      }),
+
     peek: (sessionId) =>
       serialised(sessionId, async () => {
         const session = flushPending(await loadActive(sessionId), []);

@@ -2,7 +2,7 @@ import type { ClassificationResult } from '../classify/index.js';
 import type { Clock } from '../clock/index.js';
 import type { Embedder } from '../embed/index.js';
 import type { PanoptesError } from '../errors/index.js';
-import type { LoopDetector, LoopDetectorOptions, LoopReport } from '../loops/index.js';
+import type { LoopDetector, LoopDetectorOptions, LoopReport, LoopToolResult } from '../loops/index.js';
 import type { RenderedIntervention } from '../intervene/index.js';
 import type { ChatMessage, ToolCall } from '../messages/index.js';
 import type { SessionStore } from '../store/index.js';
@@ -167,4 +167,9 @@ export interface Monitor {
   misses(): Readonly<Partial<Record<MissCause, number>>>;
   /** The loop detector in use, when loop detection is on. */
   readonly loops?: LoopDetector;
+  /**
+   * Gives the loop detector tool results as soon as a host has them, rather than with the next request (an AI SDK
+   * stop condition runs before that request). Results it has seen are not counted again. Nothing without loops.
+   */
+  observeToolResults(sessionId: string, toolResults: LoopToolResult[]): Promise<LoopReport | null>;
 }

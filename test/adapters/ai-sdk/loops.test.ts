@@ -1,7 +1,7 @@
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it, vi } from 'vitest';
-import { panoptesMiddleware } from '../../../adapters/ai-sdk/index.js';
+import { panoptesMiddleware, panoptesStopCondition } from '../../../adapters/ai-sdk/index.js';
 import { createMonitor, GUIDANCE_HEADER, LoopDetectedError, parseWorkflow, type Logger, type LoopReport, type MonitorOptions } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 
@@ -180,8 +180,23 @@ describe('loop detection through generateText', () => {
     });
   });
 
-  // Today a step's tool results reach the detector only in the next call's transformParams (monitor.beforeModel reads
-  // them from the prompt), after stopWhen has run; so a repeated-error loop at stop rejects even with
-  // panoptesStopCondition in stopWhen (also with the version that asks monitor.peek).
-  it.todo('panoptesStopCondition in stopWhen ends the tool loop cleanly, instead of a rejection, when a loop reaches stop');
+  it('panoptesStopCondition in stopWhen ends the tool loop cleanly, instead of a rejection, when a loop reaches stop', async () => {
+    const monitor = createMonitor({ workflow, loops: true, logger: quietLogger() });
+    const reports: LoopReport[] = [];
+    monitor.on('loop', ({ report }) => void reports.push(report));
+    const tools = researchTools();
+    const mock = scripted((_prompt, call) => callTool('fetch_page', { url: 'https://acme.example/x200' }, `f${call}`));
+    const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor, sessionId: SESSION }) });
+    const result = await generateText({
+      model,
+      tools: tools.tools,
+      system: SYSTEM,
+      prompt: 'Find the warranty of the X200.',
+      stopWhen: [stepCountIs(12), panoptesStopCondition({ monitor, sessionId: SESSION })],
+    });
+    // The fifth failure completes the loop at stop: the condition ends the run after that step, no sixth call.
+    expect(result.steps).toHaveLength(5);
+    expect(mock.doGenerateCalls).toHaveLength(5);
+    expect(reports.filter((report) => report.kind === 'repeated-error').map((report) => report.action)).toEqual(['hint', 'stronger-hint', 'stop']);
+  });
 });

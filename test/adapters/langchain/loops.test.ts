@@ -5,7 +5,7 @@ import { createAgent } from 'langchain';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { panoptesMiddleware, textOf } from '../../../adapters/langchain/index.js';
-import { createMonitor, GUIDANCE_HEADER, parseWorkflow, type Logger, type LoopReport, type MonitorOptions } from '../../../src/index.js';
+import { createMonitor, GUIDANCE_HEADER, LoopDetectedError, parseWorkflow, type Logger, type LoopReport, type MonitorOptions } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 
 /**
@@ -179,7 +179,12 @@ describe('loop detection through createAgent', () => {
     });
   });
 
-  // Today `onBlock: 'throw'` rethrows every block as WorkflowViolationError (intervention 'loop:repeated-error'),
-  // while the monitor's block carries a LoopDetectedError and the AI SDK adapter throws that one.
-  it.todo("onBlock: 'throw' rejects agent.invoke with LoopDetectedError when a loop reaches stop");
+  it("onBlock: 'throw' rejects agent.invoke with LoopDetectedError when a loop reaches stop", async () => {
+    const model = fakeModel();
+    for (let call = 0; call < 10; call++) model.respond(callTool('fetch_page', { url: 'https://acme.example/x200' }, `f${call}`));
+    const error = await run(model, true, { onBlock: 'throw' }).catch((thrown: unknown) => thrown);
+    expect(LoopDetectedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ kind: 'repeated-error', sessionId: 'loop-thread' });
+    expect(model.calls).toHaveLength(5);
+  });
 });
