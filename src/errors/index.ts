@@ -1,5 +1,6 @@
 export { hasErrorCode, PanoptesError, type PanoptesErrorCode } from './panoptes-error.js';
 export { InvalidOptionError } from './invalid-option-error.js';
-export { WorkflowValidationError } from './configuration-error.js';
+export { WorkflowValidationError } from './workflow-validation-error.js';
+export { DiagnosticsError } from './diagnostics-error.js';
 export { RulebaseError } from './rulebase-error.js';
 export { WorkflowViolationError } from './workflow-violation-error.js';

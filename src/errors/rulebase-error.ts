@@ -1,20 +1,15 @@
-import { formatDiagnostic, type Diagnostic } from '../diagnostics/index.js';
-import { hasErrorCode, PanoptesError } from './panoptes-error.js';
+import type { Diagnostic } from '../diagnostics/index.js';
+import { DiagnosticsError } from './diagnostics-error.js';
+import { hasErrorCode } from './panoptes-error.js';
 
 /**
  * Thrown when a rulebase cannot be loaded: syntax errors, undefined predicates, arity mismatches, unsafe variables,
- * guards for unknown tools. Carries every error found, each with file, line and column, so an author fixes a
- * rulebase in one pass.
+ * guards for unknown tools. `diagnostics` holds every error found, each with file, line and column.
  */
-export class RulebaseError extends PanoptesError {
-  readonly diagnostics: readonly Diagnostic[];
-
+export class RulebaseError extends DiagnosticsError {
   constructor(diagnostics: readonly Diagnostic[]) {
-    const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
-    const count = errors.length === 1 ? '1 error' : `${errors.length} errors`;
-    super('INVALID_RULEBASE', `Invalid rulebase (${count}):\n${errors.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}`);
+    super('INVALID_RULEBASE', 'rulebase', diagnostics);
     this.name = 'RulebaseError';
-    this.diagnostics = diagnostics;
   }
 
   static override isInstance(value: unknown): value is RulebaseError {

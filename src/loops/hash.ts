@@ -1,23 +1,8 @@
-/**
- * A 53-bit string hash (cyrb53). The detector keeps hashes of arguments, results and texts rather than the strings
- * themselves, so a session's memory does not grow with the size of what the agent sent or received; at 53 bits two
- * different values collide about once in 10^15 comparisons, far below any other source of error here.
- * @internal
- */
-export function hashString(text: string, seed = 0): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
-  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
-  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
+// The detector keeps hashes of arguments, results and texts rather than the strings themselves, so a session's
+// memory does not grow with the size of what the agent sent or received.
+import { hashString } from '../hash/cyrb53.js';
+
+export { hashString };
 
 /** One hash for an ordered list of hashes (a step's calls, a cycle). @internal */
 export function hashList(values: readonly number[], seed = 0): number {

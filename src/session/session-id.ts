@@ -1,3 +1,4 @@
+import { hashString } from '../hash/cyrb53.js';
 import type { ChatMessage } from '../messages/index.js';
 
 /**
@@ -31,19 +32,6 @@ export function conversationSessionId(messages: readonly ChatMessage[]): string 
 function stableHash(parts: readonly string[]): string {
   // The length prefixes keep ['ab', 'c'] and ['a', 'bc'] apart.
   const text = parts.map((part) => `${part.length}:${part}`).join('\u0000');
-  return lane(text, 0x9e3779b9).toString(16).padStart(14, '0') + lane(text, 0x85ebca6b).toString(16).padStart(14, '0');
+  return hashString(text, 0x9e3779b9).toString(16).padStart(14, '0') + hashString(text, 0x85ebca6b).toString(16).padStart(14, '0');
 }
 
-/** cyrb53: a 53-bit string hash with good avalanche, after bryc's public-domain original. */
-function lane(text: string, seed: number): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
