@@ -339,31 +339,35 @@ function checkGoalPredicates(literals: readonly LiteralNode[], rulebase: Rulebas
 /** Constant values written in a goal (not context names, not variables): what strict mode checks in queries. */
 function goalLiterals(literals: readonly LiteralNode[]): Value[] {
   const values: Value[] = [];
-  const term = (node: TermNode): void => {
-    if (node.kind === 'constant' && node.quoted && typeof node.value === 'string') values.push(node.value);
-    else if (node.kind === 'constant' && typeof node.value === 'number') values.push(node.value);
-    else if (node.kind === 'list') node.items.forEach(term);
-    else if (node.kind === 'object') node.entries.forEach((entry) => term(entry.value));
-    else if (node.kind === 'arithmetic') {
-      term(node.left);
-      term(node.right);
-    }
-  };
-  const literal = (node: LiteralNode): void => {
-    if (node.kind === 'call') node.args.forEach(term);
-    else if (node.kind === 'compare') [node.left, node.right].forEach(term);
-    else if (node.kind === 'member') [node.element, node.list].forEach(term);
-    else literal(node.goal);
-  };
-  literals.forEach(literal);
+  const walk = termWalker((node) => {
+    if (node.kind === 'constant' && ((node.quoted && typeof node.value === 'string') || typeof node.value === 'number')) values.push(node.value);
+  });
+  literals.forEach(walk.literal);
   return values;
 }
 
 function rulebaseConstants(rulebase: Rulebase): Value[] {
   const values: Value[] = [];
-  const term = (node: TermNode): void => {
+  const walk = termWalker((node) => {
     if (node.kind === 'constant' && node.value !== null) values.push(node.value);
-    else if (node.kind === 'list') node.items.forEach(term);
+  });
+  for (const declaration of rulebase.declarations) {
+    if (declaration.kind === 'rule') {
+      declaration.args.forEach(walk.term);
+      declaration.body.forEach(walk.literal);
+    } else if (declaration.kind === 'guard') {
+      declaration.params.forEach((param) => walk.term(param.value));
+      declaration.body.forEach(walk.literal);
+    }
+  }
+  return values;
+}
+
+/** Visits every term under a term or a literal: into lists, object values, both sides of arithmetic, negations. */
+function termWalker(visit: (node: TermNode) => void) {
+  const term = (node: TermNode): void => {
+    visit(node);
+    if (node.kind === 'list') node.items.forEach(term);
     else if (node.kind === 'object') node.entries.forEach((entry) => term(entry.value));
     else if (node.kind === 'arithmetic') {
       term(node.left);
@@ -376,16 +380,7 @@ function rulebaseConstants(rulebase: Rulebase): Value[] {
     else if (node.kind === 'member') [node.element, node.list].forEach(term);
     else literal(node.goal);
   };
-  for (const declaration of rulebase.declarations) {
-    if (declaration.kind === 'rule') {
-      declaration.args.forEach(term);
-      declaration.body.forEach(literal);
-    } else if (declaration.kind === 'guard') {
-      declaration.params.forEach((param) => term(param.value));
-      declaration.body.forEach(literal);
-    }
-  }
-  return values;
+  return { term, literal };
 }
 
 function groundValue(node: TermNode, facts: FactStore): Value | undefined {
