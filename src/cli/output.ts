@@ -31,3 +31,36 @@ export function renderDiagnostic(diagnostic: Diagnostic, output: Output): string
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
+
+/** One checked file, as `validate` and `rules check` report it. More keys go into the JSON as they are. */
+export interface FileReport {
+  file: string;
+  ok: boolean;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Prints checked files compiler style (a mark per file, its diagnostics, a summary line), or as JSON, and returns the
+ * exit code: 0 when no file has errors, 1 otherwise.
+ * @param describe optional text after a file's name (what it holds), in text mode only.
+ */
+export function printFileReports<Report extends FileReport>(reports: Report[], json: boolean, output: Output, describe?: (report: Report) => string): number {
+  const count = (severity: Diagnostic['severity']) =>
+    reports.reduce((sum, report) => sum + report.diagnostics.filter((diagnostic) => diagnostic.severity === severity).length, 0);
+  const errors = count('error');
+  const warnings = count('warning');
+  if (json) {
+    output.out(JSON.stringify({ ok: errors === 0, errors, warnings, files: reports }, null, 2));
+    return errors === 0 ? 0 : 1;
+  }
+  const { colors } = output;
+  for (const report of reports) {
+    const detail = describe?.(report);
+    output.out(`${report.ok ? colors.green('✓') : colors.red('✗')} ${report.file}${detail ? colors.dim(` ${detail}`) : ''}`);
+    for (const diagnostic of report.diagnostics) output.out(`  ${renderDiagnostic(diagnostic, output)}`);
+  }
+  const invalid = reports.filter((report) => !report.ok).length;
+  const verdict = invalid === 0 ? colors.green('all valid') : colors.red(`${invalid} with errors`);
+  output.out(`\n${plural(reports.length, 'file')}: ${verdict} (${plural(errors, 'error')}, ${plural(warnings, 'warning')})`);
+  return errors === 0 ? 0 : 1;
+}

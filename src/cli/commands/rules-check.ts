@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { Diagnostic } from '../../diagnostics/index.js';
 import { checkRulebaseFile, type ToolSpec } from '../../rules/index.js';
-import { plural, renderDiagnostic, type Output } from '../output.js';
+import { printFileReports, type Output } from '../output.js';
 
 export interface RulesCheckCommandOptions {
   json?: boolean;
@@ -29,21 +28,7 @@ export async function rulesCheckCommand(files: string[], { json = false, tools: 
       return { file, ok: !diagnostics.some((diagnostic) => diagnostic.severity === 'error'), diagnostics };
     }),
   );
-  const errors = count(reports, 'error');
-  const warnings = count(reports, 'warning');
-  if (json) {
-    output.out(JSON.stringify({ ok: errors === 0, errors, warnings, files: reports }, null, 2));
-    return errors === 0 ? 0 : 1;
-  }
-  const { colors } = output;
-  for (const report of reports) {
-    output.out(`${report.ok ? colors.green('✓') : colors.red('✗')} ${report.file}`);
-    for (const diagnostic of report.diagnostics) output.out(`  ${renderDiagnostic(diagnostic, output)}`);
-  }
-  const invalid = reports.filter((report) => !report.ok).length;
-  const verdict = invalid === 0 ? colors.green('all valid') : colors.red(`${invalid} with errors`);
-  output.out(`\n${plural(reports.length, 'file')}: ${verdict} (${plural(errors, 'error')}, ${plural(warnings, 'warning')})`);
-  return errors === 0 ? 0 : 1;
+  return printFileReports(reports, json, output);
 }
 
 /** The tool list, or the reason it cannot be read. */
@@ -65,6 +50,3 @@ async function readTools(file: string): Promise<ToolSpec[] | string> {
   return tools;
 }
 
-function count(reports: ReadonlyArray<{ diagnostics: Diagnostic[] }>, severity: Diagnostic['severity']): number {
-  return reports.reduce((sum, report) => sum + report.diagnostics.filter((diagnostic) => diagnostic.severity === severity).length, 0);
-}

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Diagnostic } from '../../diagnostics/index.js';
 import { lintWorkflow, validateWorkflow } from '../../workflow/index.js';
-import { plural, renderDiagnostic, type Output } from '../output.js';
+import { plural, printFileReports, type FileReport, type Output } from '../output.js';
 
 export interface ValidateCommandOptions {
   json?: boolean;
@@ -9,11 +9,8 @@ export interface ValidateCommandOptions {
   strict?: boolean;
 }
 
-interface FileReport {
-  file: string;
-  ok: boolean;
+interface WorkflowFileReport extends FileReport {
   workflow?: { name: string; version: string; states: number; transitions: number; constraints: number };
-  diagnostics: Diagnostic[];
 }
 
 /**
@@ -22,30 +19,14 @@ interface FileReport {
  */
 export async function validateCommand(files: string[], { json = false, strict = true }: ValidateCommandOptions, output: Output): Promise<number> {
   const reports = await Promise.all(files.map((file) => validateFile(file, strict)));
-  const errors = count(reports, 'error');
-  const warnings = count(reports, 'warning');
-  if (json) {
-    output.out(JSON.stringify({ ok: errors === 0, errors, warnings, files: reports }, null, 2));
-    return errors === 0 ? 0 : 1;
-  }
-  const { colors } = output;
-  for (const report of reports) {
-    const mark = report.ok ? colors.green('✓') : colors.red('✗');
-    const summary = report.workflow
-      ? colors.dim(
-          ` ${report.workflow.name} ${report.workflow.version}: ${plural(report.workflow.states, 'state')}, ${plural(report.workflow.transitions, 'transition')}, ${plural(report.workflow.constraints, 'constraint')}`,
-        )
-      : '';
-    output.out(`${mark} ${report.file}${summary}`);
-    for (const diagnostic of report.diagnostics) output.out(`  ${renderDiagnostic(diagnostic, output)}`);
-  }
-  const invalid = reports.filter((report) => !report.ok).length;
-  const verdict = invalid === 0 ? colors.green('all valid') : colors.red(`${invalid} with errors`);
-  output.out(`\n${plural(reports.length, 'file')}: ${verdict} (${plural(errors, 'error')}, ${plural(warnings, 'warning')})`);
-  return errors === 0 ? 0 : 1;
+  return printFileReports(reports, json, output, ({ workflow }) =>
+    workflow
+      ? `${workflow.name} ${workflow.version}: ${plural(workflow.states, 'state')}, ${plural(workflow.transitions, 'transition')}, ${plural(workflow.constraints, 'constraint')}`
+      : '',
+  );
 }
 
-async function validateFile(file: string, strict: boolean): Promise<FileReport> {
+async function validateFile(file: string, strict: boolean): Promise<WorkflowFileReport> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -70,6 +51,3 @@ async function validateFile(file: string, strict: boolean): Promise<FileReport> 
   };
 }
 
-function count(reports: FileReport[], severity: Diagnostic['severity']): number {
-  return reports.reduce((sum, report) => sum + report.diagnostics.filter((diagnostic) => diagnostic.severity === severity).length, 0);
-}
