@@ -1,7 +1,9 @@
 /**
- * One `transition()` step of the workflow state machine, with 10 constraints, at history 10 and 10,000: the whole
- * step (monitors, doomed flags, trace and history bookkeeping), not just the monitors. The contrast row keeps the
- * whole history (`historyLimit: Infinity`), so every step copies it: that is why snapshots keep a bounded tail.
+ * One `transition()` step of the workflow state machine, with 10 constraints: the whole step (monitors, doomed flags,
+ * trace and history bookkeeping), not just the monitors. Copying the kept tail of the trace and history is part of a
+ * step, so its cost grows with the session until the tail is full (100 entries by default) and then stays flat: the
+ * target compares history 10,000 with history 1,000, both past the tail; history 10 is shown for scale. The contrast
+ * rows keep the whole history (`historyLimit: Infinity`), so every step copies all of it.
  */
 import { createSnapshot, parseWorkflow, transition, type WorkflowSnapshot } from '../src/workflow/index.js';
 import { measure, type BenchRow } from './harness.js';
@@ -51,17 +53,19 @@ export function workflowBench(): BenchRow[] {
     ['historyLimit 100 (default)', 100],
     ['unbounded history', Infinity],
   ] as const) {
-    const short = measure(step(prepare(10, limit)), { samples: 2000, warmup: 200, batch: 20 });
-    const long = measure(step(prepare(10_000, limit)), { samples: 500, warmup: 50, batch: 5 });
-    const ratio = long.p50Us / short.p50Us;
     const bounded = limit !== Infinity;
-    rows.push({ suite: 'workflow', name: `transition(), 10 constraints, history 10, ${label}`, ...short });
+    const scale = measure(step(prepare(10, limit)), { samples: 2000, warmup: 200, batch: 20 });
+    const thousand = measure(step(prepare(1_000, limit)), { samples: 1000, warmup: 100, batch: 10 });
+    const long = measure(step(prepare(10_000, limit)), { samples: 500, warmup: 50, batch: 5 });
+    const ratio = long.p50Us / thousand.p50Us;
+    rows.push({ suite: 'workflow', name: `transition(), 10 constraints, history 10, ${label}`, ...scale });
+    rows.push({ suite: 'workflow', name: `transition(), 10 constraints, history 1,000, ${label}`, ...thousand });
     rows.push({
       suite: 'workflow',
       name: `transition(), 10 constraints, history 10,000, ${label}`,
       ...long,
-      extra: { ratio: Number(ratio.toFixed(2)) },
-      ...(bounded ? { target: 'ratio <= 1.5', met: ratio <= 1.5 } : {}),
+      extra: { 'ratio to history 1,000': Number(ratio.toFixed(2)) },
+      ...(bounded ? { target: 'flat past the tail: ratio <= 1.5', met: ratio <= 1.5 } : {}),
     });
   }
   const idle = JSON.stringify(createSnapshot(WORKFLOW, { at: 0 }));
