@@ -7,15 +7,15 @@
  *   - `panoptesMiddleware` on the model: guidance goes into the next call's prompt, responses are classified;
  *   - `guardTools` on the tools: a call that breaks the workflow is refused before it runs;
  *   - `panoptesStopCondition` in `stopWhen`: the loop ends cleanly if the monitor would block the next call.
- * In your project the imports are `panoptes` and `panoptes/ai-sdk`.
+ * It imports `panoptes` and `panoptes/ai-sdk` as your project would (this repository's tsconfig `paths` point them at the sources).
  */
 import { openai } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type StepResult, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { fileURLToPath } from 'node:url';
 import pc from 'picocolors';
-import { guardTools, isToolCallRefusal, panoptesMiddleware, panoptesStopCondition, sessionIdFromMetadata } from '../adapters/ai-sdk/index.js';
-import { createMonitor, loadWorkflow, type RenderedIntervention } from '../src/index.js';
+import { guardTools, isToolCallRefusal, panoptesMiddleware, panoptesStopCondition, sessionIdFromMetadata } from 'panoptes/ai-sdk';
+import { createMonitor, loadWorkflow, type RenderedIntervention } from 'panoptes';
 
 const WORKFLOW = fileURLToPath(new URL('./workflows/customer-support.yaml', import.meta.url));
 const SYSTEM = 'You are the support agent of an online shop. Use the tools to help the customer. Be brief.';

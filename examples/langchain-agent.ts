@@ -7,7 +7,7 @@
  *   - refuses a tool call that breaks the workflow before it runs (the model reads why, as an error tool result),
  *   - puts the workflow's guidance into the next model call only (the thread's history never stores it),
  *   - classifies every response, so the session's report shows the path the agent took.
- * In your project the imports are `panoptes` and `panoptes/langchain`.
+ * It imports `panoptes` and `panoptes/langchain` as your project would (this repository's tsconfig `paths` point them at the sources).
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
@@ -17,8 +17,8 @@ import { createAgent } from 'langchain';
 import { fileURLToPath } from 'node:url';
 import pc from 'picocolors';
 import { z } from 'zod';
-import { panoptesMiddleware, textOf } from '../adapters/langchain/index.js';
-import { createMonitor, loadWorkflow, type RenderedIntervention, type SessionReport } from '../src/index.js';
+import { panoptesMiddleware, textOf } from 'panoptes/langchain';
+import { createMonitor, loadWorkflow, type RenderedIntervention, type SessionReport } from 'panoptes';
 
 const WORKFLOW = fileURLToPath(new URL('./workflows/customer-support.yaml', import.meta.url));
 const SYSTEM = 'You are the support agent of an online shop. Use the tools to help the customer. Be brief.';

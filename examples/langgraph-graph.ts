@@ -9,7 +9,7 @@
  * The monitor's session lives in graph state (`PanoptesAnnotation`), so the checkpointer saves it with the messages.
  * The refund waits for a human's approval (`interrupt`); while it waits, the process "restarts": a new monitor and
  * a new graph resume the thread from the checkpoint and carry on with the same session.
- * In your project the imports are `panoptes` and `panoptes/langgraph`.
+ * It imports `panoptes` and `panoptes/langgraph` as your project would (this repository's tsconfig `paths` point them at the sources).
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
@@ -20,9 +20,9 @@ import { ChatOpenAI } from '@langchain/openai';
 import { fileURLToPath } from 'node:url';
 import pc from 'picocolors';
 import { z } from 'zod';
-import { textOf } from '../adapters/langchain/index.js';
-import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode, type GraphMonitor } from '../adapters/langgraph/index.js';
-import { loadWorkflow, type MonitorSession, type RenderedIntervention, type Workflow } from '../src/index.js';
+import { textOf } from 'panoptes/langchain';
+import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode, type GraphMonitor } from 'panoptes/langgraph';
+import { loadWorkflow, type MonitorSession, type RenderedIntervention, type Workflow } from 'panoptes';
 
 const WORKFLOW = fileURLToPath(new URL('./workflows/customer-support.yaml', import.meta.url));
 const SYSTEM = 'You are the support agent of an online shop. Use the tools to help the customer. Be brief.';

@@ -16,7 +16,7 @@
  * the hint as a model would (it keeps rephrasing or retrying until told otherwise, and shrugs off the first hint
  * about the retries), and the semantic check runs on a toy embedder (see `conceptEmbedder`). With
  * `OPENAI_API_KEY` set, the agent runs on `gpt-4o-mini` with `text-embedding-3-small` embeddings instead; what that
- * run does is up to the model. In your project the imports are the same: `panoptes`, `panoptes/langchain`.
+ * run does is up to the model. It imports `panoptes` and `panoptes/langchain` as your project would.
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';

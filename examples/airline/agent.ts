@@ -15,7 +15,7 @@
  * Offline by default: the agent is a scripted `fakeModel()` that decides from what it reads (a refusal's text, the
  * customer's words), so its change of course comes from what the refusals told it. With `OPENAI_API_KEY` set, the
  * agent is `gpt-4o-mini`; the customer's lines stay scripted, so that run can read oddly if the model asks for
- * something else. In your project the imports are `panoptes` and `panoptes/langchain`.
+ * something else. It imports `panoptes` and `panoptes/langchain` as your project would (this repository's tsconfig `paths` point them at the sources).
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';

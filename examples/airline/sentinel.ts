@@ -3,10 +3,7 @@
  * logged-in customer, and a sentinel at the airline world's time.
  */
 import { fileURLToPath } from 'node:url';
-import type { Clock } from '../../src/clock/index.js';
-import { createFactStore } from '../../src/facts/index.js';
-import { createSentinel, type SentinelOptions } from '../../src/guards/index.js';
-import { loadRulebase } from '../../src/rules/index.js';
+import { createFactStore, createSentinel, loadRulebase, type Clock, type SentinelOptions } from 'panoptes';
 import { AIRLINE_NOW, AIRLINE_TOOL_SCHEMAS, createAirlineTools, loadAirlineDb } from './tools.js';
 
 /** Path of the airline rulebase. */
