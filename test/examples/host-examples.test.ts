@@ -9,7 +9,7 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).hre
 
 /** The README's host examples, run offline as a reader would: each ends with the refused call and a clean trace. */
 it.each(['examples/langchain-agent.ts', 'examples/langgraph-graph.ts', 'examples/ai-sdk-agent.ts'])('%s runs offline and tells its story', async (file) => {
-  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' };
   delete env.OPENAI_API_KEY;
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', TSX, file], { cwd: ROOT, env });
   expect(stdout).toContain('trace       greeting -> verify_identity -> account_action -> resolution');
