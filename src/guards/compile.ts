@@ -13,7 +13,18 @@ import { compileTerm, VariableNumbering, type RTerm } from './terms.js';
 /** A body condition ready to run. `text` is the condition as written, for blockers and derivations. */
 export type CLiteral =
   | { kind: 'rule'; predicate: string; args: readonly RTerm[]; text: string; line: number }
-  | { kind: 'data'; predicate: string; args: readonly RTerm[]; declaration: CompiledDataDeclaration; text: string; line: number }
+  | {
+      kind: 'data';
+      predicate: string;
+      args: readonly RTerm[];
+      declaration: CompiledDataDeclaration;
+      /** The tool call's arguments as terms of the clause: what to fetch once they are bound. */
+      toolArgs: ReadonlyArray<readonly [string, RTerm]>;
+      /** Argument positions that feed the tool call; the others are read from its result. */
+      inputs: readonly number[];
+      text: string;
+      line: number;
+    }
   | { kind: 'askable'; predicate: string; args: readonly RTerm[]; declaration: AskableDeclaration; text: string; line: number }
   | { kind: 'builtin'; predicate: string; args: readonly RTerm[]; text: string; line: number }
   | { kind: 'compare'; operator: ComparisonOperator; left: RTerm; right: RTerm; text: string; line: number }
@@ -47,8 +58,6 @@ export interface CompiledRulebase {
   rulebase: Rulebase;
   rules: ReadonlyMap<string, readonly CClause[]>;
   guards: ReadonlyMap<string, readonly CClause[]>;
-  /** For each data declaration: the predicate argument positions that feed the tool call. */
-  inputPositions: ReadonlyMap<string, readonly number[]>;
 }
 
 const cache = new WeakMap<Rulebase, CompiledRulebase>();
@@ -64,12 +73,7 @@ export function compileRulebase(rulebase: Rulebase): CompiledRulebase {
   for (const [predicate, declarations] of rulebase.rules) rules.set(predicate, declarations.map((declaration) => compileRule(declaration, rulebase)));
   const guards = new Map<string, CClause[]>();
   for (const [tool, declarations] of rulebase.guards) guards.set(tool, declarations.map((declaration) => compileGuard(declaration, rulebase)));
-  const inputPositions = new Map<string, number[]>();
-  for (const [predicate, declaration] of rulebase.data) {
-    const inputs = new Set(declaration.toolArgs.flatMap((arg) => (arg.value.kind === 'var' ? [arg.value.name] : [])));
-    inputPositions.set(predicate, declaration.params.flatMap((param, index) => (inputs.has(param) ? [index] : [])));
-  }
-  const compiled: CompiledRulebase = { rulebase, rules, guards, inputPositions };
+  const compiled: CompiledRulebase = { rulebase, rules, guards };
   for (const clauses of [...rules.values(), ...guards.values()]) {
     for (const clause of clauses) clause.prefetch = prefetchTemplates(clause, compiled, PREFETCH_DEPTH, new Set());
   }
@@ -115,7 +119,7 @@ function compileLiteral(literal: LiteralNode, variables: VariableNumbering, rule
     case 'call': {
       const args = literal.args.map((arg) => compileTerm(arg, variables));
       const data = rulebase.data.get(literal.predicate);
-      if (data) return { kind: 'data', predicate: literal.predicate, args, declaration: data, text, line };
+      if (data) return { kind: 'data', predicate: literal.predicate, args, declaration: data, toolArgs: callArguments(data, args), inputs: inputPositions(data), text, line };
       const askable = rulebase.askables.get(literal.predicate);
       if (askable) return { kind: 'askable', predicate: literal.predicate, args, declaration: askable, text, line };
       if (isBuiltinPredicate(literal.predicate)) return { kind: 'builtin', predicate: literal.predicate, args, text, line };
@@ -128,6 +132,21 @@ function compileLiteral(literal: LiteralNode, variables: VariableNumbering, rule
     case 'not':
       return { kind: 'not', goal: compileLiteral(literal.goal, variables, rulebase), text, line };
   }
+}
+
+/** The predicate argument positions of a data declaration that feed its tool call. */
+function inputPositions(declaration: CompiledDataDeclaration): number[] {
+  const inputs = new Set(declaration.toolArgs.flatMap((arg) => (arg.value.kind === 'var' ? [arg.value.name] : [])));
+  return declaration.params.flatMap((param, index) => (inputs.has(param) ? [index] : []));
+}
+
+/** A data condition's tool arguments as terms of the clause: a parameter stands for the condition's argument. */
+function callArguments(declaration: CompiledDataDeclaration, args: readonly RTerm[]): Array<readonly [string, RTerm]> {
+  return declaration.toolArgs.map(({ name, value }): readonly [string, RTerm] => {
+    if (value.kind === 'var') return [name, args[declaration.params.indexOf(value.name)]!];
+    if (value.kind === 'context') return [name, { kind: 'context', name: value.name }];
+    return [name, { kind: 'constant', value: value.kind === 'constant' ? value.value : null }];
+  });
 }
 
 /**

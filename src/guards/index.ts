@@ -11,7 +11,7 @@ export {
   type StrictOptions,
 } from './sentinel.js';
 export type { Blocker, CheckResult, Derivation, DerivationKind, ProofStatus, QueryAnswer, QueryResult } from './result.js';
-export { fetchKey, type ToolHandler } from './solver.js';
+export { fetchKey, type ToolHandler } from './data-fetcher.js';
 export { createPolicyTools, type JsonObjectSchema, type PolicyTool, type PolicyToolResult } from './model-tools.js';
 export { blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyToolNames } from './text.js';
 export { SentinelInputError } from './sentinel-input-error.js';

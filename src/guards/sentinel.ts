@@ -16,7 +16,8 @@ import { compileGoal, compileRulebase } from './compile.js';
 import type { Blocker, CheckResult, ProofStatus, QueryResult } from './result.js';
 import { SentinelInputError } from './sentinel-input-error.js';
 import { systemSleep, type Sleep } from './sleep.js';
-import { Search, type SearchContext, type SearchOutcome, type ToolHandler } from './solver.js';
+import type { ToolHandler } from './data-fetcher.js';
+import { createSearchContext, Search, type SearchContext, type SearchOutcome } from './solver.js';
 import { answersText, blockerMessage, blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyToolNames } from './text.js';
 import { ToolCallDeniedError } from './tool-call-denied-error.js';
 
@@ -140,18 +141,8 @@ export function createSentinel({
   const vocabulary = new Set(rulebaseConstants(rulebase).map((value) => formatValue(value)));
   const isEstablished = (value: Value) => vocabulary.has(formatValue(value)) || facts.isEstablishedValue(value);
 
-  const searchContext = (): SearchContext => ({
-    compiled,
-    store: facts,
-    clock: time,
-    tools: handlers,
-    sleep,
-    fetchTimeoutMs,
-    maxDepth,
-    maxSteps,
-    fetches: new Map(),
-    guardStack: new Set(),
-  });
+  const searchContext = (): SearchContext =>
+    createSearchContext({ compiled, store: facts, clock: time, tools: handlers, sleep, fetchTimeoutMs, maxDepth, maxSteps });
 
   const statusOf = (outcome: SearchOutcome): ProofStatus =>
     outcome.answers.length > 0 ? 'proved' : outcome.blockers.some((blocker) => blocker.kind !== 'condition') ? 'blocked' : 'failed';

@@ -2,34 +2,46 @@ import type { Clock } from '../clock/index.js';
 import { canonicalJson, formatFact, valueKey, type FactStore, type StoredFact } from '../facts/index.js';
 import type { Value } from '../rules/index.js';
 import type { CClause, CLiteral, CompiledRulebase, PrefetchTemplate } from './compile.js';
-import { callTool, declarationFits, extractFacts, type ExtractedFact } from './fetch.js';
+import { DataFetcher, fetchKey, type DataFetcherOptions, type FetchOutcome } from './data-fetcher.js';
+import { collectFactTexts, factsMentioning, snapshotProof, type ProofNode } from './proof-tree.js';
+import { renderCall, renderLiteral } from './render.js';
 import type { Blocker, Derivation, DerivationKind } from './result.js';
-import type { Sleep } from './sleep.js';
+import { andThen, each, finallyDo, type Continuation, type Step } from './step.js';
 import { Environment, UNBOUND_CONTEXT, type RTerm } from './terms.js';
-
-/** A tool as the solver needs it: data tools must be executable; action tools are only checked. */
-export interface ToolHandler {
-  execute?: (args: Record<string, unknown>, options: { signal: AbortSignal }) => unknown;
-}
 
 /** Everything one top-level call (a query or a check) shares with the nested proofs of data tools' guards. */
 export interface SearchContext {
   compiled: CompiledRulebase;
   store: FactStore;
   clock: Clock;
-  tools: ReadonlyMap<string, ToolHandler>;
-  sleep: Sleep;
-  fetchTimeoutMs: number;
   maxDepth: number;
   maxSteps: number;
-  /** Outcomes of this call's fetches by key, so one call never runs the same tool call twice. */
-  fetches: Map<string, FetchOutcome | Promise<FetchOutcome>>;
+  /** This call's data tool calls, shared by its searches. */
+  fetcher: DataFetcher;
   /** Data tool calls whose guard is being proved right now: meeting one again is a cycle. */
   guardStack: ReadonlySet<string>;
 }
 
-/** What became of a data tool call. */
-export type FetchOutcome = { ok: true; errors?: Readonly<Record<string, string>> } | { ok: false; reason: string; blockers?: Blocker[] };
+/** What a top-level call needs to search: the rulebase, the store, the data tools and the limits. */
+export type SearchOptions = Omit<DataFetcherOptions, 'proveGuard'> & { maxDepth: number; maxSteps: number };
+
+/** The context of one top-level call; a data tool's guard is proved by a nested search in the same context. */
+export function createSearchContext(options: SearchOptions): SearchContext {
+  const proveGuard: DataFetcherOptions['proveGuard'] = async (tool, guards, args, guardStack) => {
+    const outcome = await new Search({ ...context, guardStack }).proveGuard(tool, guards, args);
+    return { allowed: outcome.answers.length > 0, blockers: outcome.blockers };
+  };
+  const context: SearchContext = {
+    compiled: options.compiled,
+    store: options.store,
+    clock: options.clock,
+    maxDepth: options.maxDepth,
+    maxSteps: options.maxSteps,
+    fetcher: new DataFetcher({ ...options, proveGuard }),
+    guardStack: new Set(),
+  };
+  return context;
+}
 
 /** One proved answer: the variables' values and the proof tree. */
 export interface RawAnswer {
@@ -48,64 +60,6 @@ export interface SearchOutcome {
   negatedPredicates: Record<string, number>;
   /** The proof read the clock (`hours_since`), so it must not be cached as a derived fact. */
   readClock: boolean;
-}
-
-type Step = boolean | Promise<boolean>;
-type Continuation = () => Step;
-
-interface ProofNode {
-  by: DerivationKind;
-  literal?: CLiteral;
-  base: number;
-  fact?: StoredFact;
-  source?: string;
-  goal?: string;
-  children: ProofNode[];
-}
-
-const OK: FetchOutcome = { ok: true };
-
-/** Runs `after` once `step` settles, whether it did so at once or later; keeps the all-cached path synchronous. */
-function then(step: Step, after: (stop: boolean) => Step): Step {
-  return typeof step === 'boolean' ? after(step) : step.then(after);
-}
-
-function finallyDo(step: Step, cleanup: () => void): Step {
-  if (typeof step === 'boolean') {
-    cleanup();
-    return step;
-  }
-  return step.then(
-    (stop) => {
-      cleanup();
-      return stop;
-    },
-    (error: unknown) => {
-      cleanup();
-      throw error;
-    },
-  );
-}
-
-/** Tries `attempt` on each item in order until one says stop; synchronous while every attempt is. */
-function each<T>(items: readonly T[], attempt: (item: T) => Step, from = 0): Step {
-  for (let index = from; index < items.length; index++) {
-    const step = attempt(items[index]!);
-    if (step === true) return true;
-    if (step !== false) return step.then((stop) => (stop ? true : each(items, attempt, index + 1)));
-  }
-  return false;
-}
-
-/** Canonical key of a data tool call, shared by the store's fetch records and this call's in-flight fetches. */
-export function fetchKey(tool: string, args: Record<string, Value>): string {
-  // Built by hand rather than with canonicalJson: this runs for every data condition of every check, and the
-  // arguments are almost always one or two scalars.
-  const names = Object.keys(args);
-  if (names.length > 1) names.sort();
-  let key = `${tool}(`;
-  for (const name of names) key += `${name}=${valueKey(args[name]!)};`;
-  return `${key})`;
 }
 
 /**
@@ -131,8 +85,9 @@ export class Search {
   private readonly answerKeys = new Set<string>();
   private readonly contextsRead = new Map<string, number>();
   private readonly negatedPredicates = new Map<string, number>();
-  private readonly freshFetches = new Map<object, { values: Value[]; outcome: FetchOutcome }>();
   private goalLiterals: readonly CLiteral[] = [];
+  /** The clauses whose bodies are being proved, with their frames, as pairs: where to look for calls to prefetch. */
+  private readonly entered: Array<CClause | number> = [];
   private goalBase = 0;
 
   /**
@@ -202,7 +157,7 @@ export class Search {
     if (!this.answerKeys.has(key)) {
       this.answerKeys.add(key);
       const factIds: number[] = [];
-      const derivation = this.snapshot(this.root.children.length === 1 && this.root.children[0]!.by === 'guard' ? this.root.children[0]! : this.root, factIds);
+      const derivation = snapshotProof(this.env, this.root.children.length === 1 && this.root.children[0]!.by === 'guard' ? this.root.children[0]! : this.root, factIds);
       const literalArgs = this.goalLiterals.map((literal) => {
         if (literal.kind !== 'rule' && literal.kind !== 'data' && literal.kind !== 'askable') return undefined;
         const args = literal.args.map((arg) => this.env.value(arg, this.goalBase));
@@ -245,9 +200,9 @@ export class Search {
   }
 
   private enterBody(clause: CClause, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
-    const pending = this.prefetch(clause.prefetch, base);
-    if (pending) return pending.then(() => this.solveGoals(clause.body, 0, base, parent, depth, k));
-    return this.solveGoals(clause.body, 0, base, parent, depth, k);
+    if (clause.prefetch.length === 0) return this.solveGoals(clause.body, 0, base, parent, depth, k);
+    this.entered.push(clause, base);
+    return finallyDo(this.solveGoals(clause.body, 0, base, parent, depth, k), () => (this.entered.length -= 2));
   }
 
   private solveGoals(body: readonly CLiteral[], index: number, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
@@ -283,14 +238,14 @@ export class Search {
 
   private solveRule(literal: CLiteral & { kind: 'rule' }, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
     if (depth >= this.context.maxDepth) {
-      this.blockers.set(`limit:depth:${literal.predicate}`, { kind: 'limit', reason: `the proof went deeper than ${this.context.maxDepth} rules`, goal: this.renderCall(literal, base) });
+      this.blockers.set(`limit:depth:${literal.predicate}`, { kind: 'limit', reason: `the proof went deeper than ${this.context.maxDepth} rules`, goal: renderCall(this.env, literal, base) });
       this.inconclusive++;
       return false;
     }
     // A goal that is a variant of one of its own ancestors cannot lead to a proof the ancestor would not find by
     // another clause, so it is cut; this is what makes `p :- p.` and left recursion terminate.
     if (this.isVariantOfAncestor(literal, base)) {
-      this.blockers.set(`limit:cycle:${literal.predicate}`, { kind: 'limit', reason: `the proof of ${literal.predicate} depends on itself (recursion cut)`, goal: this.renderCall(literal, base) });
+      this.blockers.set(`limit:cycle:${literal.predicate}`, { kind: 'limit', reason: `the proof of ${literal.predicate} depends on itself (recursion cut)`, goal: renderCall(this.env, literal, base) });
       this.inconclusive++;
       return false;
     }
@@ -375,40 +330,36 @@ export class Search {
   }
 
   private solveData(literal: CLiteral & { kind: 'data' }, base: number, parent: ProofNode, k: Continuation): Step {
-    const declaration = literal.declaration;
     const toolArgs: Record<string, Value> = {};
     let ground = true;
-    for (const arg of declaration.toolArgs) {
-      const term: RTerm = arg.value.kind === 'var' ? literal.args[declaration.params.indexOf(arg.value.name)]! : this.literalTerm(arg.value);
+    for (const [name, term] of literal.toolArgs) {
       const value = this.env.value(term, base);
       if (value === UNBOUND_CONTEXT) return false;
       if (value === undefined) ground = false;
-      else toolArgs[arg.name] = value;
+      else toolArgs[name] = value;
     }
-    if (!ground) return this.matchFacts(literal, base, parent, k, `needs ${this.unboundInputs(literal, base)} to call ${declaration.tool}`);
-    const outcome = this.ensureFetched(literal.declaration, toolArgs);
-    const proceed = (result: FetchOutcome): Step => {
-      if (!result.ok) {
-        this.recordFetchFailure(declaration.tool, toolArgs, result);
-        return false;
-      }
-      const shapeError = result.errors?.[literal.predicate];
-      if (shapeError !== undefined) {
-        this.recordFetchFailure(declaration.tool, toolArgs, { ok: false, reason: shapeError });
-        return false;
-      }
-      return this.matchFacts(literal, base, parent, k);
-    };
-    return outcome instanceof Promise ? outcome.then(proceed) : proceed(outcome);
+    if (!ground) return this.matchFacts(literal, base, parent, k, `needs ${this.unboundInputs(literal, base)} to call ${literal.declaration.tool}`);
+    const outcome = this.context.fetcher.ensure(literal.declaration, toolArgs, this.context.guardStack);
+    if (!(outcome instanceof Promise)) return this.afterFetch(literal, toolArgs, outcome, base, parent, k);
+    // The first call that has to wait starts, with it, every other call the clauses being proved can already name.
+    return Promise.all([outcome, this.prefetch()]).then(([settled]) => this.afterFetch(literal, toolArgs, settled, base, parent, k));
   }
 
-  private literalTerm(node: { kind: string; value?: unknown; name?: string }): RTerm {
-    return node.kind === 'context' ? { kind: 'context', name: node.name! } : { kind: 'constant', value: (node.value ?? null) as Value };
+  private afterFetch(literal: CLiteral & { kind: 'data' }, toolArgs: Record<string, Value>, outcome: FetchOutcome, base: number, parent: ProofNode, k: Continuation): Step {
+    if (!outcome.ok) {
+      this.recordFetchFailure(literal.declaration.tool, toolArgs, outcome);
+      return false;
+    }
+    const shapeError = outcome.errors?.[literal.predicate];
+    if (shapeError !== undefined) {
+      this.recordFetchFailure(literal.declaration.tool, toolArgs, { ok: false, reason: shapeError });
+      return false;
+    }
+    return this.matchFacts(literal, base, parent, k);
   }
 
   private unboundInputs(literal: CLiteral & { kind: 'data' }, base: number): string {
-    const positions = this.context.compiled.inputPositions.get(literal.predicate) ?? [];
-    return positions
+    return literal.inputs
       .filter((position) => this.env.value(literal.args[position]!, base) === undefined)
       .map((position) => literal.declaration.params[position]!)
       .join(', ');
@@ -420,6 +371,10 @@ export class Search {
     this.inconclusive++;
   }
 
+  /**
+   * Proves a data or askable condition from the store's facts, one branch per matching fact. `unboundReason` says
+   * why a data condition could not fetch (an input is unbound): it is then matched against what is already known.
+   */
   private matchFacts(literal: CLiteral & { kind: 'data' | 'askable' }, base: number, parent: ProofNode, k: Continuation, unboundReason?: string): Step {
     const pattern: Array<Value | undefined> = [];
     for (const arg of literal.args) {
@@ -429,14 +384,23 @@ export class Search {
     }
     const store = this.context.store;
     if (this.negationDepth > 0) this.negatedPredicates.set(literal.predicate, store.predicateVersion(literal.predicate));
-    const facts = store.match(literal.predicate, pattern);
-    if (literal.kind === 'data' && unboundReason === undefined && this.isContradiction(literal, pattern, facts)) return false;
-    if (facts.length === 0) {
-      if (literal.kind === 'data') {
-        const known = unboundReason === undefined ? store.match(literal.predicate, this.inputPattern(literal, pattern)) : [];
-        if (this.explain) this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, known.map((fact) => formatFact(fact.predicate, fact.args)), unboundReason);
+    let facts: readonly StoredFact[];
+    if (literal.kind === 'data' && unboundReason === undefined) {
+      // Everything the fetch said for these inputs: one lookup serves both the contradiction check and the match.
+      const inputs = this.inputPattern(literal, pattern);
+      const sameInputs = store.match(literal.predicate, inputs);
+      if (this.isContradiction(literal, inputs, sameInputs)) return false;
+      facts = sameInputs.filter((fact) => fitsPattern(fact, pattern));
+      if (facts.length === 0) {
+        if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, sameInputs.map((fact) => formatFact(fact.predicate, fact.args)));
+        return false;
       }
-      return false;
+    } else {
+      facts = store.match(literal.predicate, pattern);
+      if (facts.length === 0) {
+        if (literal.kind === 'data' && this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, [], unboundReason);
+        return false;
+      }
     }
     const childMark = parent.children.length;
     return each(facts, (fact) => {
@@ -455,9 +419,9 @@ export class Search {
     });
   }
 
-  private inputPattern(literal: CLiteral & { kind: 'data' | 'askable' }, pattern: ReadonlyArray<Value | undefined>): Array<Value | undefined> {
-    const positions = this.context.compiled.inputPositions.get(literal.predicate) ?? [];
-    return pattern.map((value, index) => (positions.includes(index) ? value : undefined));
+  /** The pattern with only the tool's inputs kept: every fact the fetch for these inputs gave. */
+  private inputPattern(literal: CLiteral & { kind: 'data' }, pattern: ReadonlyArray<Value | undefined>): Array<Value | undefined> {
+    return pattern.map((value, index) => (literal.inputs.includes(index) ? value : undefined));
   }
 
   /**
@@ -465,16 +429,11 @@ export class Search {
    * the same inputs (a stale assertion next to a fresh fetch, two sources disagreeing) block rather than let the
    * solver pick whichever it meets first.
    */
-  private isContradiction(literal: CLiteral & { kind: 'data' }, pattern: ReadonlyArray<Value | undefined>, matched: readonly StoredFact[]): boolean {
-    const positions = this.context.compiled.inputPositions.get(literal.predicate) ?? [];
-    if (positions.length === literal.args.length) return false;
-    const sameInputs = matched.length === 0 || pattern.some((value, index) => value !== undefined && !positions.includes(index))
-      ? this.context.store.match(literal.predicate, this.inputPattern(literal, pattern))
-      : matched;
-    if (sameInputs.length < 2) return false;
+  private isContradiction(literal: CLiteral & { kind: 'data' }, inputs: ReadonlyArray<Value | undefined>, sameInputs: readonly StoredFact[]): boolean {
+    if (sameInputs.length < 2 || literal.inputs.length === literal.args.length) return false;
     const fetch = sameInputs[0]!.fetch;
     if (sameInputs.every((fact) => fact.multiple && fact.fetch === fetch)) return false;
-    const goal = this.renderCall(literal, 0, this.inputPattern(literal, pattern));
+    const goal = renderCall(this.env, literal, 0, inputs);
     this.blockers.set(`contradiction:${goal}`, { kind: 'contradiction', goal, facts: sameInputs.map((fact) => `${formatFact(fact.predicate, fact.args)} (${fact.source})`) });
     this.inconclusive++;
     return true;
@@ -497,7 +456,7 @@ export class Search {
       const value = position === -1 ? undefined : values[position];
       return value === undefined ? whole : typeof value === 'string' ? value : JSON.stringify(value);
     });
-    const ask = { kind: 'ask' as const, predicate: literal.predicate, args: values.map((value) => value ?? null), goal: this.renderCall(literal, base), question };
+    const ask = { kind: 'ask' as const, predicate: literal.predicate, args: values.map((value) => value ?? null), goal: renderCall(this.env, literal, base), question };
     this.assumptions.push(ask);
     const childMark = parent.children.length;
     parent.children.push({ by: 'askable', literal, base, source: 'unconfirmed', children: [] });
@@ -517,7 +476,7 @@ export class Search {
       case 'length': {
         const list = this.env.value(literal.args[0]!, base);
         if (!Array.isArray(list)) {
-          if (this.explain) this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, [], list === undefined ? 'the list is not bound' : 'not a list');
+          if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, [], list === undefined ? 'the list is not bound' : 'not a list');
           return false;
         }
         result = list.length;
@@ -527,7 +486,7 @@ export class Search {
         const timestamp = this.env.value(literal.args[0]!, base);
         const time = typeof timestamp === 'string' ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(timestamp) ? timestamp : `${timestamp}Z`) : Number.NaN;
         if (Number.isNaN(time)) {
-          if (this.explain) this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, [], 'not an ISO timestamp');
+          if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, [], 'not an ISO timestamp');
           return false;
         }
         this.readClock = true;
@@ -539,7 +498,7 @@ export class Search {
     }
     const mark = this.env.mark();
     if (!this.env.unifyWithValue(literal.args[1]!, base, result)) {
-      if (this.explain) this.recordCondition(this.renderCall(literal, base), literal.text, literal.line, []);
+      if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, []);
       this.env.undo(mark);
       return false;
     }
@@ -562,7 +521,7 @@ export class Search {
     const right = this.env.value(literal.right, base);
     if (left === UNBOUND_CONTEXT || right === UNBOUND_CONTEXT) return false;
     if (left === undefined || right === undefined) {
-      if (this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], 'a variable in it is not bound');
+      if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, [], 'a variable in it is not bound');
       return false;
     }
     if (!compare(literal.operator, left, right)) {
@@ -575,7 +534,7 @@ export class Search {
   private recordFailedComparison(literal: CLiteral & { kind: 'compare' }, base: number, values?: Value[]): void {
     if (!this.explain || this.negationDepth > 0) return;
     const operands = values ?? [this.env.value(literal.left, base), this.env.value(literal.right, base)].filter((value): value is Value => value !== undefined && value !== UNBOUND_CONTEXT);
-    if (this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, this.factsMentioning(operands));
+    if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, factsMentioning(this.root, operands));
   }
 
   private solveMember(literal: CLiteral & { kind: 'member' }, base: number, parent: ProofNode, k: Continuation): Step {
@@ -589,7 +548,7 @@ export class Search {
       const value = this.env.value(listTerm, listBase);
       if (value === UNBOUND_CONTEXT) return false;
       if (!Array.isArray(value)) {
-        if (this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], value === undefined ? 'the list is not bound' : 'not a list');
+        if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, [], value === undefined ? 'the list is not bound' : 'not a list');
         return false;
       }
       items = value.map((item) => ({ term: { kind: 'constant', value: item as Value } as RTerm, base: 0 }));
@@ -605,14 +564,14 @@ export class Search {
       return finallyDo(this.succeed(literal, base, parent, 'membership', k), () => this.env.undo(mark));
     });
     return finallyDo(step, () => {
-      if (!matchedAny && this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, []);
+      if (!matchedAny && this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, []);
     });
   }
 
   private solveNot(literal: CLiteral & { kind: 'not' }, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
     const inner = literal.goal;
     if (!this.isGround(inner, base)) {
-      if (this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, [], 'negation needs a ground goal; a variable in it is not bound');
+      if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, [], 'negation needs a ground goal; a variable in it is not bound');
       return false;
     }
     const inconclusiveBefore = this.inconclusive;
@@ -621,15 +580,15 @@ export class Search {
     this.negationDepth++;
     const step = this.solve(inner, base, scratch, depth + 1, () => {
       // Snapshot now: the nodes are reused and the bindings undone as the inner search unwinds.
-      proof = scratch.children.map((node) => this.snapshot(node, []));
+      proof = scratch.children.map((node) => snapshotProof(this.env, node, []));
       return true;
     });
-    return then(
+    return andThen(
       finallyDo(step, () => this.negationDepth--),
       (proved) => {
         if (this.stopped) return true;
         if (proved) {
-          if (this.explain) this.recordCondition(this.renderLiteral(literal, base), literal.text, literal.line, proof.flatMap(collectFactTexts));
+          if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, proof.flatMap(collectFactTexts));
           return false;
         }
         // The inner goal was not proved, but only because something was missing: 'not' cannot conclude it is false.
@@ -670,69 +629,35 @@ export class Search {
     });
   }
 
-  /** Facts in the current branch that mention any of `values`: the ones that made a comparison fail. */
-  private factsMentioning(values: readonly Value[]): string[] {
-    const wanted = new Set(values.map((value) => canonicalJson(value)));
-    const found: string[] = [];
-    const walk = (node: ProofNode) => {
-      if (node.fact && node.fact.args.some((arg) => wanted.has(canonicalJson(arg)))) found.push(formatFact(node.fact.predicate, node.fact.args));
-      for (const child of node.children) walk(child);
-    };
-    walk(this.root);
-    return [...new Set(found)];
-  }
-
-  private renderCall(literal: CLiteral & { args: readonly RTerm[]; predicate: string }, base: number, values?: ReadonlyArray<Value | undefined>): string {
-    if (literal.args.length === 0) return literal.predicate;
-    const args = literal.args.map((arg, index) => (values ? (values[index] === undefined ? '_' : formatFact('', [values[index]!]).slice(1, -1)) : this.env.render(arg, base)));
-    return `${literal.predicate}(${args.join(', ')})`;
-  }
-
-  private renderLiteral(literal: CLiteral, base: number): string {
-    switch (literal.kind) {
-      case 'compare':
-        return `${this.env.render(literal.left, base)} ${literal.operator} ${this.env.render(literal.right, base)}`;
-      case 'member':
-        return `${this.env.render(literal.element, base)} in ${this.env.render(literal.list, base)}`;
-      case 'not':
-        return `not ${this.renderLiteral(literal.goal, base)}`;
-      default:
-        return this.renderCall(literal, base);
-    }
-  }
-
-  private snapshot(node: ProofNode, factIds: number[]): Derivation {
-    if (node.fact) factIds.push(node.fact.id);
-    const goal = node.goal ?? (node.fact ? formatFact(node.fact.predicate, node.fact.args) : node.literal ? this.renderLiteral(node.literal, node.base) : 'goal');
-    return {
-      goal,
-      by: node.by,
-      ...(node.source ? { source: node.source } : {}),
-      children: node.children.map((child) => this.snapshot(child, factIds)),
-    };
-  }
-
   // ---- data tools ----
 
-  /** Starts, together, every fetch a clause can already name; resolves when all have settled. */
-  private prefetch(templates: readonly PrefetchTemplate[], base: number): Promise<unknown> | undefined {
+  /**
+   * Starts every data call the clauses being proved can already name, so independent tools run concurrently instead
+   * of one after another. Only called once some call has to wait: while every fact is cached, nothing is prefetched.
+   */
+  private prefetch(): Promise<unknown> | undefined {
     let pending: Array<Promise<FetchOutcome>> | undefined;
-    for (const template of templates) {
-      const args: Record<string, Value> = {};
-      let ground = true;
-      for (const [name, term] of template.args) {
-        const value = this.peekValue(term, base);
-        if (value === undefined) {
-          ground = false;
-          break;
-        }
-        args[name] = value;
+    for (let index = 0; index < this.entered.length; index += 2) {
+      const clause = this.entered[index] as CClause;
+      const base = this.entered[index + 1] as number;
+      for (const template of clause.prefetch) {
+        const args = this.groundArgs(template, base);
+        if (!args) continue;
+        const outcome = this.context.fetcher.ensure(template.declaration, args, this.context.guardStack);
+        if (outcome instanceof Promise) (pending ??= []).push(outcome);
       }
-      if (!ground) continue;
-      const outcome = this.ensureFetched(template.declaration, args);
-      if (outcome instanceof Promise) (pending ??= []).push(outcome);
     }
     return pending ? Promise.all(pending) : undefined;
+  }
+
+  private groundArgs(template: PrefetchTemplate, base: number): Record<string, Value> | undefined {
+    const args: Record<string, Value> = {};
+    for (const [name, term] of template.args) {
+      const value = this.peekValue(term, base);
+      if (value === undefined) return undefined;
+      args[name] = value;
+    }
+    return args;
   }
 
   /** A term's value without reporting unbound contexts: prefetching is speculative and must not create blockers. */
@@ -742,71 +667,9 @@ export class Search {
     return value === UNBOUND_CONTEXT ? undefined : value;
   }
 
-  private ensureFetched(declaration: CompiledDataDeclaration, args: Record<string, Value>): FetchOutcome | Promise<FetchOutcome> {
-    // A search asks about the same call again and again (each clause, each prefetch); remembering the last fresh
-    // answer per declaration saves building the key and looking it up, the largest cost of an all-cached check.
-    const values = Object.values(args);
-    const last = this.freshFetches.get(declaration);
-    if (last && last.values.length === values.length && last.values.every((value, index) => value === values[index])) return last.outcome;
-    const key = fetchKey(declaration.tool, args);
-    const record = this.context.store.fetchRecord(key);
-    if (record && (declaration.ttlMs === undefined || record.fetchedAt + declaration.ttlMs > this.context.clock.now())) {
-      const outcome = record.errors ? { ok: true as const, errors: record.errors } : OK;
-      this.freshFetches.set(declaration, { values, outcome });
-      return outcome;
-    }
-    const known = this.context.fetches.get(key);
-    if (known) return known;
-    const pending = this.fetch(declaration.tool, args, key).then((outcome) => {
-      this.context.fetches.set(key, outcome);
-      return outcome;
-    });
-    this.context.fetches.set(key, pending);
-    return pending;
-  }
-
-  private async fetch(tool: string, args: Record<string, Value>, key: string): Promise<FetchOutcome> {
-    const guards = this.context.compiled.guards.get(tool);
-    if (guards) {
-      if (this.context.guardStack.has(key)) return { ok: false, reason: `the guard of ${tool} needs ${tool}'s own result` };
-      const nested = new Search({ ...this.context, guardStack: new Set([...this.context.guardStack, key]) });
-      const outcome = await nested.proveGuard(tool, guards, args);
-      if (outcome.answers.length === 0) {
-        const actionable = outcome.blockers.filter((blocker) => blocker.kind !== 'condition');
-        return { ok: false, reason: `the guard of ${tool} does not allow this call`, blockers: actionable };
-      }
-    }
-    const execute = this.context.tools.get(tool)?.execute;
-    if (!execute) return { ok: false, reason: `no handler for data tool ${tool}` };
-    const called = await callTool(tool, execute, args, this.context.fetchTimeoutMs, this.context.sleep);
-    if (!called.ok) return called;
-    const result = parseJsonText(called.result);
-    const facts: ExtractedFact[] = [];
-    const errors: Record<string, string> = {};
-    for (const declaration of this.context.compiled.rulebase.dataByTool.get(tool) ?? []) {
-      if (!declarationFits(declaration, args)) continue;
-      const extracted = extractFacts(declaration, args, result);
-      if ('error' in extracted) errors[declaration.predicate] = extracted.error;
-      else facts.push(...extracted.facts);
-    }
-    this.context.store.recordFetch({ key, tool, args }, facts, errors);
-    return Object.keys(errors).length > 0 ? { ok: true, errors } : OK;
-  }
 }
 
 type CompiledDataDeclaration = CLiteral & { kind: 'data' } extends { declaration: infer D } ? D : never;
-
-/** Tools often answer with JSON as text (MCP content, tau-bench); read it as the JSON it is. */
-function parseJsonText(result: unknown): unknown {
-  if (typeof result !== 'string') return result;
-  const trimmed = result.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return result;
-  try {
-    return JSON.parse(trimmed);
-  } catch {
-    return result;
-  }
-}
 
 function compare(operator: '!=' | '<' | '<=' | '>' | '>=', left: Value, right: Value): boolean {
   if (operator === '!=') return canonicalJson(left) !== canonicalJson(right);
@@ -825,12 +688,13 @@ function compare(operator: '!=' | '<' | '<=' | '>' | '>=', left: Value, right: V
   }
 }
 
-/** The leaves that made a proof hold: fetched and static facts, confirmations, and absences (`not ...`). */
-function collectFactTexts(derivation: Derivation): string[] {
-  const isLeafFact =
-    derivation.by === 'fact' ||
-    derivation.by === 'negation' ||
-    (derivation.by === 'askable' && derivation.source !== 'unconfirmed') ||
-    (derivation.by === 'rule' && derivation.children.length === 0);
-  return [...(isLeafFact ? [derivation.goal] : []), ...derivation.children.flatMap(collectFactTexts)];
+/** Whether a fact has the pattern's values where the pattern has one (`undefined` matches anything). */
+function fitsPattern(fact: StoredFact, pattern: ReadonlyArray<Value | undefined>): boolean {
+  if (fact.args.length !== pattern.length) return false;
+  for (let index = 0; index < pattern.length; index++) {
+    const wanted = pattern[index];
+    const actual = fact.args[index]!;
+    if (wanted !== undefined && wanted !== actual && valueKey(wanted) !== valueKey(actual)) return false;
+  }
+  return true;
 }

@@ -1,0 +1,171 @@
+import type { Clock } from '../clock/index.js';
+import { valueKey, type FactStore } from '../facts/index.js';
+import type { CompiledDataDeclaration, Value } from '../rules/index.js';
+import type { CClause, CompiledRulebase } from './compile.js';
+import { callTool, declarationFits, extractFacts, type ExtractedFact } from './fetch.js';
+import type { Blocker } from './result.js';
+import type { Sleep } from './sleep.js';
+
+/** A tool as the solver needs it: data tools must be executable; action tools are only checked. */
+export interface ToolHandler {
+  execute?: (args: Record<string, unknown>, options: { signal: AbortSignal }) => unknown;
+}
+
+/** What became of a data tool call. */
+export type FetchOutcome = { ok: true; errors?: Readonly<Record<string, string>> } | { ok: false; reason: string; blockers?: Blocker[] };
+
+/**
+ * Proves the guard of a data tool before it is called (data tools can be guarded too). The solver supplies it as a
+ * nested search; `guardStack` holds the calls whose guards are being proved, so a guard that needs its own tool's
+ * result is reported instead of recursing.
+ */
+export type DataGuardProver = (
+  tool: string,
+  guards: readonly CClause[],
+  args: Record<string, Value>,
+  guardStack: ReadonlySet<string>,
+) => Promise<{ allowed: boolean; blockers: readonly Blocker[] }>;
+
+/** What a {@link DataFetcher} reads and calls. */
+export interface DataFetcherOptions {
+  compiled: CompiledRulebase;
+  store: FactStore;
+  clock: Clock;
+  tools: ReadonlyMap<string, ToolHandler>;
+  sleep: Sleep;
+  fetchTimeoutMs: number;
+  proveGuard: DataGuardProver;
+}
+
+const OK: FetchOutcome = { ok: true };
+
+// Calls remembered per tool: a check meets a handful (one reservation, its flights), never hundreds.
+const KNOWN_CALLS_PER_TOOL = 16;
+
+interface KnownCall {
+  args: Record<string, Value>;
+  outcome: FetchOutcome;
+  /** When the store's facts for it were fetched; absent for a call this check made (settled, good for the check). */
+  fetchedAt?: number;
+}
+
+/**
+ * The data tool calls of one top-level check or query. A call whose facts are in the store and fresh is not made
+ * again; calls made during this check are made once however many conditions need them; calls of a check are
+ * started as soon as their arguments are known, so independent tools run concurrently.
+ */
+export class DataFetcher {
+  /** Calls made by this check, by key: settled outcomes, or the promise while they run. */
+  private readonly made = new Map<string, FetchOutcome | Promise<FetchOutcome>>();
+  /**
+   * Calls whose outcome is known, by tool: fresh in the store, or made and settled. A check asks about the same few
+   * calls again and again (every data condition of a reservation, every clause); comparing arguments here costs less
+   * than building the call's key and looking it up, which was the largest cost of an all-cached check.
+   */
+  private readonly known = new Map<string, KnownCall[]>();
+
+  constructor(private readonly options: DataFetcherOptions) {}
+
+  /**
+   * Makes sure the facts of `declaration` for these tool arguments are in the store: at once when they are there and
+   * fresh, otherwise by calling the tool (its guard first).
+   */
+  ensure(declaration: CompiledDataDeclaration, args: Record<string, Value>, guardStack: ReadonlySet<string>): FetchOutcome | Promise<FetchOutcome> {
+    const now = this.options.clock.now();
+    for (const call of this.known.get(declaration.tool) ?? []) {
+      if ((call.fetchedAt === undefined || isFresh(call.fetchedAt, declaration, now)) && sameArgs(call.args, args)) return call.outcome;
+    }
+    const key = fetchKey(declaration.tool, args);
+    const record = this.options.store.fetchRecord(key);
+    if (record && isFresh(record.fetchedAt, declaration, now)) {
+      const outcome: FetchOutcome = record.errors ? { ok: true, errors: record.errors } : OK;
+      this.remember(declaration.tool, { args, outcome, fetchedAt: record.fetchedAt });
+      return outcome;
+    }
+    const made = this.made.get(key);
+    if (made) return made;
+    const pending: Promise<FetchOutcome> = this.call(declaration.tool, args, key, guardStack).then((outcome) => {
+      // A data tool's guard that needs the tool's own result makes the same call from inside it; the outer one counts.
+      if (this.made.get(key) === pending) {
+        this.made.set(key, outcome);
+        this.remember(declaration.tool, { args, outcome });
+      }
+      return outcome;
+    });
+    this.made.set(key, pending);
+    return pending;
+  }
+
+  private remember(tool: string, call: KnownCall): void {
+    const calls = this.known.get(tool);
+    if (!calls) this.known.set(tool, [call]);
+    else if (calls.length < KNOWN_CALLS_PER_TOOL) calls.push(call);
+  }
+
+  private async call(tool: string, args: Record<string, Value>, key: string, guardStack: ReadonlySet<string>): Promise<FetchOutcome> {
+    const { compiled, store, tools, fetchTimeoutMs, sleep } = this.options;
+    const guards = compiled.guards.get(tool);
+    if (guards) {
+      if (guardStack.has(key)) return { ok: false, reason: `the guard of ${tool} needs ${tool}'s own result` };
+      const verdict = await this.options.proveGuard(tool, guards, args, new Set([...guardStack, key]));
+      if (!verdict.allowed) {
+        const actionable = verdict.blockers.filter((blocker) => blocker.kind !== 'condition');
+        return { ok: false, reason: `the guard of ${tool} does not allow this call`, blockers: actionable };
+      }
+    }
+    const execute = tools.get(tool)?.execute;
+    if (!execute) return { ok: false, reason: `no handler for data tool ${tool}` };
+    const called = await callTool(tool, execute, args, fetchTimeoutMs, sleep);
+    if (!called.ok) return called;
+    const result = parseJsonText(called.result);
+    const facts: ExtractedFact[] = [];
+    const errors: Record<string, string> = {};
+    for (const declaration of compiled.rulebase.dataByTool.get(tool) ?? []) {
+      if (!declarationFits(declaration, args)) continue;
+      const extracted = extractFacts(declaration, args, result);
+      if ('error' in extracted) errors[declaration.predicate] = extracted.error;
+      else facts.push(...extracted.facts);
+    }
+    store.recordFetch({ key, tool, args }, facts, errors);
+    return Object.keys(errors).length > 0 ? { ok: true, errors } : OK;
+  }
+}
+
+/** Canonical key of a data tool call, shared by the store's fetch records and a check's own calls. */
+export function fetchKey(tool: string, args: Record<string, Value>): string {
+  // Built by hand rather than with canonicalJson: the arguments are almost always one or two scalars.
+  const names = Object.keys(args);
+  if (names.length > 1) names.sort();
+  let key = `${tool}(`;
+  for (const name of names) key += `${name}=${valueKey(args[name]!)};`;
+  return `${key})`;
+}
+
+/** Whether a fetch is recent enough for this declaration: TTLs are per declaration, fetches per tool call. */
+function isFresh(fetchedAt: number, declaration: CompiledDataDeclaration, now: number): boolean {
+  return declaration.ttlMs === undefined || fetchedAt + declaration.ttlMs > now;
+}
+
+function sameArgs(known: Record<string, Value>, args: Record<string, Value>): boolean {
+  let count = 0;
+  for (const name in args) {
+    count++;
+    const value = args[name]!;
+    const other = known[name];
+    if (other !== value && (other === undefined || typeof value !== 'object' || valueKey(other) !== valueKey(value))) return false;
+  }
+  for (const _ in known) count--;
+  return count === 0;
+}
+
+/** Tools often answer with JSON as text (MCP content, tau-bench); read it as the JSON it is. */
+function parseJsonText(result: unknown): unknown {
+  if (typeof result !== 'string') return result;
+  const trimmed = result.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return result;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return result;
+  }
+}
