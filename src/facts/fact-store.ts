@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../clock/index.js';
 import { InvalidOptionError } from '../errors/index.js';
 import type { Value } from '../rules/index.js';
-import { formatFact, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
+import { fitsPattern, formatFact, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
 import { renderSummary, type SummarizeOptions } from './summarize.js';
 
 /** A fact inside the store: a stable id, plus the fetch that produced it when it came from a data tool. */
@@ -131,7 +131,15 @@ export interface FactStore {
   toJSON(): FactStoreSnapshot;
 }
 
-const ANY_FIRST = '\u0000all';
+const ANY_FIRST = Symbol('all facts of the predicate');
+
+type BucketKey = string | number | boolean | null | typeof ANY_FIRST;
+
+/** Primitives index as themselves (no key string to build on every lookup); lists and objects by canonical JSON. */
+function bucketKey(value: Value): BucketKey {
+  return typeof value === 'object' && value !== null ? valueKey(value) : value;
+}
+
 
 /**
  * Creates a fact store.
@@ -154,7 +162,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
   const byKey = new Map<string, StoredFact>();
   const byId = new Map<number, StoredFact>();
   // predicate -> first-argument key -> facts; ANY_FIRST holds them all, in insertion order.
-  const index = new Map<string, Map<string, Map<number, StoredFact>>>();
+  const index = new Map<string, Map<BucketKey, Map<number, StoredFact>>>();
   const predicateVersions = new Map<string, number>();
   const values = new Map<string, Set<number>>();
   const fetches = new Map<string, FetchRecord>();
@@ -173,7 +181,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
     byId.delete(fact.id);
     const buckets = index.get(fact.predicate)!;
     buckets.get(ANY_FIRST)!.delete(fact.id);
-    if (fact.args.length > 0) buckets.get(valueKey(fact.args[0]!))?.delete(fact.id);
+    if (fact.args.length > 0) buckets.get(bucketKey(fact.args[0]!))?.delete(fact.id);
     for (const arg of fact.args) values.get(valueKey(arg))?.delete(fact.id);
     touch(fact.predicate);
   };
@@ -189,7 +197,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
     if (!buckets) index.set(stored.predicate, (buckets = new Map([[ANY_FIRST, new Map()]])));
     buckets.get(ANY_FIRST)!.set(stored.id, stored);
     if (stored.args.length > 0) {
-      const first = valueKey(stored.args[0]!);
+      const first = bucketKey(stored.args[0]!);
       let bucket = buckets.get(first);
       if (!bucket) buckets.set(first, (bucket = new Map()));
       bucket.set(stored.id, stored);
@@ -257,23 +265,12 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
       const buckets = index.get(predicate);
       if (!buckets) return [];
       const first = pattern[0];
-      const bucket = first === undefined ? buckets.get(ANY_FIRST) : buckets.get(valueKey(first));
+      const bucket = buckets.get(first === undefined ? ANY_FIRST : bucketKey(first));
       if (!bucket) return [];
       const now = clock.now();
-      const keys = pattern.map((value) => (value === undefined ? undefined : valueKey(value)));
       const found: StoredFact[] = [];
-      for (const fact of bucket.values()) {
-        if (!holds(fact, now) || fact.args.length !== pattern.length) continue;
-        let matches = true;
-        for (let position = first === undefined ? 0 : 1; position < keys.length; position++) {
-          const key = keys[position];
-          if (key !== undefined && valueKey(fact.args[position]!) !== key) {
-            matches = false;
-            break;
-          }
-        }
-        if (matches) found.push(fact);
-      }
+      // Every position is compared, the first too: a string can share a bucket with a list whose JSON it spells.
+      for (const fact of bucket.values()) if (holds(fact, now) && fitsPattern(fact.args, pattern)) found.push(fact);
       return found;
     },
     isValid(factId) {

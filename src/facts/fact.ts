@@ -30,6 +30,21 @@ export function valueKey(value: Value): string {
   return canonicalJson(value);
 }
 
+/** Equal values: the same primitive, or lists and objects with the same canonical JSON. */
+export function sameValue(a: Value, b: Value): boolean {
+  return a === b || (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && valueKey(a) === valueKey(b));
+}
+
+/** Whether a fact's arguments fit a pattern: equal values where the pattern has one, anything where it is `undefined`. */
+export function fitsPattern(args: readonly Value[], pattern: ReadonlyArray<Value | undefined>): boolean {
+  if (args.length !== pattern.length) return false;
+  for (let index = 0; index < pattern.length; index++) {
+    const wanted = pattern[index];
+    if (wanted !== undefined && !sameValue(args[index]!, wanted)) return false;
+  }
+  return true;
+}
+
 /** JSON with object keys sorted, so two equal tool argument objects give one cache key. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

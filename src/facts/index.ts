@@ -1,5 +1,5 @@
 /** The fact store: the session's facts with source and expiry, context bindings, derived conclusions. */
-export { canonicalJson, formatFact, formatValue, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
+export { canonicalJson, fitsPattern, formatFact, formatValue, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
 export {
   createFactStore,
   type DerivedDependencies,

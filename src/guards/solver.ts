@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/index.js';
-import { canonicalJson, formatFact, valueKey, type FactStore, type StoredFact } from '../facts/index.js';
+import { canonicalJson, fitsPattern, formatFact, type FactStore, type StoredFact } from '../facts/index.js';
 import type { Value } from '../rules/index.js';
 import type { CClause, CLiteral, CompiledRulebase, PrefetchTemplate } from './compile.js';
 import { DataFetcher, fetchKey, type DataFetcherOptions, type FetchOutcome } from './data-fetcher.js';
@@ -390,7 +390,7 @@ export class Search {
       const inputs = this.inputPattern(literal, pattern);
       const sameInputs = store.match(literal.predicate, inputs);
       if (this.isContradiction(literal, inputs, sameInputs)) return false;
-      facts = sameInputs.filter((fact) => fitsPattern(fact, pattern));
+      facts = inputs === pattern ? sameInputs : sameInputs.filter((fact) => fitsPattern(fact.args, pattern));
       if (facts.length === 0) {
         if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, sameInputs.map((fact) => formatFact(fact.predicate, fact.args)));
         return false;
@@ -419,8 +419,12 @@ export class Search {
     });
   }
 
-  /** The pattern with only the tool's inputs kept: every fact the fetch for these inputs gave. */
-  private inputPattern(literal: CLiteral & { kind: 'data' }, pattern: ReadonlyArray<Value | undefined>): Array<Value | undefined> {
+  /**
+   * The pattern with only the tool's inputs kept: every fact the fetch for these inputs gave. The pattern itself when
+   * it binds nothing else.
+   */
+  private inputPattern(literal: CLiteral & { kind: 'data' }, pattern: ReadonlyArray<Value | undefined>): ReadonlyArray<Value | undefined> {
+    if (pattern.every((value, index) => value === undefined || literal.inputs.includes(index))) return pattern;
     return pattern.map((value, index) => (literal.inputs.includes(index) ? value : undefined));
   }
 
@@ -686,15 +690,4 @@ function compare(operator: '!=' | '<' | '<=' | '>' | '>=', left: Value, right: V
     case '>=':
       return left >= right;
   }
-}
-
-/** Whether a fact has the pattern's values where the pattern has one (`undefined` matches anything). */
-function fitsPattern(fact: StoredFact, pattern: ReadonlyArray<Value | undefined>): boolean {
-  if (fact.args.length !== pattern.length) return false;
-  for (let index = 0; index < pattern.length; index++) {
-    const wanted = pattern[index];
-    const actual = fact.args[index]!;
-    if (wanted !== undefined && wanted !== actual && valueKey(wanted) !== valueKey(actual)) return false;
-  }
-  return true;
 }
