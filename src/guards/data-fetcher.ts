@@ -4,6 +4,7 @@ import type { CompiledDataDeclaration, Value } from '../rules/index.js';
 import type { CClause, CompiledRulebase } from './compile.js';
 import { callTool, declarationFits, extractFacts, type ExtractedFact } from './fetch.js';
 import type { Blocker } from './result.js';
+import { isFresh, KnownCalls } from './known-calls.js';
 import type { Sleep } from './sleep.js';
 
 /** A tool as the solver needs it: data tools must be executable; action tools are only checked. */
@@ -34,20 +35,11 @@ export interface DataFetcherOptions {
   tools: ReadonlyMap<string, ToolHandler>;
   sleep: Sleep;
   fetchTimeoutMs: number;
-  proveGuard: DataGuardProver;
+  /** Calls found fresh in the store, kept from check to check while the store does not change. */
+  fresh: KnownCalls;
 }
 
 const OK: FetchOutcome = { ok: true };
-
-// Calls remembered per tool: a check meets a handful (one reservation, its flights), never hundreds.
-const KNOWN_CALLS_PER_TOOL = 16;
-
-interface KnownCall {
-  args: Record<string, Value>;
-  outcome: FetchOutcome;
-  /** When the store's facts for it were fetched; absent for a call this check made (settled, good for the check). */
-  fetchedAt?: number;
-}
 
 /**
  * The data tool calls of one top-level check or query. A call whose facts are in the store and fresh is not made
@@ -57,29 +49,29 @@ interface KnownCall {
 export class DataFetcher {
   /** Calls made by this check, by key: settled outcomes, or the promise while they run. */
   private readonly made = new Map<string, FetchOutcome | Promise<FetchOutcome>>();
-  /**
-   * Calls whose outcome is known, by tool: fresh in the store, or made and settled. A check asks about the same few
-   * calls again and again (every data condition of a reservation, every clause); comparing arguments here costs less
-   * than building the call's key and looking it up, which was the largest cost of an all-cached check.
-   */
-  private readonly known = new Map<string, KnownCall[]>();
+  /** Calls this check made, settled: failures are not in the store, and are not retried within a check. */
+  private readonly settled = new KnownCalls();
 
-  constructor(private readonly options: DataFetcherOptions) {}
+  constructor(
+    private readonly options: DataFetcherOptions,
+    private readonly proveGuard: DataGuardProver,
+  ) {}
 
   /**
    * Makes sure the facts of `declaration` for these tool arguments are in the store: at once when they are there and
    * fresh, otherwise by calling the tool (its guard first).
    */
   ensure(declaration: CompiledDataDeclaration, args: Record<string, Value>, guardStack: ReadonlySet<string>): FetchOutcome | Promise<FetchOutcome> {
+    const { store, fresh } = this.options;
     const now = this.options.clock.now();
-    for (const call of this.known.get(declaration.tool) ?? []) {
-      if ((call.fetchedAt === undefined || isFresh(call.fetchedAt, declaration, now)) && sameArgs(call.args, args)) return call.outcome;
-    }
+    fresh.validate(store.version);
+    const known = fresh.find(declaration, args, now) ?? this.settled.find(declaration, args, now);
+    if (known) return known;
     const key = fetchKey(declaration.tool, args);
-    const record = this.options.store.fetchRecord(key);
+    const record = store.fetchRecord(key);
     if (record && isFresh(record.fetchedAt, declaration, now)) {
       const outcome: FetchOutcome = record.errors ? { ok: true, errors: record.errors } : OK;
-      this.remember(declaration.tool, { args, outcome, fetchedAt: record.fetchedAt });
+      fresh.add(declaration.tool, { args, outcome, fetchedAt: record.fetchedAt });
       return outcome;
     }
     const made = this.made.get(key);
@@ -88,7 +80,7 @@ export class DataFetcher {
       // A data tool's guard that needs the tool's own result makes the same call from inside it; the outer one counts.
       if (this.made.get(key) === pending) {
         this.made.set(key, outcome);
-        this.remember(declaration.tool, { args, outcome });
+        this.settled.add(declaration.tool, { args, outcome });
       }
       return outcome;
     });
@@ -96,18 +88,12 @@ export class DataFetcher {
     return pending;
   }
 
-  private remember(tool: string, call: KnownCall): void {
-    const calls = this.known.get(tool);
-    if (!calls) this.known.set(tool, [call]);
-    else if (calls.length < KNOWN_CALLS_PER_TOOL) calls.push(call);
-  }
-
   private async call(tool: string, args: Record<string, Value>, key: string, guardStack: ReadonlySet<string>): Promise<FetchOutcome> {
     const { compiled, store, tools, fetchTimeoutMs, sleep } = this.options;
     const guards = compiled.guards.get(tool);
     if (guards) {
       if (guardStack.has(key)) return { ok: false, reason: `the guard of ${tool} needs ${tool}'s own result` };
-      const verdict = await this.options.proveGuard(tool, guards, args, new Set([...guardStack, key]));
+      const verdict = await this.proveGuard(tool, guards, args, new Set([...guardStack, key]));
       if (!verdict.allowed) {
         const actionable = verdict.blockers.filter((blocker) => blocker.kind !== 'condition');
         return { ok: false, reason: `the guard of ${tool} does not allow this call`, blockers: actionable };
@@ -139,23 +125,6 @@ export function fetchKey(tool: string, args: Record<string, Value>): string {
   let key = `${tool}(`;
   for (const name of names) key += `${name}=${valueKey(args[name]!)};`;
   return `${key})`;
-}
-
-/** Whether a fetch is recent enough for this declaration: TTLs are per declaration, fetches per tool call. */
-function isFresh(fetchedAt: number, declaration: CompiledDataDeclaration, now: number): boolean {
-  return declaration.ttlMs === undefined || fetchedAt + declaration.ttlMs > now;
-}
-
-function sameArgs(known: Record<string, Value>, args: Record<string, Value>): boolean {
-  let count = 0;
-  for (const name in args) {
-    count++;
-    const value = args[name]!;
-    const other = known[name];
-    if (other !== value && (other === undefined || typeof value !== 'object' || valueKey(other) !== valueKey(value))) return false;
-  }
-  for (const _ in known) count--;
-  return count === 0;
 }
 
 /** Tools often answer with JSON as text (MCP content, tau-bench); read it as the JSON it is. */

@@ -17,7 +17,8 @@ import type { Blocker, CheckResult, ProofStatus, QueryResult } from './result.js
 import { SentinelInputError } from './sentinel-input-error.js';
 import { systemSleep, type Sleep } from './sleep.js';
 import type { ToolHandler } from './data-fetcher.js';
-import { createSearchContext, Search, type SearchContext, type SearchOutcome } from './solver.js';
+import { KnownCalls } from './known-calls.js';
+import { createSearchContext, Search, type SearchContext, type SearchOptions, type SearchOutcome } from './solver.js';
 import { answersText, blockerMessage, blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyToolNames } from './text.js';
 import { ToolCallDeniedError } from './tool-call-denied-error.js';
 
@@ -141,8 +142,8 @@ export function createSentinel({
   const vocabulary = new Set(rulebaseConstants(rulebase).map((value) => formatValue(value)));
   const isEstablished = (value: Value) => vocabulary.has(formatValue(value)) || facts.isEstablishedValue(value);
 
-  const searchContext = (): SearchContext =>
-    createSearchContext({ compiled, store: facts, clock: time, tools: handlers, sleep, fetchTimeoutMs, maxDepth, maxSteps });
+  const searchOptions: SearchOptions = { compiled, store: facts, clock: time, tools: handlers, sleep, fetchTimeoutMs, maxDepth, maxSteps, fresh: new KnownCalls() };
+  const searchContext = (): SearchContext => createSearchContext(searchOptions);
 
   const statusOf = (outcome: SearchOutcome): ProofStatus =>
     outcome.answers.length > 0 ? 'proved' : outcome.blockers.some((blocker) => blocker.kind !== 'condition') ? 'blocked' : 'failed';

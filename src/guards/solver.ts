@@ -2,7 +2,7 @@ import type { Clock } from '../clock/index.js';
 import { canonicalJson, fitsPattern, formatFact, type FactStore, type StoredFact } from '../facts/index.js';
 import type { Value } from '../rules/index.js';
 import type { CClause, CLiteral, CompiledRulebase, PrefetchTemplate } from './compile.js';
-import { DataFetcher, fetchKey, type DataFetcherOptions, type FetchOutcome } from './data-fetcher.js';
+import { DataFetcher, fetchKey, type DataFetcherOptions, type DataGuardProver, type FetchOutcome } from './data-fetcher.js';
 import { collectFactTexts, factsMentioning, snapshotProof, type ProofNode } from './proof-tree.js';
 import { renderCall, renderLiteral } from './render.js';
 import type { Blocker, Derivation, DerivationKind } from './result.js';
@@ -23,11 +23,11 @@ export interface SearchContext {
 }
 
 /** What a top-level call needs to search: the rulebase, the store, the data tools and the limits. */
-export type SearchOptions = Omit<DataFetcherOptions, 'proveGuard'> & { maxDepth: number; maxSteps: number };
+export type SearchOptions = DataFetcherOptions & { maxDepth: number; maxSteps: number };
 
 /** The context of one top-level call; a data tool's guard is proved by a nested search in the same context. */
 export function createSearchContext(options: SearchOptions): SearchContext {
-  const proveGuard: DataFetcherOptions['proveGuard'] = async (tool, guards, args, guardStack) => {
+  const proveGuard: DataGuardProver = async (tool, guards, args, guardStack) => {
     const outcome = await new Search({ ...context, guardStack }).proveGuard(tool, guards, args);
     return { allowed: outcome.answers.length > 0, blockers: outcome.blockers };
   };
@@ -37,7 +37,7 @@ export function createSearchContext(options: SearchOptions): SearchContext {
     clock: options.clock,
     maxDepth: options.maxDepth,
     maxSteps: options.maxSteps,
-    fetcher: new DataFetcher({ ...options, proveGuard }),
+    fetcher: new DataFetcher(options, proveGuard),
     guardStack: new Set(),
   };
   return context;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFactStore } from '../../src/facts/index.js';
-import { createSentinel, type Blocker, type SentinelOptions } from '../../src/guards/index.js';
+import { createSentinel, fetchKey, type Blocker, type SentinelOptions } from '../../src/guards/index.js';
 import { parseRulebase } from '../../src/rules/index.js';
 import { createFakeClock } from '../../src/testing/index.js';
 import { refundSetup } from './helpers.js';
@@ -118,6 +118,31 @@ describe('solver: faults in data tools block the proof with the reason, never cr
     expect(result.status).toBe('blocked');
     expect(result.blockers).toContainEqual({ kind: 'fetch-failed', tool: 'get_booking', args: { id: 'B1' }, reason: 'get_booking failed: database down' });
     expect(result.text).toContain('Could not get data: get_booking failed: database down');
+  });
+
+  it('a failed call is made again by the next check (not remembered past the check that failed)', async () => {
+    let calls = 0;
+    const { sentinel } = setup(rules, {
+      get_booking: {
+        execute: () => {
+          if (++calls === 1) throw new Error('database down');
+          return { booking: { status: 'open' } };
+        },
+      },
+    });
+    expect((await sentinel.check('cancel', { id: 'B1' })).status).toBe('blocked');
+    expect((await sentinel.check('cancel', { id: 'B1' })).allowed).toBe(true);
+    expect(calls).toBe(2);
+  });
+
+  it('checks after a change to the store see it: remembered calls do not outlive the store version', async () => {
+    let status = 'open';
+    const { sentinel, facts } = setup(rules, { get_booking: { execute: () => ({ booking: { status } }) } });
+    expect((await sentinel.check('cancel', { id: 'B1' })).allowed).toBe(true);
+    status = 'closed';
+    expect((await sentinel.check('cancel', { id: 'B1' })).allowed).toBe(true); // still fresh in the store: not re-fetched
+    facts.recordFetch({ key: fetchKey('get_booking', { id: 'B1' }), tool: 'get_booking', args: { id: 'B1' } }, [{ predicate: 'status', args: ['B1', 'closed'], ttlMs: 60_000 }]);
+    expect((await sentinel.check('cancel', { id: 'B1' })).allowed).toBe(false);
   });
 
   it('a data tool that rejects with a non-Error', async () => {
