@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/index.js';
 import { canonicalJson, fitsPattern, formatFact, type FactStore, type StoredFact } from '../facts/index.js';
 import type { Value } from '../rules/index.js';
+import { compareValues, timestampMs } from './builtins.js';
 import type { CClause, CLiteral, CompiledRulebase, PrefetchTemplate } from './compile.js';
 import { DataFetcher, fetchKey, type DataFetcherOptions, type DataGuardProver, type FetchOutcome } from './data-fetcher.js';
 import { collectFactTexts, factsMentioning, snapshotProof, type ProofNode } from './proof-tree.js';
@@ -8,6 +9,7 @@ import { renderCall, renderLiteral } from './render.js';
 import type { Blocker, Derivation, DerivationKind } from './result.js';
 import { andThen, each, finallyDo, type Continuation, type Step } from './step.js';
 import { Environment, UNBOUND_CONTEXT, type RTerm } from './terms.js';
+import { variantKey } from './variant.js';
 
 /** Everything one top-level call (a query or a check) shares with the nested proofs of data tools' guards. */
 export interface SearchContext {
@@ -284,49 +286,10 @@ export class Search {
     let key: string | undefined;
     for (const ancestor of this.ancestors) {
       if (ancestor.predicate !== literal.predicate) continue;
-      key ??= this.variantKey(literal.args, base);
-      if (this.variantKey(ancestor.args, ancestor.base) === key) return true;
+      key ??= variantKey(this.env, literal.args, base);
+      if (variantKey(this.env, ancestor.args, ancestor.base) === key) return true;
     }
     return false;
-  }
-
-  /** The goal's arguments with variables numbered by first appearance: equal keys mean variant goals. */
-  private variantKey(args: readonly RTerm[], base: number): string {
-    const seen = new Map<string, number>();
-    const parts: string[] = [];
-    const walk = (term: RTerm, frame: number): void => {
-      this.env.deref(term, frame);
-      const resolved = this.env.derefTerm;
-      const at = this.env.derefBase;
-      switch (resolved.kind) {
-        case 'var': {
-          const id = `${at + resolved.index}`;
-          if (!seen.has(id)) seen.set(id, seen.size);
-          parts.push(`_${seen.get(id)}`);
-          break;
-        }
-        case 'list':
-          parts.push('[');
-          for (const item of resolved.items) walk(item, at);
-          parts.push(']');
-          break;
-        case 'object':
-          parts.push('{');
-          for (const [name, entry] of resolved.entries) {
-            parts.push(name);
-            walk(entry, at);
-          }
-          parts.push('}');
-          break;
-        default: {
-          const value = this.env.value(resolved, at);
-          parts.push(value === undefined || value === UNBOUND_CONTEXT ? '?' : canonicalJson(value));
-        }
-      }
-      parts.push(',');
-    };
-    for (const arg of args) walk(arg, base);
-    return parts.join('');
   }
 
   private solveData(literal: CLiteral & { kind: 'data' }, base: number, parent: ProofNode, k: Continuation): Step {
@@ -487,9 +450,8 @@ export class Search {
         break;
       }
       case 'hours_since': {
-        const timestamp = this.env.value(literal.args[0]!, base);
-        const time = typeof timestamp === 'string' ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(timestamp) ? timestamp : `${timestamp}Z`) : Number.NaN;
-        if (Number.isNaN(time)) {
+        const time = timestampMs(this.env.value(literal.args[0]!, base));
+        if (time === undefined) {
           if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, [], 'not an ISO timestamp');
           return false;
         }
@@ -528,7 +490,7 @@ export class Search {
       if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, [], 'a variable in it is not bound');
       return false;
     }
-    if (!compare(literal.operator, left, right)) {
+    if (!compareValues(literal.operator, left, right)) {
       this.recordFailedComparison(literal, base, [left, right]);
       return false;
     }
@@ -674,20 +636,3 @@ export class Search {
 }
 
 type CompiledDataDeclaration = CLiteral & { kind: 'data' } extends { declaration: infer D } ? D : never;
-
-function compare(operator: '!=' | '<' | '<=' | '>' | '>=', left: Value, right: Value): boolean {
-  if (operator === '!=') return canonicalJson(left) !== canonicalJson(right);
-  // Numbers compare as numbers, strings (ISO dates included) in code-point order; anything else never compares.
-  const comparable = (typeof left === 'number' && typeof right === 'number') || (typeof left === 'string' && typeof right === 'string');
-  if (!comparable) return false;
-  switch (operator) {
-    case '<':
-      return left < right;
-    case '<=':
-      return left <= right;
-    case '>':
-      return left > right;
-    case '>=':
-      return left >= right;
-  }
-}
