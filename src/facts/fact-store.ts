@@ -140,7 +140,6 @@ function bucketKey(value: Value): BucketKey {
   return typeof value === 'object' && value !== null ? valueKey(value) : value;
 }
 
-
 /**
  * Creates a fact store.
  * @param options The clock that judges expiry, and optionally a seed and a snapshot to restore.

@@ -3,8 +3,8 @@ import { valueKey, type FactStore } from '../facts/index.js';
 import type { CompiledDataDeclaration, Value } from '../rules/index.js';
 import type { CClause, CompiledRulebase } from './compile.js';
 import { callTool, declarationFits, extractFacts, type ExtractedFact } from './fetch.js';
-import type { Blocker } from './result.js';
 import { isFresh, KnownCalls } from './known-calls.js';
+import type { Blocker } from './result.js';
 import type { Sleep } from './sleep.js';
 
 /** A tool as the solver needs it: data tools must be executable; action tools are only checked. */
@@ -43,13 +43,13 @@ const OK: FetchOutcome = { ok: true };
 
 /**
  * The data tool calls of one top-level check or query. A call whose facts are in the store and fresh is not made
- * again; calls made during this check are made once however many conditions need them; calls of a check are
- * started as soon as their arguments are known, so independent tools run concurrently.
+ * again, and a call this check makes is made once however many conditions need it. Calls run concurrently: the
+ * solver starts every call it can name before it waits for one.
  */
 export class DataFetcher {
   /** Calls made by this check, by key: settled outcomes, or the promise while they run. */
   private readonly made = new Map<string, FetchOutcome | Promise<FetchOutcome>>();
-  /** Calls this check made, settled: failures are not in the store, and are not retried within a check. */
+  /** Calls this check made, once settled. Failures are not in the store: this is what keeps them from being retried within the check. */
   private readonly settled = new KnownCalls();
 
   constructor(
