@@ -2,6 +2,7 @@ import type { ToolCall } from '../messages/index.js';
 import type { Monitor, ToolGuard } from '../monitor/index.js';
 import type { CheckResult } from './result.js';
 import type { Sentinel } from './sentinel.js';
+import { sentinelFor, type SentinelSource } from './sentinel-sessions.js';
 
 /** The verdict on one tool call from the workflow monitor and the rules, in one shape for every host. */
 export type ToolCallDecision =
@@ -20,8 +21,9 @@ export type ToolCallDecision =
 
 export interface GuardToolCallOptions {
   monitor?: Monitor | undefined;
-  sentinel?: Sentinel | undefined;
-  /** The monitor's session; a call without one is not checked by the monitor. */
+  /** One sentinel, or per-conversation sentinels (the session id picks one). */
+  sentinel?: SentinelSource | undefined;
+  /** The conversation: the monitor's session, and the sentinel's with per-conversation sentinels. A call without one is not checked by the monitor. */
   sessionId?: string | undefined;
   /** Told when the monitor itself fails (the rules then decide alone); log it once, say. */
   onMonitorError?: (error: unknown) => void;
@@ -37,7 +39,14 @@ export interface GuardToolCallOptions {
  * const decision = await guardToolCall({ name: 'issue_refund', args }, { monitor, sentinel, sessionId });
  * if (!decision.allowed) return { isError: true, content: decision.reason };
  */
-export async function guardToolCall(toolCall: ToolCall, { monitor, sentinel, sessionId, onMonitorError }: GuardToolCallOptions): Promise<ToolCallDecision> {
+export async function guardToolCall(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError }: GuardToolCallOptions): Promise<ToolCallDecision> {
+  let sentinel: Sentinel | undefined;
+  try {
+    sentinel = source && sentinelFor(source, sessionId);
+  } catch {
+    // Fail closed: without the conversation there are no facts to prove anything from.
+    return { allowed: false, by: 'rules', reason: 'The policy cannot be checked for this call: it does not say which conversation it belongs to.', constraints: [] };
+  }
   let check: CheckResult | undefined;
   // The sentinel's own tools (query the policy, set a context, record a confirmation) are how the model answers a
   // refusal; the rules never judge them (with `unguardedTools: 'deny'` they would refuse them).

@@ -17,4 +17,12 @@ export { blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyTo
 export { SentinelInputError } from './sentinel-input-error.js';
 export { ToolCallDeniedError } from './tool-call-denied-error.js';
 export { systemSleep, type Sleep } from './sleep.js';
+export {
+  createSentinelSessions,
+  isSentinelSessions,
+  sentinelFor,
+  type SentinelSessions,
+  type SentinelSessionsOptions,
+  type SentinelSource,
+} from './sentinel-sessions.js';
 export { guardToolCall, type GuardToolCallOptions, type ToolCallDecision } from './guard-tool-call.js';

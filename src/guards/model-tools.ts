@@ -1,5 +1,6 @@
 import { formatFact } from '../facts/index.js';
 import type { Sentinel } from './sentinel.js';
+import { sentinelFor, type SentinelSource } from './sentinel-sessions.js';
 import { SentinelInputError } from './sentinel-input-error.js';
 
 /** A JSON schema for a tool's input, kept to what every model provider accepts (objects of strings, enums). */
@@ -24,29 +25,30 @@ export interface PolicyTool {
   name: string;
   description: string;
   parameters: JsonObjectSchema;
-  execute(args: unknown): Promise<PolicyToolResult>;
+  /** Runs the tool. `sessionId` picks the conversation when the tools act on per-conversation sentinels. */
+  execute(args: unknown, call?: { sessionId?: string | undefined }): Promise<PolicyToolResult>;
 }
 
 /**
  * The three tools that let the model work with the policy symbolically: query a goal, bind a context variable,
  * record the user's confirmation of an askable. Their names are the sentinel's `toolNames`, which the blockers'
  * texts refer to.
- * @param sentinel The sentinel they act on.
+ * @param source The sentinel they act on, or per-conversation sentinels (each call then names its session).
  * @example
  * const tools = createPolicyTools(sentinel); // [query_policy, set_context, record_confirmation]
  * const result = await tools[0].execute({ goal: 'cancellable(reservation_of_interest)' });
  */
-export function createPolicyTools(sentinel: Sentinel): PolicyTool[] {
-  const { rulebase, toolNames } = sentinel;
+export function createPolicyTools(source: SentinelSource): PolicyTool[] {
+  const { rulebase, toolNames } = source;
   const contexts = [...rulebase.contexts.values()];
   const askables = [...rulebase.askables.values()];
   const predicates = [
     ...[...rulebase.rules].map(([name, clauses]) => `${name}/${clauses[0]!.args.length}`),
     ...[...rulebase.data.values()].map((declaration) => `${declaration.predicate}/${declaration.params.length}`),
   ];
-  const guard = async (run: () => Promise<string> | string): Promise<PolicyToolResult> => {
+  const guard = async (call: { sessionId?: string | undefined } | undefined, run: (sentinel: Sentinel) => Promise<string> | string): Promise<PolicyToolResult> => {
     try {
-      return { content: await run(), isError: false };
+      return { content: await run(sentinelFor(source, call?.sessionId)), isError: false };
     } catch (error) {
       if (SentinelInputError.isInstance(error)) return { content: error.modelText, isError: true };
       return { content: 'The policy could not be consulted right now.', isError: true };
@@ -70,7 +72,7 @@ export function createPolicyTools(sentinel: Sentinel): PolicyTool[] {
       required: ['goal'],
       additionalProperties: false,
     },
-    execute: (args) => guard(async () => (await sentinel.query(stringArg(args, 'goal'))).text),
+    execute: (args, call) => guard(call, async (sentinel) => (await sentinel.query(stringArg(args, 'goal'))).text),
   };
 
   const bind: PolicyTool = {
@@ -87,8 +89,8 @@ export function createPolicyTools(sentinel: Sentinel): PolicyTool[] {
       required: ['name', 'value'],
       additionalProperties: false,
     },
-    execute: (args) =>
-      guard(() => {
+    execute: (args, call) =>
+      guard(call, (sentinel) => {
         const name = stringArg(args, 'name');
         const value = stringArg(args, 'value');
         sentinel.bindContext(name, value);
@@ -110,8 +112,8 @@ export function createPolicyTools(sentinel: Sentinel): PolicyTool[] {
       required: ['goal', 'answer'],
       additionalProperties: false,
     },
-    execute: (args) =>
-      guard(() => {
+    execute: (args, call) =>
+      guard(call, (sentinel) => {
         const answer = stringArg(args, 'answer');
         if (answer !== 'yes' && answer !== 'no') throw new SentinelInputError('bad answer', { modelText: 'answer must be "yes" or "no".' });
         const recorded = sentinel.confirm(stringArg(args, 'goal'), answer === 'yes');
