@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
-import { guardToolCall, InvalidOptionError, type Logger, type Monitor, type Sentinel, type ToolCall, type ToolCallDecision } from '../../src/index.js';
+import { guardToolCall, InvalidOptionError, isSentinelSessions, isSentinelSource, type Logger, type Monitor, type SentinelSource, type ToolCall, type ToolCallDecision } from '../../src/index.js';
 import { refusalResult, toCoreToolCall, toMcpRefusal } from './translate.js';
 
 /** What `wrapMcpClient` needs of a client: the official SDK's `Client`, or anything with its `callTool`. */
@@ -10,9 +10,12 @@ export type McpToolClient = Pick<Client, 'callTool'>;
 export interface WrapMcpClientOptions {
   /** Refuses calls whose workflow state would break a critical constraint (`monitor.beforeTool`). */
   monitor?: Monitor;
-  /** Refuses calls the rulebase does not prove allowed (`sentinel.check`). */
-  sentinel?: Sentinel;
-  /** The monitor's session, or a function of the call: required with `monitor`. */
+  /**
+   * Refuses calls the rulebase does not prove allowed (`sentinel.check`): a sentinel, or per-conversation sentinels
+   * from `createSentinelSessions` (the session id picks the conversation's).
+   */
+  sentinel?: SentinelSource;
+  /** The conversation, or a function of the call: required with `monitor` and with per-conversation sentinels. */
   sessionId?: string | ((params: CallToolRequestParams) => string);
   /** Receives the adapter's own failures, once. @default console */
   logger?: Logger;
@@ -28,7 +31,8 @@ export interface WrapMcpClientOptions {
  * agent frameworks included).
  *
  * The monitor fails open (a monitor error leaves the sentinel, if any, to decide alone); the sentinel fails closed.
- * @throws {InvalidOptionError} at construction when neither guard is given, or `monitor` comes without `sessionId`.
+ * @throws {InvalidOptionError} at construction when neither guard is given, or `monitor` or per-conversation sentinels
+ * come without `sessionId`.
  * @example
  * const client = wrapMcpClient(new Client({ name: 'agent', version: '1.0.0' }), { sentinel });
  * await client.connect(transport);
@@ -41,11 +45,13 @@ export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, { mo
     throw new InvalidOptionError({ parameter: 'monitor', value: undefined, fix: 'Pass a monitor (createMonitor), a sentinel (createSentinel), or both.' });
   }
   if (monitor !== undefined && typeof monitor.beforeTool !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
-  if (sentinel !== undefined && typeof sentinel.check !== 'function') throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel().' });
-  if (monitor !== undefined && !(typeof sessionId === 'function' || (typeof sessionId === 'string' && sessionId !== ''))) {
-    throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "The monitor needs the session's id: pass it, or a function of the call." });
+  if (sentinel !== undefined && !isSentinelSource(sentinel)) {
+    throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
   }
-  const rules = sentinel === undefined ? {} : { sentinel };
+  const needsSession = monitor !== undefined || (sentinel !== undefined && isSentinelSessions(sentinel));
+  if (needsSession && !(typeof sessionId === 'function' || (typeof sessionId === 'string' && sessionId !== ''))) {
+    throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "The monitor and per-conversation sentinels need the session's id: pass it, or a function of the call." });
+  }
   let warned = false;
 
   const onMonitorError = (error: unknown) => {
@@ -54,15 +60,16 @@ export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, { mo
   };
 
   async function decide(params: CallToolRequestParams, call: ToolCall): Promise<ToolCallDecision> {
-    if (monitor === undefined) return guardToolCall(call, rules);
-    // The core catches a failing monitor and lets the rules decide alone; the session id is the app's function, so
-    // its failure is caught here the same way.
+    // The session id may be the app's function; if it fails, the monitor is skipped (fail open) and per-conversation
+    // sentinels, left without a conversation, refuse the call (fail closed).
+    let session: string | undefined;
     try {
-      return await guardToolCall(call, { ...rules, monitor, sessionId: typeof sessionId === 'function' ? sessionId(params) : sessionId!, onMonitorError });
+      session = typeof sessionId === 'function' ? sessionId(params) : sessionId;
     } catch (error) {
       onMonitorError(error);
-      return guardToolCall(call, rules);
+      return guardToolCall(call, { sentinel });
     }
+    return guardToolCall(call, { monitor, sentinel, sessionId: session, onMonitorError });
   }
 
   const callTool: McpToolClient['callTool'] = async function guardedCallTool(params, resultSchema, options) {

@@ -20,6 +20,7 @@ export { systemSleep, type Sleep } from './sleep.js';
 export {
   createSentinelSessions,
   isSentinelSessions,
+  isSentinelSource,
   sentinelFor,
   type SentinelSessions,
   type SentinelSessionsOptions,

@@ -81,6 +81,13 @@ export function createSentinelSessions({ facts, ttlMs = DEFAULT_SESSION_TTL_MS, 
   };
 }
 
+/** Whether a value is a sentinel or per-conversation sentinels: what adapters check their `sentinel` option with. */
+export function isSentinelSource(value: unknown): value is SentinelSource {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Partial<Sentinel & SentinelSessions>;
+  return typeof candidate.check === 'function' || (candidate.kind === 'sentinel-sessions' && typeof candidate.forSession === 'function');
+}
+
 /** Whether a source is per-conversation sentinels rather than one sentinel. */
 export function isSentinelSessions(source: SentinelSource): source is SentinelSessions {
   return (source as Partial<SentinelSessions>).kind === 'sentinel-sessions';

@@ -4,7 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { mcpDataTools, refusalOf, wrapMcpClient } from '../../../adapters/mcp/index.js';
-import { createFactStore, createMonitor, createSentinel, InvalidOptionError, parseRulebase, type Monitor } from '../../../src/index.js';
+import { createFactStore, createMonitor, createSentinel, createSentinelSessions, InvalidOptionError, parseRulebase, type Monitor } from '../../../src/index.js';
 import { createFakeClock } from '../../../src/testing/index.js';
 import { REFUND_RULES } from '../../guards/helpers.js';
 import { recordingLogger, workflow } from '../ai-sdk/fixtures.js';
@@ -114,6 +114,34 @@ describe('wrapMcpClient with a sentinel', () => {
     sentinel.bindContext('booking_of_interest', 'B9');
     const refused = await guarded.callTool({ name: 'issue_refund', arguments: { booking_id: 'B9' } });
     expect(refusalOf(refused)!.blockers).toContainEqual(expect.objectContaining({ kind: 'fetch-failed', tool: 'get_booking', reason: expect.stringContaining('No booking B9.') }));
+  });
+});
+
+describe('wrapMcpClient with per-conversation sentinels', () => {
+  it("judges each call with its conversation's facts: one customer's confirmation never lets another's call through", async () => {
+    const { client, received } = await connectedClient();
+    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES, { source: 'refund.rules' }), tools: mcpDataTools(client, ['get_booking']) });
+    const conversation = { current: 'alice' };
+    const guarded = wrapMcpClient(client, { sentinel: sentinels, sessionId: () => conversation.current });
+    const alice = sentinels.forSession('alice');
+    alice.bindContext('booking_of_interest', 'B1');
+    alice.confirm('customer_confirms("B1")');
+    expect(textOf(await guarded.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } }))).toBe('Refunded B1.');
+    conversation.current = 'bob';
+    const refused = await guarded.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } });
+    expect(refusalOf(refused)).toMatchObject({ by: 'sentinel', blockers: expect.arrayContaining([expect.objectContaining({ kind: 'bind-context', name: 'booking_of_interest' })]) });
+    expect(received).toEqual(['get_booking B1', 'issue_refund B1']);
+  });
+
+  it('needs a session id, and refuses a call whose session id function fails', async () => {
+    const { client, received } = await connectedClient();
+    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: mcpDataTools(client, ['get_booking']) });
+    expect(() => wrapMcpClient(client, { sentinel: sentinels })).toThrow('Invalid option `sessionId`: received undefined.');
+    const logger = recordingLogger();
+    const guarded = wrapMcpClient(client, { sentinel: sentinels, logger, sessionId: () => { throw new Error('no thread'); } });
+    const refused = await guarded.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } });
+    expect(refusalOf(refused)).toMatchObject({ by: 'sentinel', reason: expect.stringContaining('which conversation') });
+    expect(received).toEqual([]);
   });
 });
 
