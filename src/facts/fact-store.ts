@@ -167,6 +167,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
   const fetches = new Map<string, FetchRecord>();
   const contextBindings = new Map<string, ContextBinding>();
   const derivedFacts = new Map<string, DerivedFact>();
+  let summary: { version: number; maxFacts: number | undefined; validUntil: number; text: string } | undefined;
 
   const factKey = (predicate: string, args: readonly Value[]) => `${predicate}\u0000${args.map(valueKey).join('\u0000')}`;
   const holds = (fact: StoredFact, now: number) => fact.expiresAt === undefined || fact.expiresAt > now;
@@ -351,12 +352,20 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
       for (const [key, derived] of [...derivedFacts]) if (!isDerivedValid(derived)) derivedFacts.delete(key);
     },
     summarize(options) {
-      return renderSummary(
+      // Adapters put the summary in every model request; it only changes when the store does or a fact expires.
+      const now = clock.now();
+      const maxFacts = options?.maxFacts;
+      if (summary && summary.version === version && summary.maxFacts === maxFacts && now < summary.validUntil) return summary.text;
+      let validUntil = Number.POSITIVE_INFINITY;
+      for (const fact of byId.values()) if (fact.expiresAt !== undefined && fact.expiresAt > now && fact.expiresAt < validUntil) validUntil = fact.expiresAt;
+      const text = renderSummary(
         store.contexts(),
         store.facts(),
         store.derived().map((derived) => formatFact(derived.predicate, derived.args)),
         options,
       );
+      summary = { version, maxFacts, validUntil, text };
+      return text;
     },
     toJSON() {
       return {

@@ -135,6 +135,24 @@ describe('fact store', () => {
     expect(createFactStore({ clock }).summarize()).toBe('Context: (none bound)\nFacts: (none)');
   });
 
+  it('summarize() follows every change to the store, and the expiry of each fact', () => {
+    const clock = createFakeClock();
+    const facts = createFactStore({ clock });
+    facts.assert('status', ['BK1', 'open'], { ttlMs: 60_000 });
+    facts.assert('member', ['mia', 'gold'], { ttlMs: 120_000 });
+    expect(facts.summarize()).toContain('Facts (2)');
+    clock.advance(60_000);
+    expect(facts.summarize()).toBe('Context: (none bound)\nFacts (1):\n  member(mia, gold)');
+    facts.bind('current_user', 'mia');
+    expect(facts.summarize()).toContain('current_user = mia');
+    facts.retract('member', ['mia', 'gold']);
+    expect(facts.summarize()).toBe('Context: current_user = mia\nFacts: (none)');
+    facts.assert('n', [1]);
+    facts.assert('n', [2]);
+    expect(facts.summarize({ maxFacts: 1 })).toContain('... and 1 more');
+    expect(facts.summarize()).not.toContain('more');
+  });
+
   it('summarize() caps the facts it lists', () => {
     const facts = createFactStore({ clock: createFakeClock() });
     for (let index = 0; index < 100; index++) facts.assert('n', [index]);
