@@ -1,12 +1,12 @@
 import { ToolMessage } from '@langchain/core/messages';
-import { guardToolCall, type Monitor, type Sentinel, type ToolCall, type ToolCallDecision } from '../../src/index.js';
+import { guardToolCall, type Monitor, type SentinelSource, type ToolCall, type ToolCallDecision } from '../../src/index.js';
 import type { FailOpen } from './fail-open.js';
 
 /** What guards a tool call in the LangChain hosts: the workflow monitor, the policy sentinel, or both. */
 export interface ToolGuards {
   monitor?: Monitor | undefined;
-  sentinel?: Sentinel | undefined;
-  /** The monitor's session; a call without one is not checked by the monitor. */
+  sentinel?: SentinelSource | undefined;
+  /** The conversation: the monitor's session and, with per-conversation sentinels, the sentinel's. A call without one is not checked by the monitor. */
   sessionId?: string | undefined;
 }
 
@@ -17,7 +17,7 @@ export interface ToolGuards {
  * that failure, once, through `failOpen`.
  */
 export async function decideToolCall(call: ToolCall, { monitor, sentinel, sessionId }: ToolGuards, failOpen: FailOpen): Promise<ToolCallDecision> {
-  if (!monitor || sessionId === undefined) return guardToolCall(call, { sentinel });
+  if (!monitor || sessionId === undefined) return guardToolCall(call, { sentinel, sessionId });
   const report = (error: unknown) => void failOpen('monitor.beforeTool', () => Promise.reject(error), undefined);
   return guardToolCall(call, { monitor, sentinel, sessionId, onMonitorError: report });
 }

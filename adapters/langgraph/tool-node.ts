@@ -2,7 +2,7 @@ import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/tool';
 import { isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
-import { InvalidOptionError, type Logger, type Monitor, type Sentinel } from '../../src/index.js';
+import { InvalidOptionError, isSentinelSessions, isSentinelSource, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
 import { createFailOpen, type FailOpen } from '../langchain/fail-open.js';
 import { decideToolCall, refusalMessage } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
@@ -13,8 +13,8 @@ import type { PanoptesGraphState } from './state.js';
 export interface GuardedToolNodeOptions extends ToolNodeOptions {
   /** Runs the pre-emptive check before each call; best from `createGraphMonitor`, so the session lives in graph state. */
   monitor?: Monitor;
-  /** Proves each call allowed by the rulebase before it runs. */
-  sentinel?: Sentinel;
+  /** Proves each call allowed by the rulebase before it runs: a sentinel, or per-conversation sentinels (`createSentinelSessions`). */
+  sentinel?: SentinelSource;
   /** The session of every run. Without it: `configurable.thread_id`, `metadata.session_id`, else a hash of the conversation's opening. */
   sessionId?: string;
   /** Where Panoptes reports its own failures, once per place. @default console */
@@ -30,19 +30,23 @@ export interface GuardedToolNodeOptions extends ToolNodeOptions {
  * Interrupts raised by a tool (human-in-the-loop) still reach the graph: `ToolNode` rethrows them, and Panoptes'
  * fail-open handling rethrows anything `isGraphBubbleUp` recognises, because they are LangGraph's control flow,
  * not failures.
- * @throws {InvalidOptionError} at construction when neither `monitor` nor `sentinel` is given.
+ * With per-conversation sentinels, each call is judged by its thread's sentinel (the same session id as the monitor's).
+ * @throws {InvalidOptionError} at construction when neither `monitor` nor `sentinel` is given, or `sentinel` is not one.
  * @example
  * graph.addNode('tools', new GuardedToolNode([verifyIdentity, issueRefund], { monitor }));
  */
 export class GuardedToolNode<T = any> extends ToolNode<T> {
   readonly #monitor: Monitor | undefined;
-  readonly #sentinel: Sentinel | undefined;
+  readonly #sentinel: SentinelSource | undefined;
   readonly #sessionId: string | undefined;
   readonly #failOpen: FailOpen;
 
   constructor(tools: ConstructorParameters<typeof ToolNode>[0], { monitor, sentinel, sessionId, logger = console, ...options }: GuardedToolNodeOptions) {
     super(tools, options);
     if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createGraphMonitor(), a sentinel from createSentinel(), or both.' });
+    if (sentinel !== undefined && !isSentinelSource(sentinel)) {
+      throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
+    }
     this.#monitor = monitor;
     this.#sentinel = sentinel;
     this.#sessionId = sessionId;
@@ -62,7 +66,8 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
   protected override async runTool(call: LangChainToolCall, config: LangGraphRunnableConfig, state: unknown): Promise<ToolMessage | Command> {
     // A MessageGraph hands ToolNode the message list itself; a StateGraph hands it the state.
     const messages = Array.isArray(state) ? (state as BaseMessage[]) : (state as Partial<PanoptesGraphState> | undefined)?.messages;
-    const session = this.#monitor && Array.isArray(messages) ? graphSessionId(this.#sessionId, messages, config) : undefined;
+    const needsSession = this.#monitor !== undefined || (this.#sentinel !== undefined && isSentinelSessions(this.#sentinel));
+    const session = needsSession && Array.isArray(messages) ? graphSessionId(this.#sessionId, messages, config) : undefined;
     const neutral = toToolCall(call);
     const decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session }, this.#failOpen);
     if (!decision.allowed) return refusalMessage(neutral, decision.reason);

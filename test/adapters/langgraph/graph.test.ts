@@ -6,9 +6,9 @@ import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode, type GraphMonitor } from '../../../adapters/langgraph/index.js';
-import { WorkflowViolationError, type Sentinel } from '../../../src/index.js';
+import { createSentinelSessions, parseRulebase, WorkflowViolationError, type SentinelSource } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
-import { refundSetup } from '../../guards/helpers.js';
+import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
 import { callTool, describeMessage, recordingLogger, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportTools, supportWorkflow } from '../langchain/helpers.js';
 
 const SYSTEM = 'You are a support agent.';
@@ -18,7 +18,7 @@ const thread = (id: string) => ({ configurable: { thread_id: id }, recursionLimi
 const graphMonitor = (workflow = supportWorkflow) => createGraphMonitor({ workflow, logger: recordingLogger() });
 
 /** The graph a user builds by hand: a model node and a tool node, looping until the model stops calling tools. */
-function monitoredGraph({ model, tools, monitor, sentinel, onBlock, checkpointer }: { model: FakeBuiltModel; tools: StructuredToolInterface[]; monitor?: GraphMonitor; sentinel?: Sentinel; onBlock?: 'end' | 'throw'; checkpointer?: BaseCheckpointSaver }) {
+function monitoredGraph({ model, tools, monitor, sentinel, onBlock, checkpointer }: { model: FakeBuiltModel; tools: StructuredToolInterface[]; monitor?: GraphMonitor; sentinel?: SentinelSource; onBlock?: 'end' | 'throw'; checkpointer?: BaseCheckpointSaver }) {
   const callModel = async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] });
   const agent = monitor ? wrapModelNode(callModel, { monitor, systemPrompt: SYSTEM, ...(onBlock ? { onBlock } : {}) }) : async (state: typeof State.State) => callModel({ ...state, messages: [new SystemMessage(SYSTEM), ...state.messages] });
   return new StateGraph(State)
@@ -166,6 +166,25 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
     expect(refusal.status).toBe('error');
     expect(refusal.content).toMatch(/^issue_refund is not allowed yet\.\nTo proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\), then call set_context/);
     expect(refund).not.toHaveBeenCalled();
+  });
+
+  it("with per-conversation sentinels, each thread's calls are judged by that thread's facts", async () => {
+    const bookings: Record<string, unknown> = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
+    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async (args) => bookings[String(args.booking_id)] } } });
+    const alice = sentinels.forSession('alice');
+    alice.bindContext('booking_of_interest', 'B1');
+    alice.confirm('customer_confirms("B1")');
+    const refund = vi.fn(async () => 'Refunded.');
+    const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
+    const modelFor = () => fakeModel().respond(callTool('issue_refund', { booking_id: 'B1' }, 'r0')).respond(new AIMessage('Done.'));
+
+    const forBob = await monitoredGraph({ model: modelFor(), tools: [issueRefund], sentinel: sentinels }).invoke(ask('Refund B1.'), thread('bob'));
+    expect((forBob.messages.find((message: BaseMessage) => ToolMessage.isInstance(message)) as ToolMessage).status).toBe('error');
+    expect(refund).not.toHaveBeenCalled();
+
+    const forAlice = await monitoredGraph({ model: modelFor(), tools: [issueRefund], sentinel: sentinels }).invoke(ask('Refund B1.'), thread('alice'));
+    expect((forAlice.messages.find((message: BaseMessage) => ToolMessage.isInstance(message)) as ToolMessage).content).toBe('Refunded.');
+    expect(refund).toHaveBeenCalledTimes(1);
   });
 
   it('with a monitor and a sentinel, a call the rules refuse does not enter the workflow trace', async () => {
