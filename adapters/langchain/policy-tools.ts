@@ -1,22 +1,26 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { tool, type DynamicStructuredTool } from '@langchain/core/tools';
-import { createPolicyTools, type PolicyTool, type Sentinel } from '../../src/index.js';
+import { createPolicyTools, type PolicyTool, type SentinelSource } from '../../src/index.js';
+import { resolveSessionId } from './session-id.js';
 
 /**
  * The sentinel's tools for the model as LangChain tools: query the policy, set a context variable, record the user's
  * confirmation. Refusals name these tools, so an agent guarded by a sentinel should have them; `panoptesMiddleware`
- * registers them itself. An answer the model must correct comes back as an error `ToolMessage`.
+ * registers them itself. An answer the model must correct comes back as an error `ToolMessage`. With
+ * per-conversation sentinels, each call acts on the sentinel of its run's `configurable.thread_id` (or
+ * `metadata.session_id`, or `sessionId` when given).
  * @example
  * const agent = createAgent({ model, tools: [...wrapTools(tools, { sentinel }), ...policyTools(sentinel)] });
  */
-export function policyTools(sentinel: Sentinel): DynamicStructuredTool[] {
-  return createPolicyTools(sentinel).map(toLangChainTool);
+export function policyTools(sentinel: SentinelSource, { sessionId }: { sessionId?: string } = {}): DynamicStructuredTool[] {
+  return createPolicyTools(sentinel).map((policyTool) => toLangChainTool(policyTool, sessionId));
 }
 
-function toLangChainTool(policyTool: PolicyTool): DynamicStructuredTool {
+function toLangChainTool(policyTool: PolicyTool, sessionId: string | undefined): DynamicStructuredTool {
   return tool(
     async (input: unknown, config) => {
-      const { content, isError } = await policyTool.execute(input);
+      const session = resolveSessionId({ option: sessionId, threadId: config.configurable?.thread_id, metadataSessionId: config.metadata?.session_id, fallback: () => '' });
+      const { content, isError } = await policyTool.execute(input, { sessionId: session === '' ? undefined : session });
       const id = config.toolCall?.id;
       // Without a tool call to answer (a direct invoke), the text is the result either way.
       return isError && id ? new ToolMessage({ content, tool_call_id: id, name: policyTool.name, status: 'error' }) : content;

@@ -1,7 +1,7 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { isGraphBubbleUp } from '@langchain/langgraph';
-import { InvalidOptionError, type Logger, type Monitor, type Sentinel } from '../../src/index.js';
+import { InvalidOptionError, isSentinelSessions, isSentinelSource, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
 import { resolveSessionId } from './session-id.js';
 import { decideToolCall, refusalMessage } from './tool-decision.js';
@@ -9,13 +9,14 @@ import { toToolCall } from './translate.js';
 
 /** Options of {@link wrapTools}. Give a `sentinel`, a `monitor`, or both. */
 export interface WrapToolsOptions {
-  /** Proves each call allowed by the rulebase before it runs. */
-  sentinel?: Sentinel;
+  /** Proves each call allowed by the rulebase before it runs: a sentinel, or per-conversation sentinels (`createSentinelSessions`). */
+  sentinel?: SentinelSource;
   /** Runs the monitor's pre-emptive check (`beforeTool`) before each call. */
   monitor?: Monitor;
   /**
-   * The monitor's session. Without it, the call's `configurable.thread_id`, then `metadata.session_id`; a call with
-   * none of these is not checked by the monitor (the sentinel still checks it).
+   * The conversation: the monitor's session and, with per-conversation sentinels, the sentinel's. Without it, the
+   * call's `configurable.thread_id`, then `metadata.session_id`; a call with none of these is not checked by the
+   * monitor, and per-conversation sentinels refuse it.
    */
   sessionId?: string;
   /** Where Panoptes reports its own failures, once per place. @default console */
@@ -31,18 +32,22 @@ export interface WrapToolsOptions {
  *
  * Each guarded tool inherits everything else from its original (name, schema, `returnDirect`, response format);
  * only `invoke` (and the deprecated `call`) are guarded, and the other ways of running a tool go through `invoke`.
- * @throws {InvalidOptionError} when neither `sentinel` nor `monitor` is given.
+ * @throws {InvalidOptionError} when neither `sentinel` nor `monitor` is given, or `sentinel` is not one.
  * @example
  * const guarded = wrapTools([cancelReservation, getReservation], { sentinel });
  * const tools = new ToolNode([...guarded, ...policyTools(sentinel)]);
  */
 export function wrapTools<Tool extends StructuredToolInterface>(tools: readonly Tool[], { sentinel, monitor, sessionId, logger = console }: WrapToolsOptions): Tool[] {
   if (!sentinel && !monitor) throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass a sentinel from createSentinel(), a monitor from createMonitor(), or both.' });
+  if (sentinel !== undefined && !isSentinelSource(sentinel)) {
+    throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
+  }
+  const needsSession = monitor !== undefined || (sentinel !== undefined && isSentinelSessions(sentinel));
   const failOpen = createFailOpen(logger, isGraphBubbleUp);
   const refusal = async (original: Tool, input: unknown, config: RunnableConfig | undefined) => {
     const toolCall = isToolCall(input) ? input : { name: original.name, args: input, id: (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id };
     const call = toToolCall(toolCall);
-    const session = monitor ? resolveSessionId({ option: sessionId, threadId: config?.configurable?.thread_id, metadataSessionId: config?.metadata?.session_id, fallback: () => '' }) : '';
+    const session = needsSession ? resolveSessionId({ option: sessionId, threadId: config?.configurable?.thread_id, metadataSessionId: config?.metadata?.session_id, fallback: () => '' }) : '';
     const decision = await decideToolCall(call, { monitor, sentinel, sessionId: session === '' ? undefined : session }, failOpen);
     if (decision.allowed) return undefined;
     return call.id ? refusalMessage(call, decision.reason) : decision.reason;

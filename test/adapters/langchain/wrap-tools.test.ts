@@ -3,8 +3,8 @@ import { tool } from '@langchain/core/tools';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { policyTools, wrapTools } from '../../../adapters/langchain/index.js';
-import { createMonitor, InvalidOptionError, type Monitor } from '../../../src/index.js';
-import { refundSetup } from '../../guards/helpers.js';
+import { createMonitor, createSentinelSessions, InvalidOptionError, parseRulebase, type Monitor, type Sentinel } from '../../../src/index.js';
+import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
 import { recordingLogger, refundTools, refundWorkflow, supportMonitor, supportTools } from './helpers.js';
 
 function refundTool() {
@@ -110,10 +110,32 @@ describe('wrapTools', () => {
     expect(logger.warnings).toEqual([expect.stringMatching(/^\[panoptes\] monitor.beforeTool failed/)]);
   });
 
-  it('needs a sentinel or a monitor', () => {
+  it("with per-conversation sentinels, the model's policy tools and the guarded tools act on the run's thread", async () => {
+    const sentinels = refundSessions();
+    const { refund, issueRefund } = refundTool();
+    const [guarded] = wrapTools([issueRefund], { sentinel: sentinels });
+    const [, bind, confirm] = policyTools(sentinels);
+    const alice = { configurable: { thread_id: 'alice' } };
+    await bind!.invoke({ name: 'booking_of_interest', value: 'B1' }, alice);
+    await confirm!.invoke({ goal: 'customer_confirms("B1")', answer: 'yes' }, alice);
+    const call = { id: 'r1', name: 'issue_refund', args: { booking_id: 'B1' }, type: 'tool_call' as const };
+
+    expect(await guarded!.invoke(call, { configurable: { thread_id: 'bob' } })).toMatchObject({ status: 'error' });
+    expect(await guarded!.invoke(call)).toMatchObject({ status: 'error', content: expect.stringContaining('which conversation') });
+    expect(refund).not.toHaveBeenCalled();
+    expect(await guarded!.invoke(call, alice)).toMatchObject({ status: 'success', content: 'Refunded B1.' });
+  });
+
+  it('needs a sentinel or a monitor, and a sentinel that is one', () => {
     expect(() => wrapTools([], {})).toThrow(InvalidOptionError);
+    expect(() => wrapTools([], { sentinel: {} as Sentinel })).toThrow(expect.objectContaining({ parameter: 'sentinel' }));
   });
 });
+
+function refundSessions() {
+  const bookings: Record<string, unknown> = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
+  return createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async (args) => bookings[String(args.booking_id)] } } });
+}
 
 describe('policyTools', () => {
   it("gives the model the sentinel's tools; a bad answer is an error ToolMessage", async () => {
