@@ -34,6 +34,7 @@ export interface MemorySessionStore<Value> extends SessionStore<Value> {
 
 export const DEFAULT_SESSION_TTL_MS = 3_600_000;
 export const DEFAULT_MAX_SESSIONS = 10_000;
+const SWEEP_INTERVAL_MS = 1000;
 
 /**
  * Keeps sessions in this process, bounded by age and count: the default store of a monitor.
@@ -58,24 +59,45 @@ export function createMemorySessionStore<Value>({
       entries.delete(id);
     }
   };
+  // Writes sweep expired sessions at most once a second (reads check their own entry's age): a model call's write
+  // then costs no walk over the map.
+  let nextSweepAt = -Infinity;
+  const sweep = (now: number) => {
+    if (now < nextSweepAt) return;
+    nextSweepAt = now + Math.min(SWEEP_INTERVAL_MS, ttlMs);
+    evictExpired(now);
+  };
+  const touch = (sessionId: string, entry: { value: Value; touchedAt: number }, now: number) => {
+    entry.touchedAt = now;
+    entries.delete(sessionId);
+    entries.set(sessionId, entry);
+  };
   return {
     get size() {
       evictExpired(clock.now());
       return entries.size;
     },
     get(sessionId) {
-      const now = clock.now();
-      evictExpired(now);
       const entry = entries.get(sessionId);
       if (!entry) return undefined;
-      entries.delete(sessionId);
-      entries.set(sessionId, { value: entry.value, touchedAt: now });
+      // Only this entry's age matters to a read; expired others are dropped by the next write.
+      const now = clock.now();
+      if (now - entry.touchedAt >= ttlMs) {
+        evictExpired(now);
+        return undefined;
+      }
+      touch(sessionId, entry, now);
       return entry.value;
     },
     set(sessionId, value) {
       const now = clock.now();
-      evictExpired(now);
-      entries.delete(sessionId);
+      sweep(now);
+      const entry = entries.get(sessionId);
+      if (entry) {
+        entry.value = value;
+        touch(sessionId, entry, now);
+        return;
+      }
       entries.set(sessionId, { value, touchedAt: now });
       if (entries.size > maxSessions) entries.delete(entries.keys().next().value!);
     },

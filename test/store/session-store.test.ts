@@ -16,6 +16,19 @@ describe('createMemorySessionStore', () => {
     expect(store.size).toBe(1);
   });
 
+  it('never returns an expired session, whether or not a write has swept it yet', () => {
+    const clock = createFakeClock();
+    const store = createMemorySessionStore<number>({ ttlMs: 5000, clock });
+    store.set('a', 1);
+    store.set('b', 2);
+    clock.advance(4000);
+    store.set('b', 3); // this write's sweep finds nothing expired yet
+    clock.advance(1500);
+    expect(store.get('a')).toBeUndefined();
+    expect(store.get('b')).toBe(3);
+    expect(store.size).toBe(1);
+  });
+
   it('keeps at most maxSessions, dropping the least recently used', () => {
     const store = createMemorySessionStore<number>({ maxSessions: 2 });
     store.set('a', 1);
