@@ -7,7 +7,9 @@ type Listener<Name extends keyof MonitorEvents> = (payload: MonitorEvents[Name])
 export function createEmitter(onError: (error: unknown) => void) {
   const listeners = new Map<keyof MonitorEvents, Set<Listener<never>>>();
   function emit<Name extends keyof MonitorEvents>(event: Name, payload: MonitorEvents[Name]): void {
-    for (const listener of listeners.get(event) ?? []) {
+    const subscribed = listeners.get(event);
+    if (!subscribed) return;
+    for (const listener of subscribed) {
       try {
         (listener as Listener<Name>)(payload);
       } catch (error) {
@@ -22,9 +24,12 @@ export function createEmitter(onError: (error: unknown) => void) {
       set.add(listener as Listener<never>);
       return () => set.delete(listener as Listener<never>);
     },
+    /** Whether anyone listens to `event`, so a caller can skip building what it would carry. */
+    has: (event: keyof MonitorEvents): boolean => (listeners.get(event)?.size ?? 0) > 0,
     emit,
     /** Emits the events that a transition's effects stand for. */
     emitEffects(sessionId: string, effects: readonly WorkflowEffect[]): void {
+      if (listeners.size === 0) return;
       for (const effect of effects) {
         switch (effect.type) {
           case 'state-entered':

@@ -1,9 +1,9 @@
 import { createClassifier, type ClassificationResult } from '../classify/index.js';
 import { systemClock } from '../clock/index.js';
 import { InvalidOptionError, WorkflowViolationError } from '../errors/index.js';
-import { applyInterventions, type RenderedIntervention } from '../intervene/index.js';
-import { createLoopDetector, LoopDetectedError, toolResultsAfterLastTurn, type LoopDetector, type LoopDetectorOptions, type LoopHint } from '../loops/index.js';
-import type { ChatMessage, ToolCall } from '../messages/index.js';
+import { applyInterventions, type InterventionPlan, type RenderedIntervention } from '../intervene/index.js';
+import { createLoopDetector, LoopDetectedError, toolResultsAfterLastTurn, type LoopDetector, type LoopDetectorOptions, type LoopHint, type LoopReport } from '../loops/index.js';
+import type { AssistantTurn, ChatMessage, ToolCall } from '../messages/index.js';
 import { createMemorySessionStore } from '../store/index.js';
 import {
   createSnapshot,
@@ -18,7 +18,9 @@ import {
 import { createEmitter } from './events.js';
 import { createMissCounter } from './fail-open.js';
 import { createKeyedQueue } from './keyed-queue.js';
+import { andThen, isPromiseLike, type MaybePromise } from './maybe-promise.js';
 import { refusalText } from './refusal-text.js';
+import { createSessionIo } from './session-io.js';
 import type {
   AfterModelResult,
   BeforeModelResult,
@@ -79,28 +81,10 @@ export function createMonitor({
     pendingToolStates: [],
   });
 
-  async function load(sessionId: string): Promise<MonitorSession | undefined> {
-    try {
-      return await store.get(sessionId);
-    } catch (error) {
-      misses.record('store', 'The session store failed to read a session; the session restarts from the initial state.', error);
-      return undefined;
-    }
-  }
+  const { load, save } = createSessionIo(store, misses);
 
-  /** The session to continue: a new one when there is none or the stored one has ended. */
-  async function loadActive(sessionId: string): Promise<MonitorSession> {
-    const stored = await load(sessionId);
-    return stored && stored.workflow.status === 'active' ? stored : freshSession();
-  }
-
-  async function save(sessionId: string, session: MonitorSession): Promise<void> {
-    try {
-      await store.set(sessionId, session);
-    } catch (error) {
-      misses.record('store', 'The session store failed to save a session.', error);
-    }
-  }
+  /** The session to continue: the stored one while it is active, else a new one. */
+  const activeOrFresh = (stored: MonitorSession | undefined): MonitorSession => (stored && stored.workflow.status === 'active' ? stored : freshSession());
 
   /** Applies one workflow event to the session, collecting its effects. */
   function apply(session: MonitorSession, event: WorkflowEvent, effects: WorkflowEffect[]): MonitorSession {
@@ -127,20 +111,20 @@ export function createMonitor({
     ...(metadata ? { metadata } : {}),
   });
 
-  function recordSteps(session: MonitorSession, results: ClassificationResult[], turn: number): { session: MonitorSession; steps: StepRecord[] } {
-    const steps = results.map((result, offset) => ({
-      index: session.stepCount + offset + 1,
-      turn,
-      state: result.state,
-      method: result.method,
-      confidence: result.confidence,
-    }));
-    const kept = [...session.steps, ...steps];
-    return { session: { ...session, steps: kept.length > historyLimit ? kept.slice(kept.length - historyLimit) : kept, stepCount: session.stepCount + steps.length }, steps };
+  /** One step record per classification, numbered after the session's last. */
+  function stepRecords(session: MonitorSession, results: readonly ClassificationResult[], turn: number): StepRecord[] {
+    return results.map((result, offset) => ({ index: session.stepCount + offset + 1, turn, state: result.state, method: result.method, confidence: result.confidence }));
+  }
+
+  /** The session with these steps recorded: the last `historyLimit` are kept. */
+  function withSteps(session: MonitorSession, steps: readonly StepRecord[]): MonitorSession {
+    const kept = session.steps.concat(steps);
+    return { ...session, steps: kept.length > historyLimit ? kept.slice(kept.length - historyLimit) : kept, stepCount: session.stepCount + steps.length };
   }
 
   function countEmbeddingMisses(results: ClassificationResult[]): void {
-    for (const { evidence } of results) {
+    for (let index = 0; index < results.length; index++) {
+      const evidence = results[index]!.evidence;
       if (evidence.kind === 'fallback' && evidence.reason === 'embedding-failed') {
         misses.record('embedding', 'The embedder failed or ran out of time; the response was classified without embeddings.', evidence.error);
       }
@@ -165,11 +149,136 @@ export function createMonitor({
   }
 
   /** Completes the last turn's calls with the results now in the request, then takes the loop hint due on this call. */
-  async function takeLoopHint(sessionId: string, messages: ChatMessage[]): Promise<LoopHint | undefined> {
+  function takeLoopHint(sessionId: string, messages: ChatMessage[]): MaybePromise<LoopHint | undefined> {
     if (!loops) return undefined;
-    const report = await loops.observe(sessionId, { toolResults: toolResultsAfterLastTurn(messages) });
-    if (report) events.emit('loop', { sessionId, report });
-    return loops.takePendingHint(sessionId);
+    return loops.observe(sessionId, { toolResults: toolResultsAfterLastTurn(messages) }).then((report) => {
+      if (report) events.emit('loop', { sessionId, report });
+      return loops.takePendingHint(sessionId);
+    });
+  }
+
+  /** Gives the loop detector this turn's text and calls; null without loop detection. */
+  function observeTurn(sessionId: string, turn: AssistantTurn): MaybePromise<LoopReport | null> {
+    if (!loops) return null;
+    return loops.observe(sessionId, { text: turn.content, toolCalls: turn.toolCalls }).then((report) => {
+      if (report) events.emit('loop', { sessionId, report });
+      return report;
+    });
+  }
+
+  /** `beforeModel` on the loaded session: takes the interventions due and the loop hint, then says what the call does. */
+  function beforeModelWith(sessionId: string, messages: ChatMessage[], stored: MonitorSession | undefined): MaybePromise<BeforeModelResult> {
+    // Most calls have nothing due: the request goes on as it is and the session is not written back.
+    if (!loops && stored && isIdle(stored)) return { action: 'proceed', messages, interventions: [] };
+    const effects: WorkflowEffect[] = [];
+    let session = flushPending(activeOrFresh(stored), effects);
+    const { snapshot, plan } = takeInterventions(workflow, session.workflow);
+    if (snapshot !== session.workflow) session = { ...session, workflow: snapshot };
+    return andThen(session === stored ? undefined : save(sessionId, session), () => {
+      events.emitEffects(sessionId, effects);
+      return andThen(takeLoopHint(sessionId, messages), (loopHint) => planCall(sessionId, messages, plan, loopHint));
+    });
+  }
+
+  /** Proceed with the interventions (and the loop hint) applied to the request, or block it. */
+  function planCall(sessionId: string, messages: ChatMessage[], plan: InterventionPlan, loopHint: LoopHint | undefined): BeforeModelResult {
+    const apply = loopHint && loopHint.action !== 'stop' ? [...plan.apply, renderLoopHint(loopHint)] : plan.apply;
+    const block = plan.block ?? (loopHint?.action === 'stop' ? { ...renderLoopHint(loopHint), strategy: 'hard-block' as const } : undefined);
+    if (events.has('intervention')) for (const intervention of block ? [...apply, block] : apply) events.emit('intervention', { sessionId, intervention });
+    if (block) {
+      const error = plan.block
+        ? new WorkflowViolationError({ intervention: block.name, modelMessage: block.text, sessionId })
+        : new LoopDetectedError({ hint: loopHint!, sessionId });
+      return { action: 'block', intervention: block, error };
+    }
+    return { action: 'proceed', messages: apply.length === 0 ? messages : applyInterventions(messages, apply), interventions: apply };
+  }
+
+  /** `afterModel` on the loaded session: classifies the turn from the state the session is in now. */
+  function classifyTurn(sessionId: string, stored: MonitorSession | undefined, turn: AssistantTurn, metadata: Record<string, unknown> | undefined): MaybePromise<AfterModelResult> {
+    const effects: WorkflowEffect[] = [];
+    const session = flushPending(activeOrFresh(stored), effects);
+    return andThen(classifier.classify(turn, session.workflow.state), (classifications) => afterModelWith(sessionId, session, turn, classifications, effects, metadata));
+  }
+
+  /** `afterModel` once the turn is classified: records the steps, enters the text state, keeps tool-call states for `beforeTool`. */
+  function afterModelWith(sessionId: string, classified: MonitorSession, turn: AssistantTurn, classifications: ClassificationResult[], effects: WorkflowEffect[], metadata: Record<string, unknown> | undefined): MaybePromise<AfterModelResult> {
+    countEmbeddingMisses(classifications);
+    const turnNumber = classified.turns + 1;
+    const steps = stepRecords(classified, classifications, turnNumber);
+    const pendingToolStates: PendingToolState[] = [];
+    let session = withSteps({ ...classified, turns: turnNumber, pendingToolStates }, steps);
+    for (let offset = 0; offset < classifications.length; offset++) {
+      const result = classifications[offset]!;
+      const step = steps[offset]!.index;
+      if (result.evidence.kind === 'tool_call') {
+        const { toolName, toolCallId } = result.evidence;
+        pendingToolStates.push({ state: result.state, toolName, ...(toolCallId === undefined ? {} : { toolCallId }), step, confidence: result.confidence });
+      } else if (result.state !== session.workflow.state) {
+        // Staying in the current state adds nothing to the trace (a transition to it changes nothing).
+        session = apply(session, enterEvent(result.state, result.confidence, result.method, step, metadata), effects);
+      }
+    }
+    return andThen(save(sessionId, session), () => {
+      events.emitEffects(sessionId, effects);
+      return andThen(observeTurn(sessionId, turn), (loop) => afterModelResult(session, classifications, effects, loop));
+    });
+  }
+
+  /** What `afterModel` returns; `toolPreviews` is worked out only if read. */
+  function afterModelResult(session: MonitorSession, classifications: ClassificationResult[], effects: WorkflowEffect[], loop: LoopReport | null): AfterModelResult {
+    if (session.pendingToolStates.length === 0) return { classifications, toolPreviews: [], effects, loop };
+    let toolPreviews: AfterModelResult['toolPreviews'] | undefined;
+    return {
+      classifications,
+      // Worked out on first read: it costs a transition per announced call, and hosts that check each call with
+      // beforeTool (every adapter) never read it.
+      get toolPreviews() {
+        return (toolPreviews ??= previewTools(session));
+      },
+      effects,
+      loop,
+    };
+  }
+
+  /** `beforeTool` on the loaded session: the announced call this is, or a step for a call nobody announced. */
+  function beforeToolWith(sessionId: string, session: MonitorSession, toolCall: ToolCall, guard: ToolGuard | undefined): MaybePromise<BeforeToolResult> {
+    const pending = takePending(session.pendingToolStates, toolCall);
+    if (pending) return checkToolCall(sessionId, { ...session, pendingToolStates: session.pendingToolStates.filter((entry) => entry !== pending) }, toolCall, pending, guard);
+    // A call the model response did not announce (or one already flushed): classify it by its name alone.
+    return andThen(classifier.classify({ content: '', toolCalls: [toolCall] }, session.workflow.state), ([result]) => {
+      if (result?.evidence.kind !== 'tool_call') return checkToolCall(sessionId, session, toolCall, undefined, guard);
+      const [step] = stepRecords(session, [result], session.turns);
+      return checkToolCall(sessionId, withSteps(session, [step!]), toolCall, { state: result.state, toolName: toolCall.name, step: step!.index, confidence: 1 }, guard);
+    });
+  }
+
+  /**
+   * The pre-emptive check of one call: the workflow refuses it, or the guard does, or its state is entered. A call
+   * the workflow does not classify (`pending` undefined) is left to the guard and never enters the trace.
+   */
+  function checkToolCall(sessionId: string, session: MonitorSession, toolCall: ToolCall, pending: PendingToolState | undefined, guard: ToolGuard | undefined): MaybePromise<BeforeToolResult> {
+    const effects: WorkflowEffect[] = [];
+    const finish = (next: MonitorSession, result: BeforeToolResult) =>
+      andThen(save(sessionId, next), () => {
+        events.emitEffects(sessionId, effects);
+        return result;
+      });
+    const preview = pending && previewEnter(workflow, session.workflow, pending.state, { confidence: pending.confidence, method: 'tool_call' });
+    if (pending && preview?.refuse) {
+      const constraints = preview.violations.filter((violation) => violation.severity === 'critical').map((violation) => violation.constraint);
+      const reason = refusalText(workflow, session.workflow.state, pending, preview);
+      const refused = apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason, constraints, step: pending.step }, effects);
+      return finish(refused, { action: 'deny', by: 'workflow', state: pending.state, reason, constraints, effects });
+    }
+    return andThen(guard ? runGuard(guard, toolCall) : ALLOWED, (verdict) => {
+      if (!verdict.allowed) {
+        const refused = pending ? apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason: verdict.reason, constraints: [], by: 'guard', step: pending.step }, effects) : session;
+        return finish(refused, { action: 'deny', by: 'guard', ...(pending ? { state: pending.state } : {}), reason: verdict.reason, constraints: [], effects });
+      }
+      if (!pending) return finish(session, { action: 'allow', effects });
+      return finish(apply(session, enterEvent(pending.state, pending.confidence, 'tool_call', pending.step), effects), { action: 'allow', state: pending.state, effects });
+    });
   }
 
   return {
@@ -179,97 +288,11 @@ export function createMonitor({
     misses: () => misses.counts(),
     on: (event, listener) => events.on(event, listener),
 
-    beforeModel: (sessionId, request) =>
-      serialised(sessionId, async (): Promise<BeforeModelResult> => {
-        const effects: WorkflowEffect[] = [];
-        let session = flushPending(await loadActive(sessionId), effects);
-        const taken = takeInterventions(workflow, session.workflow);
-        session = taken.snapshot === session.workflow ? session : { ...session, workflow: taken.snapshot };
-        await save(sessionId, session);
-        events.emitEffects(sessionId, effects);
-        const { plan } = taken;
-        const loopHint = await takeLoopHint(sessionId, request.messages);
-        const apply = loopHint && loopHint.action !== 'stop' ? [...plan.apply, renderLoopHint(loopHint)] : plan.apply;
-        const block = plan.block ?? (loopHint?.action === 'stop' ? { ...renderLoopHint(loopHint), strategy: 'hard-block' as const } : undefined);
-        for (const intervention of [...apply, ...(block ? [block] : [])]) events.emit('intervention', { sessionId, intervention });
-        if (block) {
-          const error = plan.block
-            ? new WorkflowViolationError({ intervention: block.name, modelMessage: block.text, sessionId })
-            : new LoopDetectedError({ hint: loopHint!, sessionId });
-          return { action: 'block', intervention: block, error };
-        }
-        const messages = apply.length === 0 ? request.messages : applyInterventions(request.messages, apply);
-        return { action: 'proceed', messages, interventions: apply };
-      }),
+    beforeModel: (sessionId, request) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeModelWith(sessionId, request.messages, stored))),
 
-    afterModel: (sessionId, turn, options = {}) =>
-      serialised(sessionId, async (): Promise<AfterModelResult> => {
-        const effects: WorkflowEffect[] = [];
-        let session = flushPending(await loadActive(sessionId), effects);
-        const turnNumber = session.turns + 1;
-        const normalised = normaliseTurn(turn);
-        const classifications = await classifier.classify(normalised, session.workflow.state);
-        countEmbeddingMisses(classifications);
-        const recorded = recordSteps({ ...session, turns: turnNumber }, classifications, turnNumber);
-        session = recorded.session;
-        const pending: PendingToolState[] = [];
-        classifications.forEach((result, offset) => {
-          const step = recorded.steps[offset]!.index;
-          if (result.evidence.kind === 'tool_call') {
-            const { toolName, toolCallId } = result.evidence;
-            pending.push({ state: result.state, toolName, ...(toolCallId === undefined ? {} : { toolCallId }), step, confidence: result.confidence });
-          } else {
-            session = apply(session, enterEvent(result.state, result.confidence, result.method, step, options.metadata), effects);
-          }
-        });
-        session = { ...session, pendingToolStates: pending };
-        await save(sessionId, session);
-        events.emitEffects(sessionId, effects);
-        const loop = loops ? await loops.observe(sessionId, { text: normalised.content, toolCalls: normalised.toolCalls }) : null;
-        if (loop) events.emit('loop', { sessionId, report: loop });
-        return { classifications, toolPreviews: previewTools(session), effects, loop };
-      }),
+    afterModel: (sessionId, turn, options = {}) => serialised(sessionId, () => andThen(load(sessionId), (stored) => classifyTurn(sessionId, stored, normaliseTurn(turn), options.metadata))),
 
-    beforeTool: (sessionId, toolCall, { guard } = {}) =>
-      serialised(sessionId, async (): Promise<BeforeToolResult> => {
-        let session = await loadActive(sessionId);
-        let pending = takePending(session.pendingToolStates, toolCall);
-        if (pending) {
-          session = { ...session, pendingToolStates: session.pendingToolStates.filter((entry) => entry !== pending) };
-        } else {
-          // A call the model response did not announce (or one already flushed): classify it by its name alone.
-          const [result] = await classifier.classify({ content: '', toolCalls: [toolCall] }, session.workflow.state);
-          if (result?.evidence.kind === 'tool_call') {
-            const recorded = recordSteps(session, [result], session.turns);
-            session = recorded.session;
-            pending = { state: result.state, toolName: toolCall.name, step: recorded.steps[0]!.index, confidence: 1 };
-          }
-        }
-        const effects: WorkflowEffect[] = [];
-        const finish = async (result: BeforeToolResult) => {
-          await save(sessionId, session);
-          events.emitEffects(sessionId, effects);
-          return result;
-        };
-
-        const preview = pending && previewEnter(workflow, session.workflow, pending.state, { confidence: pending.confidence, method: 'tool_call' });
-        if (pending && preview?.refuse) {
-          const constraints = preview.violations.filter((violation) => violation.severity === 'critical').map((violation) => violation.constraint);
-          const reason = refusalText(workflow, session.workflow.state, pending, preview);
-          session = apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason, constraints, step: pending.step }, effects);
-          return finish({ action: 'deny', by: 'workflow', state: pending.state, reason, constraints, effects });
-        }
-        const verdict = guard ? await runGuard(guard, toolCall) : ({ allowed: true } as const);
-        if (!verdict.allowed) {
-          if (pending) {
-            session = apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason: verdict.reason, constraints: [], by: 'guard', step: pending.step }, effects);
-          }
-          return finish({ action: 'deny', by: 'guard', ...(pending ? { state: pending.state } : {}), reason: verdict.reason, constraints: [], effects });
-        }
-        if (!pending) return finish({ action: 'allow', effects });
-        session = apply(session, enterEvent(pending.state, pending.confidence, 'tool_call', pending.step), effects);
-        return finish({ action: 'allow', state: pending.state, effects });
-      }),
+    beforeTool: (sessionId, toolCall, { guard } = {}) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeToolWith(sessionId, activeOrFresh(stored), toolCall, guard))),
 
     observeToolResults: (sessionId, toolResults) =>
       serialised(sessionId, async () => {
@@ -281,7 +304,7 @@ export function createMonitor({
 
     peek: (sessionId) =>
       serialised(sessionId, async () => {
-        const session = flushPending(await loadActive(sessionId), []);
+        const session = flushPending(activeOrFresh(await load(sessionId)), []);
         const { plan } = takeInterventions(workflow, session.workflow);
         if (plan.block) return { action: 'block' as const, intervention: plan.block };
         const loopHint = loops?.peekPendingHint(sessionId);
@@ -331,13 +354,22 @@ function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDete
   return createLoopDetector({ ...defaults, ...(option === true ? {} : (option as LoopDetectorOptions)) });
 }
 
+const ALLOWED: ToolGuardVerdict = { allowed: true };
+
 /** Guards fail closed: a guard that throws refuses the call, since letting an unchecked write through is worse. */
-async function runGuard(guard: ToolGuard, toolCall: ToolCall): Promise<ToolGuardVerdict> {
+function runGuard(guard: ToolGuard, toolCall: ToolCall): MaybePromise<ToolGuardVerdict> {
+  const refused = (): ToolGuardVerdict => ({ allowed: false, reason: `The call to ${toolCall.name} was refused: its policy check failed, so it did not run.` });
   try {
-    return await guard(toolCall);
+    const verdict = guard(toolCall);
+    return isPromiseLike(verdict) ? Promise.resolve(verdict).catch(refused) : verdict;
   } catch {
-    return { allowed: false, reason: `The call to ${toolCall.name} was refused: its policy check failed, so it did not run.` };
+    return refused();
   }
+}
+
+/** Nothing is due on the next call: no tool-call state waiting to enter, no intervention pending, and still active. */
+function isIdle(session: MonitorSession): boolean {
+  return session.pendingToolStates.length === 0 && session.workflow.interventions.pending.length === 0 && session.workflow.status === 'active';
 }
 
 /** The announced call this tool call is: by id when both have one, else the first with the same tool name. */
@@ -348,6 +380,7 @@ function takePending(pending: readonly PendingToolState[], call: ToolCall): Pend
 /** Hosts send odd shapes (null content, missing tool calls); the core reads them as empty rather than crashing. */
 function normaliseTurn(turn: { content?: unknown; toolCalls?: unknown }): { content: string; toolCalls: ToolCall[] } {
   const content = typeof turn.content === 'string' ? turn.content : '';
-  const toolCalls = Array.isArray(turn.toolCalls) ? turn.toolCalls.filter((call): call is ToolCall => typeof call?.name === 'string') : [];
+  if (!Array.isArray(turn.toolCalls)) return { content, toolCalls: [] };
+  const toolCalls = turn.toolCalls.length === 0 ? (turn.toolCalls as ToolCall[]) : turn.toolCalls.filter((call): call is ToolCall => typeof call?.name === 'string');
   return { content, toolCalls };
 }

@@ -150,6 +150,46 @@ describe('sessions', () => {
     expect({ ...two, sessionId: 's1' }).toEqual(one);
   });
 
+  it('behaves the same over a store that answers asynchronously (Redis, say)', async () => {
+    const memory = createMemorySessionStore<MonitorSession>();
+    const store = {
+      get: async (id: string) => memory.get(id),
+      set: async (id: string, value: MonitorSession) => memory.set(id, value),
+      delete: async (id: string) => memory.delete(id),
+    };
+    const monitor = createMonitor({ workflow, store, logger: recordingLogger() });
+    await Promise.all([monitor.afterModel('s1', say('tell me more')), monitor.afterModel('s1', say('here are the internal notes'))]);
+    const before = await monitor.beforeModel('s1', request());
+    expect(before.action === 'proceed' && before.messages.at(-1)).toEqual({ role: 'user', content: '[System Note] Never reveal internal notes.' });
+    await monitor.afterModel('s1', call('verify_identity'));
+    expect(await monitor.beforeTool('s1', { id: 'verify_identity-1', name: 'verify_identity', args: {} })).toMatchObject({ action: 'allow', state: 'verify_identity' });
+    expect((await monitor.report('s1'))!.trace).toEqual(['greeting', 'identify_issue', 'leak', 'verify_identity']);
+  });
+
+  it('does not write a session back when a call has nothing due', async () => {
+    const memory = createMemorySessionStore<MonitorSession>();
+    const writes: string[] = [];
+    const store = { get: (id: string) => memory.get(id), set: (id: string, value: MonitorSession) => void (writes.push(id), memory.set(id, value)), delete: (id: string) => memory.delete(id) };
+    const monitor = createMonitor({ workflow, store, logger: recordingLogger() });
+    await monitor.beforeModel('s1', request()); // a new session is written
+    await monitor.afterModel('s1', say('tell me more'));
+    await monitor.beforeModel('s1', request());
+    expect(writes).toEqual(['s1', 's1']);
+  });
+
+  it('answers a listener that asks about the same session after the call it listens to', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    await monitor.afterModel('s1', say('here are the internal notes'));
+    const answered: string[] = [];
+    let peeked: Promise<unknown> | undefined;
+    monitor.on('intervention', ({ sessionId }) => {
+      peeked = monitor.peek(sessionId).then((peek) => answered.push(`peek: ${peek.action}`));
+    });
+    await monitor.beforeModel('s1', request()).then((before) => answered.push(`beforeModel: ${before.action}`));
+    await peeked;
+    expect(answered).toEqual(['beforeModel: proceed', 'peek: proceed']);
+  });
+
   it('keeps a new session small', async () => {
     const store = createMemorySessionStore<MonitorSession>();
     const monitor = createMonitor({ workflow, store, logger: recordingLogger() });

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { createKeyedQueue } from '../../src/monitor/keyed-queue.js';
+import { andThen, isPromiseLike } from '../../src/monitor/maybe-promise.js';
+
+const later = <T>(value: T, ms = 5) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
+
+describe('createKeyedQueue', () => {
+  it('runs a task for an idle key at once, and one that finishes synchronously leaves nothing queued', async () => {
+    const run = createKeyedQueue();
+    const order: string[] = [];
+    const first = run('s1', () => {
+      order.push('first');
+      return 1;
+    });
+    order.push('after the call');
+    const second = run('s1', () => {
+      order.push('second');
+      return 2;
+    });
+    expect(order).toEqual(['first', 'after the call', 'second']);
+    expect([await first, await second]).toEqual([1, 2]);
+  });
+
+  it('keeps the order of calls for one key when a task waits, and runs other keys meanwhile', async () => {
+    const run = createKeyedQueue();
+    const order: string[] = [];
+    const slow = run('s1', async () => {
+      await later(null);
+      order.push('s1 slow');
+    });
+    const next = run('s1', () => void order.push('s1 next'));
+    const other = run('s2', () => void order.push('s2'));
+    await Promise.all([slow, next, other]);
+    expect(order).toEqual(['s2', 's1 slow', 's1 next']);
+  });
+
+  it('runs the next task after one that failed, and reports each failure to its own caller', async () => {
+    const run = createKeyedQueue();
+    const failedSync = run('s1', () => {
+      throw new Error('sync');
+    });
+    const failedAsync = run('s1', () => Promise.reject(new Error('async')));
+    const next = run('s1', () => 'ran');
+    await expect(failedSync).rejects.toThrow('sync');
+    await expect(failedAsync).rejects.toThrow('async');
+    expect(await next).toBe('ran');
+  });
+
+  it('starts a call made from inside a running task after that task, in the order made', async () => {
+    const run = createKeyedQueue();
+    const order: string[] = [];
+    let nested: Promise<unknown> | undefined;
+    const outer = run('s1', () => {
+      order.push('outer starts');
+      nested = run('s1', () => void order.push('nested'));
+      order.push('outer ends');
+    });
+    const after = run('s1', () => void order.push('called after outer'));
+    await Promise.all([outer, nested, after]);
+    expect(order).toEqual(['outer starts', 'outer ends', 'nested', 'called after outer']);
+  });
+
+  it('holds a nested call behind an outer task that goes on asynchronously', async () => {
+    const run = createKeyedQueue();
+    const order: string[] = [];
+    let nested: Promise<unknown> | undefined;
+    const outer = run('s1', async () => {
+      nested = run('s1', () => void order.push('nested'));
+      await later(null);
+      order.push('outer done');
+    });
+    await Promise.all([outer, nested]);
+    expect(order).toEqual(['outer done', 'nested']);
+  });
+});
+
+describe('maybe-promise', () => {
+  it('continues at once with a value and after a promise settles', async () => {
+    expect(andThen(2, (n) => n * 2)).toBe(4);
+    const promised = andThen(later(2), (n) => n * 2);
+    expect(isPromiseLike(promised)).toBe(true);
+    expect(await promised).toBe(4);
+    expect(isPromiseLike({ then: 1 })).toBe(false);
+  });
+});
