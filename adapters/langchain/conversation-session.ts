@@ -1,7 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { getConfig } from '@langchain/langgraph';
 import { conversationSessionId } from '../../src/index.js';
-import { resolveSessionId } from './session-id.js';
+import { sessionIdFrom } from './session-id.js';
 import { conversationOpening } from './translate.js';
 
 // Enough to cover every live thread of a busy process; an evicted entry only matters for a thread with no id.
@@ -11,28 +11,25 @@ const REMEMBERED_THREADS = 10_000;
  * Finds the session of a `createAgent` hook: the option, `configurable.thread_id`, `metadata.session_id`, else a
  * hash of the system prompt and the first user message (DESIGN.md section 7).
  *
- * Only `wrapModelCall` sees the system prompt (it is not part of the agent's state), so the id it hashes is
- * remembered by the id of the thread's first message, which LangGraph assigns once and keeps; the tool and
- * after-agent hooks find it there.
+ * Only `wrapModelCall` sees the system prompt (it is not part of the agent's state), so it passes `systemPrompt`
+ * (read only when the hash is needed), and the id it hashes is remembered by the id of the thread's first message,
+ * which LangGraph assigns once and keeps; the tool and after-agent hooks find it there.
  */
 export function createSessionFinder(option: string | undefined) {
   const remembered = new Map<string, string>();
-  return function sessionOf(configurable: { thread_id?: unknown } | undefined, messages: readonly BaseMessage[], systemPrompt?: string): string {
-    const threadId = configurable?.thread_id;
-    const named = Boolean(option) || (typeof threadId === 'string' && threadId !== '') || typeof threadId === 'number';
-    return resolveSessionId({
-      option,
-      threadId,
-      metadataSessionId: named ? undefined : currentMetadata()?.session_id, // read only when needed: every hook asks
-      fallback: () => {
-        const key = messages[0]?.id;
-        const known = key === undefined ? undefined : remembered.get(key);
-        if (known !== undefined && systemPrompt === undefined) return known;
-        const id = conversationSessionId(conversationOpening(messages, systemPrompt ?? ''));
-        if (key !== undefined && systemPrompt !== undefined) remember(remembered, key, id);
-        return id;
-      },
-    });
+
+  function hashed(messages: readonly BaseMessage[], systemPrompt: (() => string) | undefined): string {
+    const key = messages[0]?.id;
+    const known = key === undefined ? undefined : remembered.get(key);
+    if (known !== undefined && systemPrompt === undefined) return known;
+    const id = conversationSessionId(conversationOpening(messages, systemPrompt?.() ?? ''));
+    if (key !== undefined && systemPrompt !== undefined) remember(remembered, key, id);
+    return id;
+  }
+
+  return function sessionOf(configurable: { thread_id?: unknown } | undefined, messages: readonly BaseMessage[], systemPrompt?: () => string): string {
+    // The run's metadata is read only when nothing before it names the session: every hook asks.
+    return sessionIdFrom(option) ?? sessionIdFrom(configurable?.thread_id) ?? sessionIdFrom(currentMetadata()?.session_id) ?? hashed(messages, systemPrompt);
   };
 }
 

@@ -1,10 +1,10 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
-import { InvalidOptionError, WorkflowViolationError, type Logger, type Monitor, type PanoptesError, type Sentinel, type SessionReport } from '../../src/index.js';
+import { InvalidOptionError, WorkflowViolationError, type BeforeModelResult, type Logger, type Monitor, type PanoptesError, type Sentinel, type SessionReport } from '../../src/index.js';
 import { blockedResponse, blockOf, defaultBlockMessage, type BlockMessage } from './block-message.js';
 import { createSessionFinder } from './conversation-session.js';
-import { createFailOpen } from './fail-open.js';
+import { createFailureLog, failOpenWith } from './fail-open.js';
 import { requestToChatMessages, withChatMessages, withSystemText } from './model-request.js';
 import { policyTools } from './policy-tools.js';
 import { decideToolCall, refusalMessage } from './tool-decision.js';
@@ -93,7 +93,8 @@ export function panoptesMiddleware({
   logger = console,
 }: PanoptesMiddlewareOptions): AgentMiddleware {
   validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools });
-  const failOpen = createFailOpen(logger, isGraphBubbleUp);
+  const failed = createFailureLog(logger, isGraphBubbleUp);
+  const failOpen = failOpenWith(failed);
   const sessionOf = createSessionFinder(sessionId);
   // The monitor's own error for a block (WorkflowViolationError, or LoopDetectedError for a loop), kept from
   // wrapModelCall until afterModel throws it: the block message in the thread can only carry plain data.
@@ -104,11 +105,17 @@ export function panoptesMiddleware({
     ...(sentinel && withPolicyTools ? { tools: policyTools(sentinel) } : {}),
 
     wrapModelCall: async function panoptesModelCall(request, handler) {
-      const session = sessionOf(request.runtime.configurable, request.messages, textOf(request.systemMessage.content));
+      const session = sessionOf(request.runtime.configurable, request.messages, () => textOf(request.systemMessage.content));
       let next = request;
       if (monitor) {
         const conversation = requestToChatMessages(request);
-        const before = await failOpen('monitor.beforeModel', () => monitor.beforeModel(session, { messages: conversation }), undefined);
+        let before: BeforeModelResult | undefined;
+        // Awaited in place rather than through failOpen: one async function and one promise fewer per model call.
+        try {
+          before = await monitor.beforeModel(session, { messages: conversation });
+        } catch (error) {
+          failed('monitor.beforeModel', error);
+        }
         if (before?.action === 'block') {
           if (onBlock === 'throw') blockErrors.set(session, before.error);
           return blockedResponse(before.intervention, session, blockMessage);
@@ -117,7 +124,13 @@ export function panoptesMiddleware({
       }
       if (sentinel) next = withSystemText(next, `${FACTS_HEADER}\n${sentinel.facts.summarize()}`);
       const response = await handler(next);
-      if (monitor) await failOpen('monitor.afterModel', () => monitor.afterModel(session, toAssistantTurn(response)), undefined);
+      if (monitor) {
+        try {
+          await monitor.afterModel(session, toAssistantTurn(response));
+        } catch (error) {
+          failed('monitor.afterModel', error);
+        }
+      }
       return response;
     },
 

@@ -13,8 +13,9 @@ export interface ConversationRequest {
  * `createAgent` sends no empty one) followed by the thread's messages.
  */
 export function requestToChatMessages(request: ConversationRequest): ChatMessage[] {
-  const system = textOf(request.systemMessage.content) === '' ? [] : [toChatMessage(request.systemMessage)];
-  return [...system, ...toChatMessages(request.messages)];
+  const conversation = toChatMessages(request.messages);
+  if (textOf(request.systemMessage.content) !== '') conversation.unshift(toChatMessage(request.systemMessage));
+  return conversation;
 }
 
 /**

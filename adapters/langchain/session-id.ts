@@ -22,9 +22,16 @@ export interface SessionIdSources {
  * resolveSessionId({ threadId: 't1', fallback: () => conversationSessionId(toChatMessages(messages)) }) // 't1'
  */
 export function resolveSessionId({ option, threadId, metadataSessionId, fallback }: SessionIdSources): string {
-  for (const candidate of [option, threadId, metadataSessionId]) {
-    if (typeof candidate === 'string' && candidate !== '') return candidate;
-    if (typeof candidate === 'number') return String(candidate);
-  }
-  return fallback();
+  return sessionIdFrom(option) ?? sessionIdFrom(threadId) ?? sessionIdFrom(metadataSessionId) ?? fallback();
+}
+
+/**
+ * A candidate as a session id: a non-empty string as it is, a number as its digits, anything else `undefined`.
+ * @example
+ * sessionIdFrom(7) // '7'
+ * sessionIdFrom('') // undefined
+ */
+export function sessionIdFrom(candidate: unknown): string | undefined {
+  if (typeof candidate === 'string') return candidate === '' ? undefined : candidate;
+  return typeof candidate === 'number' ? String(candidate) : undefined;
 }

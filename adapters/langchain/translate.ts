@@ -64,16 +64,17 @@ export function toToolCall(call: LangChainToolCall): ToolCall {
  * toChatMessage(new HumanMessage('Refund my order.')) // { role: 'user', content: 'Refund my order.' }
  */
 export function toChatMessage(message: BaseMessage): ChatMessage {
-  const content = textOf(message.content);
-  // Built as literals with the link in place: this runs on every message of every model call.
-  const linked = (neutral: Linked): Linked => {
-    if (Array.isArray(message.content)) neutral.parts = message.content as readonly unknown[];
-    return neutral;
-  };
+  const neutral = linkedMessage(message, textOf(message.content));
+  if (Array.isArray(message.content)) neutral.parts = message.content as readonly unknown[];
+  return neutral;
+}
+
+/** The neutral message with its link, built as one literal per role: this runs on every message of every model call. */
+function linkedMessage(message: BaseMessage, content: string): Linked {
   switch (roleOf(message)) {
     case 'assistant': {
       const calls = (message as AIMessage).tool_calls;
-      return linked(calls && calls.length > 0 ? { role: 'assistant', content, toolCalls: calls.map(toToolCall), [HOST]: message } : { role: 'assistant', content, [HOST]: message });
+      return calls && calls.length > 0 ? { role: 'assistant', content, toolCalls: calls.map(toToolCall), [HOST]: message } : { role: 'assistant', content, [HOST]: message };
     }
     case 'tool': {
       const tool = message as ToolMessage;
@@ -81,12 +82,12 @@ export function toChatMessage(message: BaseMessage): ChatMessage {
       if (typeof tool.tool_call_id === 'string') neutral.toolCallId = tool.tool_call_id;
       if (message.name) neutral.name = message.name;
       if (tool.status === 'error') neutral.isError = true;
-      return linked(neutral);
+      return neutral;
     }
     case 'system':
-      return linked({ role: 'system', content, [HOST]: message });
+      return { role: 'system', content, [HOST]: message };
     default:
-      return linked({ role: 'user', content, [HOST]: message });
+      return { role: 'user', content, [HOST]: message };
   }
 }
 
@@ -96,7 +97,12 @@ export function toChatMessage(message: BaseMessage): ChatMessage {
  * toChatMessages([new SystemMessage('Be brief.'), new HumanMessage('Hi')]).map((message) => message.role) // ['system', 'user']
  */
 export function toChatMessages(messages: readonly BaseMessage[]): ChatMessage[] {
-  return messages.filter((message) => message.getType() !== 'remove').map(toChatMessage);
+  const neutral: ChatMessage[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    if (message.getType() !== 'remove') neutral.push(toChatMessage(message));
+  }
+  return neutral;
 }
 
 /**

@@ -148,6 +148,20 @@ describe('panoptesMiddleware through createAgent', () => {
     expect(logger.warnings.length).toBeGreaterThan(0);
   });
 
+  it('lets the agent run when the monitor itself rejects, logging once per place', async () => {
+    const logger = recordingLogger();
+    const { monitor } = supportMonitor();
+    const down = () => Promise.reject(new Error('monitor down'));
+    const broken = { ...monitor, beforeModel: down, afterModel: down };
+    const { tools, refund } = supportTools();
+    const agent = createAgent({ model: compliantModel(), tools, systemPrompt: SYSTEM, middleware: [panoptesMiddleware({ monitor: broken, logger })] });
+    const result = await agent.invoke(ask('Refund order A1, I am customer 42.'), thread('c1'));
+
+    expect(result.messages.at(-1)?.content).toBe('Your refund is on its way. Is there anything else I can help with?');
+    expect(refund).toHaveBeenCalledTimes(1);
+    expect(logger.warnings.map((warning) => warning.split(' failed')[0])).toEqual(['[panoptes] monitor.beforeModel', '[panoptes] monitor.afterModel']);
+  });
+
   it('names a session nobody named by its system prompt and first user message, the same on every hook', async () => {
     const { monitor } = supportMonitor();
     const model = compliantModel();
