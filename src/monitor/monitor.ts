@@ -116,10 +116,10 @@ export function createMonitor({
     return results.map((result, offset) => ({ index: session.stepCount + offset + 1, turn, state: result.state, method: result.method, confidence: result.confidence }));
   }
 
-  /** The session with these steps recorded: the last `historyLimit` are kept. */
-  function withSteps(session: MonitorSession, steps: readonly StepRecord[]): MonitorSession {
+  /** The session with these steps recorded (the last `historyLimit` are kept) and any other fields changed. */
+  function withSteps(session: MonitorSession, steps: readonly StepRecord[], changes: Partial<MonitorSession> = {}): MonitorSession {
     const kept = session.steps.concat(steps);
-    return { ...session, steps: kept.length > historyLimit ? kept.slice(kept.length - historyLimit) : kept, stepCount: session.stepCount + steps.length };
+    return { ...session, ...changes, steps: kept.length > historyLimit ? kept.slice(kept.length - historyLimit) : kept, stepCount: session.stepCount + steps.length };
   }
 
   function countEmbeddingMisses(results: ClassificationResult[]): void {
@@ -207,7 +207,7 @@ export function createMonitor({
     const turnNumber = classified.turns + 1;
     const steps = stepRecords(classified, classifications, turnNumber);
     const pendingToolStates: PendingToolState[] = [];
-    let session = withSteps({ ...classified, turns: turnNumber, pendingToolStates }, steps);
+    let session = withSteps(classified, steps, { turns: turnNumber, pendingToolStates });
     for (let offset = 0; offset < classifications.length; offset++) {
       const result = classifications[offset]!;
       const step = steps[offset]!.index;
