@@ -1,7 +1,19 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
-import { InvalidOptionError, WorkflowViolationError, type BeforeModelResult, type Logger, type Monitor, type PanoptesError, type Sentinel, type SessionReport } from '../../src/index.js';
+import {
+  InvalidOptionError,
+  isSentinelSessions,
+  isSentinelSource,
+  sentinelFor,
+  WorkflowViolationError,
+  type BeforeModelResult,
+  type Logger,
+  type Monitor,
+  type PanoptesError,
+  type SentinelSource,
+  type SessionReport,
+} from '../../src/index.js';
 import { blockedResponse, blockOf, defaultBlockMessage, type BlockMessage } from './block-message.js';
 import { createSessionFinder } from './conversation-session.js';
 import { createFailureLog, failOpenWith } from './fail-open.js';
@@ -21,8 +33,12 @@ export const FACTS_HEADER = '[KNOWN FACTS]';
 export interface PanoptesMiddlewareOptions {
   /** The workflow monitor: interventions before each model call, classification after it, refusals before tools. */
   monitor?: Monitor;
-  /** The policy sentinel: every tool call is proved allowed before it runs, and the known facts go into the system prompt. */
-  sentinel?: Sentinel;
+  /**
+   * The policy sentinel: every tool call is proved allowed before it runs, and the known facts go into the system
+   * prompt. For an agent that serves many threads, per-conversation sentinels (`createSentinelSessions`): each run
+   * then uses its session's sentinel, so one thread's facts never decide another's calls.
+   */
+  sentinel?: SentinelSource;
   /**
    * The session of every run through this middleware. Without it, each run's `configurable.thread_id` names the
    * session, then its `metadata.session_id`, else a hash of the system prompt and the first user message.
@@ -99,10 +115,11 @@ export function panoptesMiddleware({
   // The monitor's own error for a block (WorkflowViolationError, or LoopDetectedError for a loop), kept from
   // wrapModelCall until afterModel throws it: the block message in the thread can only carry plain data.
   const blockErrors = new Map<string, PanoptesError>();
+  const perConversation = sentinel !== undefined && isSentinelSessions(sentinel);
 
   return createMiddleware({
     name,
-    ...(sentinel && withPolicyTools ? { tools: policyTools(sentinel) } : {}),
+    ...(sentinel && withPolicyTools ? { tools: policyTools(sentinel, sessionId === undefined ? {} : { sessionId }) } : {}),
 
     wrapModelCall: async function panoptesModelCall(request, handler) {
       const session = sessionOf(request.runtime.configurable, request.messages, () => textOf(request.systemMessage.content));
@@ -122,7 +139,7 @@ export function panoptesMiddleware({
         }
         if (before && before.messages !== conversation) next = withChatMessages(request, before.messages);
       }
-      if (sentinel) next = withSystemText(next, `${FACTS_HEADER}\n${sentinel.facts.summarize()}`);
+      if (sentinel) next = withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`);
       const response = await handler(next);
       if (monitor) {
         try {
@@ -148,7 +165,7 @@ export function panoptesMiddleware({
 
     wrapToolCall: async function panoptesToolCall(request, handler) {
       const call = toToolCall(request.toolCall);
-      const session = monitor ? sessionOf(request.runtime.configurable, request.state.messages) : undefined;
+      const session = monitor || perConversation ? sessionOf(request.runtime.configurable, request.state.messages) : undefined;
       const decision = await decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen);
       return decision.allowed ? handler(request) : refusalMessage(call, decision.reason);
     },
@@ -166,10 +183,10 @@ export function panoptesMiddleware({
   });
 }
 
-function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools }: { monitor?: Monitor; sentinel?: Sentinel; sessionId?: string; onBlock: string; withPolicyTools: boolean }): void {
+function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools }: { monitor?: Monitor; sentinel?: SentinelSource; sessionId?: string; onBlock: string; withPolicyTools: boolean }): void {
   if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createMonitor(), a sentinel from createSentinel(), or both.' });
   if (monitor && typeof monitor.beforeModel !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
-  if (sentinel && typeof sentinel.check !== 'function') throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel().' });
+  if (sentinel && !isSentinelSource(sentinel)) throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
   if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Pass a non-empty string, or leave it out to use the run’s thread_id.' });
   }

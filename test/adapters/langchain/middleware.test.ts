@@ -6,9 +6,9 @@ import { tool } from '@langchain/core/tools';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { panoptesMiddleware } from '../../../adapters/langchain/index.js';
-import { conversationSessionId, createMonitor, InvalidOptionError, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
+import { conversationSessionId, createMonitor, createSentinelSessions, InvalidOptionError, parseRulebase, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
-import { refundSetup } from '../../guards/helpers.js';
+import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
 import { callTool, describeMessage, recordingLogger, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportMonitor, supportTools, supportWorkflow } from './helpers.js';
 
 const SYSTEM = 'You are a support agent.';
@@ -207,6 +207,34 @@ describe('panoptesMiddleware with a sentinel', () => {
     expect(systems[0]).toBe(`system:${SYSTEM}\n\n[KNOWN FACTS]\nContext: (none bound)\nFacts: (none)`);
     expect(systems[5]).toContain('Context: booking_of_interest = "B1"');
     expect(systems[5]).toContain('customer_confirms("B1")');
+  });
+});
+
+describe('panoptesMiddleware with per-conversation sentinels', () => {
+  it("one agent, two threads: each thread's facts go into its own requests and decide its own calls", async () => {
+    const bookings: Record<string, unknown> = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
+    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async (args) => bookings[String(args.booking_id)] } } });
+    const refund = vi.fn(async ({ booking_id }: { booking_id: string }) => `Refunded ${booking_id}.`);
+    const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
+    const model = fakeModel()
+      // alice's thread: sets the booking, records her confirmation, refunds
+      .respond(callTool('set_context', { name: 'booking_of_interest', value: 'B1' }, 's1'))
+      .respond(callTool('record_confirmation', { goal: 'customer_confirms("B1")', answer: 'yes' }, 'c1'))
+      .respond(callTool('issue_refund', { booking_id: 'B1' }, 'r1'))
+      .respond(new AIMessage('Refunded.'))
+      // bob's thread: asks for the same refund straight away
+      .respond(callTool('issue_refund', { booking_id: 'B1' }, 'r2'))
+      .respond(new AIMessage('I need more details.'));
+    const agent = createAgent({ model, tools: [issueRefund], systemPrompt: SYSTEM, middleware: [panoptesMiddleware({ sentinel: sentinels })] });
+
+    await agent.invoke(ask('Refund booking B1, I confirm.'), thread('alice'));
+    const forBob = await agent.invoke(ask('Refund booking B1.'), thread('bob'));
+
+    expect(refund).toHaveBeenCalledTimes(1);
+    expect(describeMessage(forBob.messages.find((message) => ToolMessage.isInstance(message))!)).toMatch(/^tool:issue_refund is not allowed yet\..*\[error\]$/s);
+    const systems = requestsOf(model).map((request) => request[0]);
+    expect(systems[3]).toContain('Context: booking_of_interest = "B1"');
+    expect(systems[4]).toBe(`system:${SYSTEM}\n\n[KNOWN FACTS]\nContext: (none bound)\nFacts: (none)`);
   });
 });
 
