@@ -1,7 +1,18 @@
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import { guardToolCall, InvalidOptionError, type Blocker, type Logger, type Monitor, type ProofStatus, type Sentinel, type ToolCallDecision } from '../../src/index.js';
+import {
+  guardToolCall,
+  InvalidOptionError,
+  isSentinelSessions,
+  isSentinelSource,
+  type Blocker,
+  type Logger,
+  type Monitor,
+  type ProofStatus,
+  type SentinelSource,
+  type ToolCallDecision,
+} from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
-import { sessionOfToolCall } from './tool-call-sessions.js';
+import { sessionOfCall, type ToolSessionId } from './tool-call-sessions.js';
 import { toCoreToolCall } from './translate.js';
 
 /**
@@ -34,16 +45,20 @@ export interface ToolCallRefusal {
 export interface GuardToolsOptions {
   /** Refuses calls whose workflow state would break a critical constraint (`monitor.beforeTool`). */
   monitor?: Monitor;
-  /** Refuses calls the rulebase does not prove allowed (`sentinel.check`). */
-  sentinel?: Sentinel;
   /**
-   * The monitor's session, or a function of the execution options (e.g. of `experimental_context`). When absent,
+   * Refuses calls the rulebase does not prove allowed (`sentinel.check`): a sentinel, or per-conversation sentinels
+   * (`createSentinelSessions`), of which each call's session picks one.
+   */
+  sentinel?: SentinelSource;
+  /**
+   * The conversation, or a function of the execution options (e.g. of `experimental_context`). When absent,
    * each call is checked in the session of the response that asked for it, as `panoptesMiddleware` on the same
    * monitor recorded it; a call it cannot place (no middleware, or an id seen in two sessions) skips the monitor's
-   * check, with a warning, and the monitor judges it at the next model call instead.
+   * check, with a warning, and the monitor judges it at the next model call instead. Per-conversation sentinels
+   * refuse a call they cannot place.
    * @default undefined
    */
-  sessionId?: string | ((options: ToolExecutionOptions) => string);
+  sessionId?: ToolSessionId;
   /** Receives the adapter's own failures, once per cause. @default console */
   logger?: Logger;
 }
@@ -72,17 +87,21 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     throw new InvalidOptionError({ parameter: 'monitor', value: undefined, fix: 'Pass a monitor (createMonitor), a sentinel (createSentinel), or both.' });
   }
   if (monitor !== undefined && typeof monitor.beforeTool !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
-  if (sentinel !== undefined && typeof sentinel.check !== 'function') throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel().' });
+  if (sentinel !== undefined && !isSentinelSource(sentinel)) throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
   if (sessionId !== undefined && !(typeof sessionId === 'function' || (typeof sessionId === 'string' && sessionId !== ''))) {
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "Pass the session's id, a function of the tool's execution options, or nothing to use the session the middleware recorded." });
+  }
+  const perConversation = sentinel !== undefined && isSentinelSessions(sentinel);
+  if (perConversation && monitor === undefined && sessionId === undefined) {
+    throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Per-conversation sentinels need to know each call\'s conversation: pass sessionId, or a monitor whose panoptesMiddleware wraps the model.' });
   }
   const failOpen = createFailOpen(logger);
 
   const rules = sentinel === undefined ? {} : { sentinel };
   const sessionOf = (options: ToolExecutionOptions): string | undefined => {
-    if (monitor === undefined) return undefined;
-    const id = typeof sessionId === 'function' ? sessionId(options) : (sessionId ?? sessionOfToolCall(monitor, options.toolCallId));
-    if (id === undefined) {
+    if (monitor === undefined && !perConversation) return undefined;
+    const id = sessionOfCall(options, sessionId, monitor);
+    if (id === undefined && monitor !== undefined) {
       failOpen.note('session lookup', `No session is known for tool call '${options.toolCallId}', so the monitor did not check it before it ran: pass sessionId, or wrap the model with panoptesMiddleware on the same monitor.`);
     }
     return id;
@@ -92,8 +111,8 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     const call = toCoreToolCall(options.toolCallId, name, input);
     const id = sessionOf(options);
     const decision =
-      id === undefined
-        ? await guardToolCall(call, rules)
+      id === undefined || monitor === undefined
+        ? await guardToolCall(call, { ...rules, sessionId: id })
         : await guardToolCall(call, {
             ...rules,
             monitor,

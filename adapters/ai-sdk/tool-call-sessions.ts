@@ -6,6 +6,11 @@
  * @module
  */
 
+import type { ToolExecutionOptions } from 'ai';
+
+/** How an app names a tool call's session: the id, or a function of the call's execution options. */
+export type ToolSessionId = string | ((options: ToolExecutionOptions) => string);
+
 /** Calls remembered per monitor before the oldest are forgotten (calls that never ran leave entries behind). */
 const LIMIT = 10_000;
 const AMBIGUOUS = null;
@@ -41,4 +46,13 @@ export function sessionOfToolCall(monitor: object, toolCallId: string): string |
   const sessionId = calls?.get(toolCallId);
   calls?.delete(toolCallId);
   return sessionId ?? undefined;
+}
+
+/**
+ * The session a tool call belongs to: the app's `sessionId` (an id, or a function of the call), else the session
+ * the middleware recorded for the call on `monitor`; `undefined` when neither places it.
+ */
+export function sessionOfCall(options: ToolExecutionOptions, sessionId: ToolSessionId | undefined, monitor: object | undefined): string | undefined {
+  if (typeof sessionId === 'function') return sessionId(options);
+  return sessionId ?? (monitor === undefined ? undefined : sessionOfToolCall(monitor, options.toolCallId));
 }

@@ -1,8 +1,8 @@
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ToolExecutionOptions } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
-import { guardTools, isToolCallRefusal, panoptesMiddleware } from '../../../adapters/ai-sdk/index.js';
-import { createMonitor, InvalidOptionError, type Sentinel } from '../../../src/index.js';
-import { refundSetup } from '../../guards/helpers.js';
+import { guardTools, isToolCallRefusal, panoptesMiddleware, policyTools } from '../../../adapters/ai-sdk/index.js';
+import { createMonitor, createSentinelSessions, InvalidOptionError, parseRulebase, type Sentinel } from '../../../src/index.js';
+import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
 import { callTool, recordingLogger, say, sequenceModel, workflow } from './fixtures.js';
 
 const bookingInput = jsonSchema<{ booking_id: string }>({ type: 'object', properties: { booking_id: { type: 'string' } }, required: ['booking_id'] });
@@ -89,6 +89,35 @@ describe('guardTools with a sentinel', () => {
     const report = (await monitor.report('T-7'))!;
     expect(report.trace).toEqual(['greeting', 'verify_identity']);
     expect(report.refusals).toEqual([expect.objectContaining({ state: 'account_action', by: 'guard' })]);
+  });
+});
+
+describe('guardTools and policyTools with per-conversation sentinels', () => {
+  it("judges each conversation's calls by its own facts: one customer's confirmation never lets another's refund through", async () => {
+    const bookings: Record<string, unknown> = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
+    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async (args) => bookings[String(args.booking_id)] } } });
+    const { tools, refunds } = refundWorld();
+    const sessionId = ({ experimental_context }: ToolExecutionOptions) => (experimental_context as { customer: string }).customer;
+    const allTools = { ...guardTools(tools, { sentinel: sentinels, sessionId }), ...policyTools(sentinels, { sessionId }) };
+
+    const alice = sequenceModel(
+      callTool('set_context', 's1', { name: 'booking_of_interest', value: 'B1' }),
+      callTool('record_confirmation', 'c1', { goal: 'customer_confirms("B1")', answer: 'yes' }),
+      callTool('issue_refund', 'r1', { booking_id: 'B1' }),
+      say('Refunded.'),
+    );
+    await generateText({ model: alice, tools: allTools, experimental_context: { customer: 'alice' }, prompt: 'Refund B1, I confirm.', stopWhen: stepCountIs(5) });
+    expect(refunds).toEqual(['B1']);
+
+    const bob = sequenceModel(callTool('issue_refund', 'r2', { booking_id: 'B1' }), say('Which booking?'));
+    const result = await generateText({ model: bob, tools: allTools, experimental_context: { customer: 'bob' }, prompt: 'Refund B1.', stopWhen: stepCountIs(3) });
+    expect(result.steps[0]!.toolResults[0]!.output).toMatchObject({ by: 'sentinel', blockers: [{ kind: 'bind-context', name: 'booking_of_interest' }] });
+    expect(refunds).toEqual(['B1']);
+  });
+
+  it('needs a way to find each call\'s conversation', () => {
+    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async () => ({}) } } });
+    expect(() => guardTools(refundWorld().tools, { sentinel: sentinels })).toThrow(expect.objectContaining({ parameter: 'sessionId' }));
   });
 });
 
