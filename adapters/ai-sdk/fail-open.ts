@@ -2,10 +2,12 @@ import type { Logger } from '../../src/index.js';
 
 /**
  * Runs Panoptes' side of a call so that its failure never fails the agent (DESIGN.md section 12): an error is
- * logged once per cause and the caller goes on as if Panoptes had nothing to say.
+ * logged once per cause and the caller goes on as if Panoptes had nothing to say. Callers await in their own `try`
+ * and report there, rather than through a wrapper: on a model call's path that is one async function and promise
+ * fewer per call.
  * @example
  * const failOpen = createFailOpen(console);
- * const decision = await failOpen.run('beforeModel', () => monitor.beforeModel(id, request)); // undefined if it threw
+ * try { await monitor.afterModel(id, turn); } catch (error) { failOpen.failed('monitor.afterModel', error); }
  */
 export function createFailOpen(logger: Logger) {
   const logged = new Set<string>();
@@ -15,15 +17,7 @@ export function createFailOpen(logger: Logger) {
     logged.add(cause);
     logger.warn(`[panoptes] ${message} Later ${cause} failures are not logged.`, ...(error === undefined ? [] : [error]));
   };
-  return {
-    note,
-    async run<T>(cause: string, task: () => PromiseLike<T>): Promise<T | undefined> {
-      try {
-        return await task();
-      } catch (error) {
-        note(cause, `${cause} failed; the call goes on unchanged.`, error);
-        return undefined;
-      }
-    },
-  };
+  /** Records that `cause` failed with `error`, and that the call went on without it. */
+  const failed = (cause: string, error: unknown) => note(cause, `${cause} failed; the call goes on unchanged.`, error);
+  return { note, failed };
 }

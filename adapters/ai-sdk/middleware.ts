@@ -1,8 +1,8 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { InvalidOptionError, type Logger, type Monitor } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
-import { classifyingStream } from './classifying-stream.js';
-import type { CallOptions, ResponseContent } from './host-types.js';
+import { classifyingStream, type ClassifyResponse } from './classifying-stream.js';
+import type { CallOptions } from './host-types.js';
 import { sessionIdOf, withSessionMetadata } from './session-id.js';
 import { rememberToolCalls } from './tool-call-sessions.js';
 import { toAssistantTurn, toChatMessages, withInterventions } from './translate.js';
@@ -49,12 +49,16 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
   const sessions = new WeakMap<CallOptions, string>();
   const sessionOf = (params: CallOptions) => sessions.get(params) ?? sessionIdOf(params, sessionId);
 
-  const classify = async (id: string, content: readonly ResponseContent[]) => {
-    await failOpen.run('Classifying a response (monitor.afterModel)', () => {
+  // The monitor is awaited in place, in a `try` of our own, rather than through a fail-open wrapper: a wrapper is an
+  // async function and promise more per call, and hops cost far more inside a streaming host than in a tight loop.
+  const classify: ClassifyResponse = async (id, content) => {
+    try {
       const turn = toAssistantTurn(content);
       rememberToolCalls(monitor, id, turn.toolCalls); // synchronously, before the host can run any of them
-      return monitor.afterModel(id, turn);
-    });
+      await monitor.afterModel(id, turn);
+    } catch (error) {
+      failOpen.failed('Classifying a response (monitor.afterModel)', error);
+    }
   };
 
   return {
@@ -62,14 +66,17 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
 
     transformParams: async function panoptesTransformParams({ params }) {
       const id = sessionIdOf(params, sessionId);
-      const decision = await failOpen.run('Applying interventions (monitor.beforeModel)', async () => {
+      let next = params;
+      let blocked: Error | undefined;
+      try {
         const converted = toChatMessages(params.prompt);
         const before = await monitor.beforeModel(id, { messages: converted.messages });
-        if (before.action === 'block') return before;
-        return { action: 'proceed' as const, params: before.interventions.length === 0 ? params : { ...params, prompt: withInterventions(params.prompt, converted, before.messages) } };
-      });
-      if (decision?.action === 'block') throw decision.error;
-      const next = decision?.params ?? params;
+        if (before.action === 'block') blocked = before.error;
+        else if (before.interventions.length > 0) next = { ...params, prompt: withInterventions(params.prompt, converted, before.messages) };
+      } catch (error) {
+        failOpen.failed('Applying interventions (monitor.beforeModel)', error);
+      }
+      if (blocked !== undefined) throw blocked; // outside the try: a block is the monitor's answer, not its failure
       sessions.set(next, id);
       return next;
     },

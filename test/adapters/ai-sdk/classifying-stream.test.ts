@@ -3,6 +3,10 @@ import { classifyingStream } from '../../../adapters/ai-sdk/classifying-stream.j
 import type { ResponseContent, StreamPart } from '../../../adapters/ai-sdk/host-types.js';
 import { callTool, readableOf, streamOf } from './fixtures.js';
 
+const finish = streamOf(callTool('issue_refund', 'r1')).at(-1)!;
+const call = (toolCallId: string, providerExecuted?: boolean): StreamPart => ({ type: 'tool-call', toolCallId, toolName: 'issue_refund', input: '{}', ...(providerExecuted ? { providerExecuted } : {}) });
+const label = (part: StreamPart) => (part.type === 'tool-call' || part.type === 'tool-result' ? `${part.type} ${part.toolCallId}` : part.type);
+
 async function readAll(stream: ReadableStream<StreamPart>): Promise<StreamPart[]> {
   const parts: StreamPart[] = [];
   for await (const part of stream) parts.push(part);
@@ -28,6 +32,65 @@ describe('classifyingStream', () => {
       },
     });
     await expect(readAll(classifyingStream(failing, 's1', async () => void calls++))).rejects.toThrow('connection reset');
+    expect(calls).toBe(0);
+  });
+
+  it('holds client tool calls until finish and releases them, classified, just before it', async () => {
+    const classified: Array<readonly ResponseContent[]> = [];
+    const source: StreamPart[] = [{ type: 'text-delta', id: 't', delta: 'Refunding.' }, call('c1'), { type: 'tool-input-start', id: 'c2', toolName: 'issue_refund' }, call('c2'), finish];
+    const parts = await readAll(classifyingStream(readableOf(source), 's1', async (_id, content) => void classified.push(content)));
+    expect(parts.map(label)).toEqual(['text-delta', 'tool-input-start', 'tool-call c1', 'tool-call c2', 'finish']);
+    expect(classified).toEqual([[{ type: 'text', text: 'Refunding.' }, call('c1'), call('c2')]]);
+  });
+
+  it('passes provider-executed calls on at once, so their results stay behind them', async () => {
+    const result: StreamPart = { type: 'tool-result', toolCallId: 'p1', toolName: 'web_search', result: { hits: 0 } };
+    const parts = await readAll(classifyingStream(readableOf([call('p1', true), result, finish]), 's1', async () => {}));
+    expect(parts.map(label)).toEqual(['tool-call p1', 'tool-result p1', 'finish']);
+  });
+
+  it('classifies and releases at close when no finish came', async () => {
+    const classified: Array<readonly ResponseContent[]> = [];
+    const source: StreamPart[] = [{ type: 'text-delta', id: 't', delta: 'Partial' }, call('c1')];
+    const parts = await readAll(classifyingStream(readableOf(source), 's1', async (_id, content) => void classified.push(content)));
+    expect(parts.map(label)).toEqual(['text-delta', 'tool-call c1']);
+    expect(classified).toEqual([[{ type: 'text', text: 'Partial' }, call('c1')]]);
+  });
+
+  it('closes only once classification is done', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const reader = classifyingStream(readableOf(streamOf(callTool('issue_refund', 'r1'))), 's1', () => gate).getReader();
+    let closed = false;
+    const drained = (async () => {
+      while (!(await reader.read()).done);
+      closed = true;
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(closed).toBe(false);
+    open();
+    await drained;
+    expect(closed).toBe(true);
+  });
+
+  it('reads the model to its end and classifies it even before anyone reads the stream', async () => {
+    const classified: Array<readonly ResponseContent[]> = [];
+    classifyingStream(readableOf(streamOf(callTool('issue_refund', 'r1'))), 's1', async (_id, content) => void classified.push(content));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(classified).toHaveLength(1);
+  });
+
+  it('passes a cancel on to the source, and classifies nothing after it', async () => {
+    let calls = 0;
+    const source = new ReadableStream<StreamPart>({
+      start: (controller) => controller.enqueue({ type: 'text-delta', id: 't', delta: 'Hel' }),
+      pull: () => new Promise(() => {}),
+    });
+    const stream = classifyingStream(source, 's1', async () => void calls++);
+    const reader = stream.getReader();
+    expect((await reader.read()).value).toMatchObject({ delta: 'Hel' });
+    await reader.cancel('user left');
+    await new Promise((resolve) => setTimeout(resolve, 10));
     expect(calls).toBe(0);
   });
 

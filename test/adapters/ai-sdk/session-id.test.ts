@@ -42,6 +42,17 @@ describe('the conversation hash', () => {
     expect(sessionIdOf(params({ prompt: [params().prompt[0]!, withFile] }))).toBe(base);
     expect(sessionIdOf(params({ prompt: [] }))).toMatch(/^conversation-[0-9a-f]{28}$/);
   });
+
+  it('is remembered per opening without mixing up openings whose texts run together alike', () => {
+    const opening = (system: string[], user: string[]): CallOptions['prompt'] => [
+      ...system.map((content) => ({ role: 'system' as const, content })),
+      { role: 'user', content: user.map((text) => ({ type: 'text' as const, text })) },
+    ];
+    const openings = [opening(['ab'], ['c']), opening(['a'], ['bc']), opening(['a', 'b'], ['c']), opening(['ab'], ['c', ''])];
+    for (const prompt of [...openings, ...openings]) {
+      expect(sessionIdOf(params({ prompt }))).toBe(conversationSessionId(openingMessages(prompt)));
+    }
+  });
 });
 
 describe('session metadata', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamPart } from '../../../adapters/ai-sdk/host-types.js';
-import { endStream, initialStreamState, stepStream, streamedContent, type StreamState } from '../../../adapters/ai-sdk/stream-state.js';
+import { routeOf, streamedContent } from '../../../adapters/ai-sdk/stream-state.js';
 
 const finish: StreamPart = {
   type: 'finish',
@@ -9,58 +9,60 @@ const finish: StreamPart = {
 };
 const call = (toolCallId: string, providerExecuted?: boolean): StreamPart => ({ type: 'tool-call', toolCallId, toolName: 'issue_refund', input: '{}', ...(providerExecuted ? { providerExecuted } : {}) });
 
-/** Runs the parts through the step function, recording what is emitted and when classification starts. */
-function run(parts: StreamPart[], state: StreamState = initialStreamState) {
-  const log: string[] = [];
-  for (const part of parts) {
-    const step = stepStream(state, part);
-    state = step.state;
-    if (step.classify) log.push('classify');
-    for (const emitted of step.emit) log.push(emitted.type === 'tool-call' ? `tool-call ${emitted.toolCallId}` : emitted.type);
-  }
-  return { state, log };
-}
+describe('routeOf', () => {
+  it('passes text and every other chunk on at once', () => {
+    const parts: StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 'a' },
+      { type: 'text-delta', id: 'a', delta: 'Hello' },
+      { type: 'text-end', id: 'a' },
+      { type: 'reasoning-start', id: 'r' },
+      { type: 'tool-input-start', id: 'c1', toolName: 'issue_refund' },
+      { type: 'tool-result', toolCallId: 'p1', toolName: 'web_search', result: { hits: 0 } },
+    ];
+    expect(parts.map(routeOf)).toEqual(parts.map(() => 'pass'));
+  });
 
-describe('stepStream', () => {
-  it('passes text on at once and collects it, separating text blocks', () => {
-    const { state, log } = run([
+  it('holds client tool calls until finish, which releases them', () => {
+    expect(routeOf(call('c1'))).toBe('hold');
+    expect(routeOf(finish)).toBe('release');
+  });
+
+  it('passes provider-executed calls on at once, so their results stay behind them', () => {
+    expect(routeOf(call('p1', true))).toBe('pass');
+  });
+});
+
+describe('streamedContent', () => {
+  it('collects the text, separating text blocks, and ignores other chunks', () => {
+    const parts: StreamPart[] = [
       { type: 'text-start', id: 'a' },
       { type: 'text-delta', id: 'a', delta: 'Hello' },
       { type: 'text-delta', id: 'a', delta: ' there.' },
       { type: 'text-end', id: 'a' },
       { type: 'reasoning-start', id: 'r' },
+      { type: 'reasoning-delta', id: 'r', delta: 'Thinking.' },
       { type: 'text-start', id: 'b' },
       { type: 'text-delta', id: 'b', delta: 'Tell me more.' },
       { type: 'text-end', id: 'b' },
-    ]);
-    expect(log).toEqual(['text-start', 'text-delta', 'text-delta', 'text-end', 'reasoning-start', 'text-start', 'text-delta', 'text-end']);
-    expect(streamedContent(state)).toEqual([{ type: 'text', text: 'Hello there.\nTell me more.' }]);
+    ];
+    expect(streamedContent(parts)).toEqual([{ type: 'text', text: 'Hello there.\nTell me more.' }]);
   });
 
-  it('holds client tool calls until finish, classifying just before releasing them', () => {
-    const { state, log } = run([{ type: 'text-delta', id: 'a', delta: 'Refunding.' }, call('c1'), call('c2'), finish]);
-    expect(log).toEqual(['text-delta', 'classify', 'tool-call c1', 'tool-call c2', 'finish']);
-    expect(streamedContent(state)).toEqual([{ type: 'text', text: 'Refunding.' }, call('c1'), call('c2')]);
-    expect(endStream(state)).toEqual({ state, emit: [], classify: false }); // nothing more at close
+  it('lists the text first, then every tool call in order, provider-executed ones included', () => {
+    const parts = [{ type: 'text-delta', id: 'a', delta: 'Refunding.' }, call('c1'), call('p1', true), call('c2'), finish] satisfies StreamPart[];
+    expect(streamedContent(parts)).toEqual([{ type: 'text', text: 'Refunding.' }, call('c1'), call('p1', true), call('c2')]);
   });
 
-  it('passes provider-executed calls on at once, so their results stay behind them', () => {
-    const result: StreamPart = { type: 'tool-result', toolCallId: 'p1', toolName: 'web_search', result: { hits: 0 } };
-    const { log } = run([call('p1', true), result, finish]);
-    expect(log).toEqual(['tool-call p1', 'tool-result', 'classify', 'finish']);
+  it('has no text item when no text came, and reads a cut-off response as far as it went', () => {
+    expect(streamedContent([call('c1')])).toEqual([call('c1')]);
+    expect(streamedContent([{ type: 'text-start', id: 'a' }, { type: 'text-end', id: 'a' }])).toEqual([]);
+    expect(streamedContent([{ type: 'text-delta', id: 'a', delta: 'Partial' }, call('c1')])).toEqual([{ type: 'text', text: 'Partial' }, call('c1')]);
   });
 
-  it('classifies and releases at close when no finish came', () => {
-    const { state } = run([{ type: 'text-delta', id: 'a', delta: 'Partial' }, call('c1')]);
-    const end = endStream(state);
-    expect(end.classify).toBe(true);
-    expect(end.emit).toEqual([call('c1')]);
-    expect(streamedContent(end.state)).toEqual([{ type: 'text', text: 'Partial' }, call('c1')]);
-  });
-
-  it('never mutates the state it is given', () => {
-    const frozen = Object.freeze({ ...initialStreamState });
-    expect(() => run([{ type: 'text-delta', id: 'a', delta: 'x' }, call('c1'), finish], frozen)).not.toThrow();
-    expect(frozen).toEqual(initialStreamState);
+  it('leaves the chunks it reads unchanged', () => {
+    const parts = Object.freeze([Object.freeze({ type: 'text-delta' as const, id: 'a', delta: 'x' }), Object.freeze(call('c1')), Object.freeze(finish)]);
+    expect(() => streamedContent(parts)).not.toThrow();
+    expect(parts[0]).toEqual({ type: 'text-delta', id: 'a', delta: 'x' });
   });
 });
