@@ -49,7 +49,7 @@ export function classifyingStream(source: ReadableStream<StreamPart>, sessionId:
     try {
       if (result.done) {
         release(); // a response cut off before `finish` is classified too
-        void classified!.then(close);
+        void classified!.then(close, close); // a classifier that rejects anyway must not leave the stream open
         return;
       }
       const part = result.value;
