@@ -73,6 +73,12 @@ describe('classifyingStream', () => {
     expect(closed).toBe(true);
   });
 
+  it('still closes when a classifier rejects', async () => {
+    const source = streamOf(callTool('issue_refund', 'r1'));
+    const parts = await readAll(classifyingStream(readableOf(source), 's1', () => Promise.reject(new Error('store down'))));
+    expect(parts).toHaveLength(source.length);
+  });
+
   it('reads the model to its end and classifies it even before anyone reads the stream', async () => {
     const classified: Array<readonly ResponseContent[]> = [];
     classifyingStream(readableOf(streamOf(callTool('issue_refund', 'r1'))), 's1', async (_id, content) => void classified.push(content));
