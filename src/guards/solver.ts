@@ -1,3 +1,4 @@
+import { andThen } from '../async/index.js';
 import type { Clock } from '../clock/index.js';
 import { canonicalJson, fitsPattern, formatFact, type FactStore, type StoredFact } from '../facts/index.js';
 import type { Value } from '../rules/index.js';
@@ -7,7 +8,7 @@ import { DataFetcher, fetchKey, type DataFetcherOptions, type DataGuardProver, t
 import { collectFactTexts, factsMentioning, snapshotProof, type ProofNode } from './proof-tree.js';
 import { renderCall, renderLiteral } from './render.js';
 import type { Blocker, Derivation, DerivationKind } from './result.js';
-import { andThen, each, finallyDo, type Continuation, type Step } from './step.js';
+import { each, finallyDo, type Continuation, type Step } from './step.js';
 import { Environment, UNBOUND_CONTEXT, type RTerm } from './terms.js';
 import { variantKey } from './variant.js';
 

@@ -1,17 +1,14 @@
+import type { MaybePromise } from '../async/index.js';
+
 /**
  * The solver's continuation-passing steps. A step is `true` when the search should stop (enough answers, or a limit),
  * `false` to backtrack, or a promise of either when a data tool had to be called. Staying synchronous while every
  * fact is cached is what makes an all-cached check cheap: no promise is created unless a tool runs.
  */
-export type Step = boolean | Promise<boolean>;
+export type Step = MaybePromise<boolean>;
 
 /** What to do after a condition holds: prove the rest of the clause. */
 export type Continuation = () => Step;
-
-/** Runs `after` once `step` settles, whether it did so at once or later. (Not `then`: a module exporting `then` is a thenable.) */
-export function andThen(step: Step, after: (stop: boolean) => Step): Step {
-  return typeof step === 'boolean' ? after(step) : step.then(after);
-}
 
 /** Runs `cleanup` once `step` settles or fails: undoing bindings and proof nodes on the way back. */
 export function finallyDo(step: Step, cleanup: () => void): Step {

@@ -1,4 +1,4 @@
-import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
+import { isPromiseLike, type MaybePromise } from '../async/index.js';
 
 /**
  * Runs tasks one at a time per key and concurrently across keys: calls for one session are serialised (parallel

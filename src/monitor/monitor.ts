@@ -18,7 +18,7 @@ import {
 import { createEmitter } from './events.js';
 import { createMissCounter } from './fail-open.js';
 import { createKeyedQueue } from './keyed-queue.js';
-import { andThen, isPromiseLike, type MaybePromise } from './maybe-promise.js';
+import { andThen, isPromiseLike, type MaybePromise } from '../async/index.js';
 import { refusalText } from './refusal-text.js';
 import { createSessionIo } from './session-io.js';
 import type {

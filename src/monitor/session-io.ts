@@ -1,6 +1,6 @@
 import type { SessionStore } from '../store/index.js';
 import type { createMissCounter } from './fail-open.js';
-import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
+import { isPromiseLike, type MaybePromise } from '../async/index.js';
 
 /**
  * Reads and writes sessions through any store, failing open (DESIGN.md section 12): a read that fails gives no

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createKeyedQueue } from '../../src/monitor/keyed-queue.js';
-import { andThen, isPromiseLike } from '../../src/monitor/maybe-promise.js';
+import { andThen, isPromiseLike } from '../../src/async/index.js';
 
 const later = <T>(value: T, ms = 5) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 
