@@ -1,7 +1,7 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { tool, type DynamicStructuredTool } from '@langchain/core/tools';
 import { createPolicyTools, type PolicyTool, type SentinelSource } from '../../src/index.js';
-import { resolveSessionId } from './session-id.js';
+import { namedSessionId } from './session-id.js';
 
 /**
  * The sentinel's tools for the model as LangChain tools: query the policy, set a context variable, record the user's
@@ -19,8 +19,7 @@ export function policyTools(sentinel: SentinelSource, { sessionId }: { sessionId
 function toLangChainTool(policyTool: PolicyTool, sessionId: string | undefined): DynamicStructuredTool {
   return tool(
     async (input: unknown, config) => {
-      const session = resolveSessionId({ option: sessionId, threadId: config.configurable?.thread_id, metadataSessionId: config.metadata?.session_id, fallback: () => '' });
-      const { content, isError } = await policyTool.execute(input, { sessionId: session === '' ? undefined : session });
+      const { content, isError } = await policyTool.execute(input, { sessionId: namedSessionId(sessionId, config) });
       const id = config.toolCall?.id;
       // Without a tool call to answer (a direct invoke), the text is the result either way.
       return isError && id ? new ToolMessage({ content, tool_call_id: id, name: policyTool.name, status: 'error' }) : content;

@@ -35,3 +35,14 @@ export function sessionIdFrom(candidate: unknown): string | undefined {
   if (typeof candidate === 'string') return candidate === '' ? undefined : candidate;
   return typeof candidate === 'number' ? String(candidate) : undefined;
 }
+
+/**
+ * The session a tool run names without hashing anything: the adapter's option, then the run's
+ * `configurable.thread_id`, then its `metadata.session_id`. A tool never sees the system prompt, so it cannot
+ * compute the last resort of {@link resolveSessionId}.
+ * @example
+ * namedSessionId(undefined, { configurable: { thread_id: 't1' } }) // 't1'
+ */
+export function namedSessionId(option: string | undefined, config: { configurable?: { thread_id?: unknown }; metadata?: { session_id?: unknown } } | undefined): string | undefined {
+  return sessionIdFrom(option) ?? sessionIdFrom(config?.configurable?.thread_id) ?? sessionIdFrom(config?.metadata?.session_id);
+}

@@ -3,7 +3,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { isGraphBubbleUp } from '@langchain/langgraph';
 import { InvalidOptionError, isSentinelSessions, isSentinelSource, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
-import { resolveSessionId } from './session-id.js';
+import { namedSessionId } from './session-id.js';
 import { decideToolCall, refusalMessage } from './tool-decision.js';
 import { toToolCall } from './translate.js';
 
@@ -47,8 +47,8 @@ export function wrapTools<Tool extends StructuredToolInterface>(tools: readonly 
   const refusal = async (original: Tool, input: unknown, config: RunnableConfig | undefined) => {
     const toolCall = isToolCall(input) ? input : { name: original.name, args: input, id: (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id };
     const call = toToolCall(toolCall);
-    const session = needsSession ? resolveSessionId({ option: sessionId, threadId: config?.configurable?.thread_id, metadataSessionId: config?.metadata?.session_id, fallback: () => '' }) : '';
-    const decision = await decideToolCall(call, { monitor, sentinel, sessionId: session === '' ? undefined : session }, failOpen);
+    const session = needsSession ? namedSessionId(sessionId, config) : undefined;
+    const decision = await decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen);
     if (decision.allowed) return undefined;
     return call.id ? refusalMessage(call, decision.reason) : decision.reason;
   };
