@@ -1,9 +1,9 @@
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import {
+  assertSentinelOption,
   guardToolCall,
   InvalidOptionError,
   isSentinelSessions,
-  isSentinelSource,
   type Blocker,
   type Logger,
   type Monitor,
@@ -87,7 +87,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     throw new InvalidOptionError({ parameter: 'monitor', value: undefined, fix: 'Pass a monitor (createMonitor), a sentinel (createSentinel), or both.' });
   }
   if (monitor !== undefined && typeof monitor.beforeTool !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
-  if (sentinel !== undefined && !isSentinelSource(sentinel)) throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
+  assertSentinelOption(sentinel);
   if (sessionId !== undefined && !(typeof sessionId === 'function' || (typeof sessionId === 'string' && sessionId !== ''))) {
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "Pass the session's id, a function of the tool's execution options, or nothing to use the session the middleware recorded." });
   }

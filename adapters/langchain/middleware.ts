@@ -2,9 +2,9 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import {
+  assertSentinelOption,
   InvalidOptionError,
   isSentinelSessions,
-  isSentinelSource,
   sentinelFor,
   WorkflowViolationError,
   type BeforeModelResult,
@@ -186,7 +186,7 @@ export function panoptesMiddleware({
 function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools }: { monitor?: Monitor; sentinel?: SentinelSource; sessionId?: string; onBlock: string; withPolicyTools: boolean }): void {
   if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createMonitor(), a sentinel from createSentinel(), or both.' });
   if (monitor && typeof monitor.beforeModel !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
-  if (sentinel && !isSentinelSource(sentinel)) throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
+  assertSentinelOption(sentinel);
   if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Pass a non-empty string, or leave it out to use the run’s thread_id.' });
   }

@@ -1,7 +1,7 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { isGraphBubbleUp } from '@langchain/langgraph';
-import { InvalidOptionError, isSentinelSessions, isSentinelSource, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
+import { assertSentinelOption, InvalidOptionError, isSentinelSessions, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
 import { namedSessionId } from './session-id.js';
 import { decideToolCall, refusalMessage } from './tool-decision.js';
@@ -39,9 +39,7 @@ export interface WrapToolsOptions {
  */
 export function wrapTools<Tool extends StructuredToolInterface>(tools: readonly Tool[], { sentinel, monitor, sessionId, logger = console }: WrapToolsOptions): Tool[] {
   if (!sentinel && !monitor) throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass a sentinel from createSentinel(), a monitor from createMonitor(), or both.' });
-  if (sentinel !== undefined && !isSentinelSource(sentinel)) {
-    throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
-  }
+  assertSentinelOption(sentinel);
   const needsSession = monitor !== undefined || (sentinel !== undefined && isSentinelSessions(sentinel));
   const failOpen = createFailOpen(logger, isGraphBubbleUp);
   const refusal = async (original: Tool, input: unknown, config: RunnableConfig | undefined) => {

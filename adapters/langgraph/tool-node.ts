@@ -2,7 +2,7 @@ import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/tool';
 import { isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
-import { InvalidOptionError, isSentinelSessions, isSentinelSource, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
+import { assertSentinelOption, InvalidOptionError, isSentinelSessions, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
 import { createFailOpen, type FailOpen } from '../langchain/fail-open.js';
 import { decideToolCall, refusalMessage } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
@@ -44,9 +44,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
   constructor(tools: ConstructorParameters<typeof ToolNode>[0], { monitor, sentinel, sessionId, logger = console, ...options }: GuardedToolNodeOptions) {
     super(tools, options);
     if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createGraphMonitor(), a sentinel from createSentinel(), or both.' });
-    if (sentinel !== undefined && !isSentinelSource(sentinel)) {
-      throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
-    }
+    assertSentinelOption(sentinel);
     this.#monitor = monitor;
     this.#sentinel = sentinel;
     this.#sessionId = sessionId;

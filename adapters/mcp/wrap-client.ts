@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
-import { guardToolCall, InvalidOptionError, isSentinelSessions, isSentinelSource, type Logger, type Monitor, type SentinelSource, type ToolCall, type ToolCallDecision } from '../../src/index.js';
+import { assertSentinelOption, guardToolCall, InvalidOptionError, isSentinelSessions, type Logger, type Monitor, type SentinelSource, type ToolCall, type ToolCallDecision } from '../../src/index.js';
 import { refusalResult, toCoreToolCall, toMcpRefusal } from './translate.js';
 
 /** What `wrapMcpClient` needs of a client: the official SDK's `Client`, or anything with its `callTool`. */
@@ -45,9 +45,7 @@ export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, { mo
     throw new InvalidOptionError({ parameter: 'monitor', value: undefined, fix: 'Pass a monitor (createMonitor), a sentinel (createSentinel), or both.' });
   }
   if (monitor !== undefined && typeof monitor.beforeTool !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
-  if (sentinel !== undefined && !isSentinelSource(sentinel)) {
-    throw new InvalidOptionError({ parameter: 'sentinel', value: sentinel, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
-  }
+  assertSentinelOption(sentinel);
   const needsSession = monitor !== undefined || (sentinel !== undefined && isSentinelSessions(sentinel));
   if (needsSession && !(typeof sessionId === 'function' || (typeof sessionId === 'string' && sessionId !== ''))) {
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "The monitor and per-conversation sentinels need the session's id: pass it, or a function of the call." });

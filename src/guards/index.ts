@@ -18,9 +18,9 @@ export { SentinelInputError } from './sentinel-input-error.js';
 export { ToolCallDeniedError } from './tool-call-denied-error.js';
 export { systemSleep, type Sleep } from './sleep.js';
 export {
+  assertSentinelOption,
   createSentinelSessions,
   isSentinelSessions,
-  isSentinelSource,
   sentinelFor,
   type SentinelSessions,
   type SentinelSessionsOptions,

@@ -81,11 +81,15 @@ export function createSentinelSessions({ facts, ttlMs = DEFAULT_SESSION_TTL_MS, 
   };
 }
 
-/** Whether a value is a sentinel or per-conversation sentinels: what adapters check their `sentinel` option with. */
-export function isSentinelSource(value: unknown): value is SentinelSource {
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Partial<Sentinel & SentinelSessions>;
-  return typeof candidate.check === 'function' || (candidate.kind === 'sentinel-sessions' && typeof candidate.forSession === 'function');
+/**
+ * Checks an adapter's `sentinel` option: absent, a sentinel, or per-conversation sentinels.
+ * @throws InvalidOptionError for anything else.
+ */
+export function assertSentinelOption(value: unknown): asserts value is SentinelSource | undefined {
+  if (value === undefined) return;
+  const candidate = (typeof value === 'object' && value !== null ? value : {}) as Partial<Sentinel & SentinelSessions>;
+  if (typeof candidate.check === 'function' || (candidate.kind === 'sentinel-sessions' && typeof candidate.forSession === 'function')) return;
+  throw new InvalidOptionError({ parameter: 'sentinel', value, fix: 'Pass the result of createSentinel() or createSentinelSessions().' });
 }
 
 /** Whether a source is per-conversation sentinels rather than one sentinel. */
