@@ -3,6 +3,7 @@
  * @module panoptes
  */
 export * from './errors/index.js';
+export * from './async/index.js';
 export * from './diagnostics/index.js';
 export * from './clock/index.js';
 export * from './messages/index.js';

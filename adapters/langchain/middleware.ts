@@ -2,10 +2,13 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import {
+  andThen,
   assertSentinelOption,
+  attempt,
   InvalidOptionError,
   isSentinelSessions,
   sentinelFor,
+  syncFirst,
   WorkflowViolationError,
   type BeforeModelResult,
   type Logger,
@@ -116,39 +119,37 @@ export function panoptesMiddleware({
   // wrapModelCall until afterModel throws it: the block message in the thread can only carry plain data.
   const blockErrors = new Map<string, PanoptesError>();
   const perConversation = sentinel !== undefined && isSentinelSessions(sentinel);
+  const calls = monitor && syncFirst(monitor);
 
   return createMiddleware({
     name,
     ...(sentinel && withPolicyTools ? { tools: policyTools(sentinel, sessionId === undefined ? {} : { sessionId }) } : {}),
 
-    wrapModelCall: async function panoptesModelCall(request, handler) {
+    // Sync-first: with a session in memory the monitor answers at once, and the call pays no promise of Panoptes'
+    // own beyond the one that waits for the model (each costs microseconds inside an agent's run).
+    wrapModelCall: function panoptesModelCall(request, handler) {
       const session = sessionOf(request.runtime.configurable, request.messages, () => textOf(request.systemMessage.content));
-      let next = request;
-      if (monitor) {
-        const conversation = requestToChatMessages(request);
-        let before: BeforeModelResult | undefined;
-        // Awaited in place rather than through failOpen: one async function and one promise fewer per model call.
-        try {
-          before = await monitor.beforeModel(session, { messages: conversation });
-        } catch (error) {
-          failed('monitor.beforeModel', error);
-        }
+      const callModel = (next: typeof request) => {
+        const withFacts = sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next;
+        if (!calls) return handler(withFacts);
+        return andThen(handler(withFacts), (response) =>
+          attempt(
+            () => calls.afterModel(session, toAssistantTurn(response)),
+            () => response,
+            (error) => (failed('monitor.afterModel', error), response),
+          ),
+        );
+      };
+      if (!calls) return callModel(request);
+      const conversation = requestToChatMessages(request);
+      const proceed = (before: BeforeModelResult | undefined) => {
         if (before?.action === 'block') {
           if (onBlock === 'throw') blockErrors.set(session, before.error);
           return blockedResponse(before.intervention, session, blockMessage);
         }
-        if (before && before.messages !== conversation) next = withChatMessages(request, before.messages);
-      }
-      if (sentinel) next = withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`);
-      const response = await handler(next);
-      if (monitor) {
-        try {
-          await monitor.afterModel(session, toAssistantTurn(response));
-        } catch (error) {
-          failed('monitor.afterModel', error);
-        }
-      }
-      return response;
+        return callModel(before && before.messages !== conversation ? withChatMessages(request, before.messages) : request);
+      };
+      return attempt(() => calls.beforeModel(session, { messages: conversation }), proceed, (error) => (failed('monitor.beforeModel', error), proceed(undefined)));
     },
 
     ...(monitor && onBlock === 'throw'
@@ -163,11 +164,10 @@ export function panoptesMiddleware({
         }
       : {}),
 
-    wrapToolCall: async function panoptesToolCall(request, handler) {
+    wrapToolCall: function panoptesToolCall(request, handler) {
       const call = toToolCall(request.toolCall);
       const session = monitor || perConversation ? sessionOf(request.runtime.configurable, request.state.messages) : undefined;
-      const decision = await decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen);
-      return decision.allowed ? handler(request) : refusalMessage(call, decision.reason);
+      return andThen(decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen), (decision) => (decision.allowed ? handler(request) : refusalMessage(call, decision.reason)));
     },
 
     ...(monitor && (onReport || closeSession)

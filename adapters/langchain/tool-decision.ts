@@ -1,5 +1,5 @@
 import { ToolMessage } from '@langchain/core/messages';
-import { guardToolCall, type Monitor, type SentinelSource, type ToolCall, type ToolCallDecision } from '../../src/index.js';
+import { guardToolCallSyncFirst, type MaybePromise, type Monitor, type SentinelSource, type ToolCall, type ToolCallDecision } from '../../src/index.js';
 import type { FailOpen } from './fail-open.js';
 
 /** What guards a tool call in the LangChain hosts: the workflow monitor, the policy sentinel, or both. */
@@ -11,15 +11,15 @@ export interface ToolGuards {
 }
 
 /**
- * The core's verdict on one tool call: `guardToolCall` asks the workflow, then the rules as its guard, so a call the
+ * The core's verdict on one tool call, at once when nothing waits: `guardToolCall` asks the workflow, then the rules as its guard, so a call the
  * workflow refuses never reaches the rules and a call the rules refuse never enters the trace; it never puts the
  * sentinel's own policy tools to the rules, and when the monitor throws the rules decide alone. The adapter only logs
  * that failure, once, through `failOpen`.
  */
-export async function decideToolCall(call: ToolCall, { monitor, sentinel, sessionId }: ToolGuards, failOpen: FailOpen): Promise<ToolCallDecision> {
-  if (!monitor || sessionId === undefined) return guardToolCall(call, { sentinel, sessionId });
+export function decideToolCall(call: ToolCall, { monitor, sentinel, sessionId }: ToolGuards, failOpen: FailOpen): MaybePromise<ToolCallDecision> {
+  if (!monitor || sessionId === undefined) return guardToolCallSyncFirst(call, { sentinel, sessionId });
   const report = (error: unknown) => void failOpen('monitor.beforeTool', () => Promise.reject(error), undefined);
-  return guardToolCall(call, { monitor, sentinel, sessionId, onMonitorError: report });
+  return guardToolCallSyncFirst(call, { monitor, sentinel, sessionId, onMonitorError: report });
 }
 
 /**

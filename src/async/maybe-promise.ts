@@ -5,7 +5,7 @@
  */
 
 /** A value now, or a promise of it. */
-export type MaybePromise<T> = T | PromiseLike<T>;
+export type MaybePromise<T> = T | Promise<T>;
 
 /**
  * Whether a value is a promise (anything with a `then` method, as `await` sees it).
@@ -24,6 +24,22 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
  * andThen(2, (n) => n * 2) // 4, synchronously
  * andThen(Promise.resolve(2), (n) => n * 2) // a promise of 4
  */
-export function andThen<T, U>(value: MaybePromise<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
+export function andThen<T, U>(value: T | PromiseLike<T>, next: (value: T) => MaybePromise<U>): MaybePromise<U> {
   return isPromiseLike(value) ? Promise.resolve(value).then(next) : next(value);
+}
+
+/**
+ * Runs `work` and continues with its value, or with `recover` when it throws or rejects: synchronously when `work`
+ * answers at once. An error thrown by `next` is not recovered: it propagates (thrown, or as the rejection).
+ * @example
+ * attempt(() => store.get(id), (session) => session ?? fresh(), (error) => (log(error), fresh()))
+ */
+export function attempt<T, U>(work: () => T | PromiseLike<T>, next: (value: T) => MaybePromise<U>, recover: (error: unknown) => MaybePromise<U>): MaybePromise<U> {
+  let value: T | PromiseLike<T>;
+  try {
+    value = work();
+  } catch (error) {
+    return recover(error);
+  }
+  return isPromiseLike(value) ? Promise.resolve(value).then(next, recover) : next(value);
 }

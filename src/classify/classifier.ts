@@ -1,5 +1,6 @@
 import { systemTimers, type Timers } from '../clock/index.js';
 import { DEFAULT_EMBEDDING_TIMEOUT_MS, withCache, withTimeout, type Embedder } from '../embed/index.js';
+import type { MaybePromise } from '../async/index.js';
 import { InvalidOptionError } from '../errors/index.js';
 import type { AssistantTurn } from '../messages/index.js';
 import type { Workflow } from '../workflow/index.js';
@@ -52,13 +53,23 @@ export interface Classifier {
  * await classifier.warmUp();
  * const [result] = await classifier.classify({ content: 'Could you tell me more?', toolCalls: [] }, 'greeting');
  */
-export function createClassifier({
+export function createClassifier(options: ClassifierOptions): Classifier {
+  const { classify, warmUp } = createSyncFirstClassifier(options);
+  return { warmUp, classify: async (turn, currentState) => classify(turn, currentState) };
+}
+
+/**
+ * The classifier whose answer is a plain value unless it waits for the embedder: tool calls and patterns decide
+ * most turns synchronously, and the monitor, on a model call's path, then pays no promise for them.
+ * @internal the monitor's; users call {@link createClassifier}.
+ */
+export function createSyncFirstClassifier({
   workflow,
   embeddings,
   embeddingTimeoutMs = DEFAULT_EMBEDDING_TIMEOUT_MS,
   maxTextLength = DEFAULT_MAX_TEXT_LENGTH,
   timers = systemTimers,
-}: ClassifierOptions): Classifier {
+}: ClassifierOptions): { classify(turn: AssistantTurn, currentState: string): MaybePromise<ClassificationResult[]>; warmUp(): Promise<void> } {
   if (!Number.isInteger(maxTextLength) || maxTextLength <= 0) {
     throw new InvalidOptionError({ parameter: 'maxTextLength', value: maxTextLength, fix: 'Pass a positive whole number of characters; the default is 8000.' });
   }
@@ -88,12 +99,21 @@ export function createClassifier({
     { state: currentState, method: 'fallback', confidence: 0, evidence: { kind: 'fallback', reason, ...(error === undefined ? {} : { error }) } },
   ];
 
+  async function byExemplar(index: ExemplarIndex, embedder: Embedder, text: string, currentState: string): Promise<ClassificationResult[]> {
+    try {
+      const result = classifyExemplars(workflow, index, await embedder.embedQuery(text), currentState);
+      return result ? [result] : fallback(currentState, 'no-match');
+    } catch (error) {
+      return fallback(currentState, 'embedding-failed', error);
+    }
+  }
+
   return {
     warmUp,
-    async classify(turn, currentState) {
+    classify(turn, currentState) {
       const byTools = classifyToolCalls(workflow, tools, turn.toolCalls, currentState);
       if (byTools.length > 0) return byTools;
-      const text = turn.content.slice(0, maxTextLength);
+      const text = turn.content.length > maxTextLength ? turn.content.slice(0, maxTextLength) : turn.content;
       if (text.trim() === '') return fallback(currentState, 'no-text');
       const byPattern = classifyPatterns(workflow, text, currentState);
       if (byPattern) return [byPattern];
@@ -103,12 +123,7 @@ export function createClassifier({
         warmUp().catch(() => {}); // runs in the background; this turn does not wait for it
         return failed === undefined ? fallback(currentState, 'warming-up') : fallback(currentState, 'embedding-failed', failed);
       }
-      try {
-        const byExemplar = classifyExemplars(workflow, ready, await queries.embedQuery(text), currentState);
-        return byExemplar ? [byExemplar] : fallback(currentState, 'no-match');
-      } catch (error) {
-        return fallback(currentState, 'embedding-failed', error);
-      }
+      return byExemplar(ready, queries, text, currentState);
     },
   };
 }

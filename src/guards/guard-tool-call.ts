@@ -1,5 +1,7 @@
 import type { ToolCall } from '../messages/index.js';
-import type { Monitor, ToolGuard } from '../monitor/index.js';
+import { andThen, isPromiseLike, type MaybePromise } from '../async/index.js';
+import type { BeforeToolResult, Monitor, ToolGuard } from '../monitor/index.js';
+import { syncFirst } from '../monitor/sync-first.js';
 import type { CheckResult } from './result.js';
 import type { Sentinel } from './sentinel.js';
 import { sentinelFor, type SentinelSource } from './sentinel-sessions.js';
@@ -39,7 +41,16 @@ export interface GuardToolCallOptions {
  * const decision = await guardToolCall({ name: 'issue_refund', args }, { monitor, sentinel, sessionId });
  * if (!decision.allowed) return { isError: true, content: decision.reason };
  */
-export async function guardToolCall(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError }: GuardToolCallOptions): Promise<ToolCallDecision> {
+export async function guardToolCall(toolCall: ToolCall, options: GuardToolCallOptions): Promise<ToolCallDecision> {
+  return guardToolCallSyncFirst(toolCall, options);
+}
+
+/**
+ * {@link guardToolCall}, answered synchronously when nothing waits (a workflow-only check of a session in memory),
+ * so an adapter on a tool call's path pays no promise for it.
+ * For adapter authors; application code calls {@link guardToolCall}.
+ */
+export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError }: GuardToolCallOptions): MaybePromise<ToolCallDecision> {
   let sentinel: Sentinel | undefined;
   try {
     sentinel = source && sentinelFor(source, sessionId);
@@ -56,22 +67,28 @@ export async function guardToolCall(toolCall: ToolCall, { monitor, sentinel: sou
         return check.allowed ? { allowed: true } : { allowed: false, reason: check.text };
       }
     : undefined;
+  const byRules = (reason: string): ToolCallDecision => ({ allowed: false, by: 'rules', reason, constraints: [], ...(check ? { check } : {}) });
 
   if (monitor && sessionId !== undefined) {
-    let result;
-    try {
-      result = await monitor.beforeTool(sessionId, toolCall, rules ? { guard: rules } : {});
-    } catch (error) {
+    const decide = (result: BeforeToolResult): ToolCallDecision => {
+      if (result.action === 'allow') return { allowed: true };
+      if (result.by === 'workflow') return { allowed: false, by: 'workflow', reason: result.reason, constraints: result.constraints };
+      return byRules(result.reason);
+    };
+    const monitorFailed = (error: unknown) => {
       onMonitorError?.(error); // the monitor fails open: the rules decide alone
-      return guardToolCall(toolCall, { sentinel });
+      return guardToolCallSyncFirst(toolCall, { sentinel });
+    };
+    let result: MaybePromise<BeforeToolResult>;
+    try {
+      result = syncFirst(monitor).beforeTool(sessionId, toolCall, rules ? { guard: rules } : {});
+    } catch (error) {
+      return monitorFailed(error);
     }
-    if (result.action === 'allow') return { allowed: true };
-    if (result.by === 'workflow') return { allowed: false, by: 'workflow', reason: result.reason, constraints: result.constraints };
-    return { allowed: false, by: 'rules', reason: result.reason, constraints: [], ...(check ? { check } : {}) };
+    return isPromiseLike(result) ? Promise.resolve(result).then(decide, monitorFailed) : decide(result);
   }
   if (!rules) return { allowed: true };
-  const verdict = await rules(toolCall);
-  return verdict.allowed ? { allowed: true } : { allowed: false, by: 'rules', reason: verdict.reason, constraints: [], ...(check ? { check } : {}) };
+  return andThen(rules(toolCall), (verdict) => (verdict.allowed ? { allowed: true } : byRules(verdict.reason)));
 }
 
 function isPolicyTool(sentinel: Sentinel, name: string): boolean {

@@ -79,7 +79,7 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
       embedding === undefined
         ? Promise.resolve(observeStructural(sessionId, step, options))
         : // One at a time per session: the embedding is awaited, and steps must enter the windows in order.
-          serialised(keyOf(sessionId, options), () => observeWithEmbedding(sessionId, step, options)),
+          Promise.resolve(serialised(keyOf(sessionId, options), () => observeWithEmbedding(sessionId, step, options))),
     observeStructural,
     takePendingHint(sessionId, options) {
       const session = store.peek(keyOf(sessionId, options));

@@ -1,4 +1,5 @@
 export { createMonitor } from './monitor.js';
+export { syncFirst, type SyncFirstMonitor } from './sync-first.js';
 export type { Logger, MissCause } from './fail-open.js';
 export type {
   AfterModelResult,

@@ -1,4 +1,5 @@
-import { createClassifier, type ClassificationResult } from '../classify/index.js';
+import type { ClassificationResult } from '../classify/index.js';
+import { createSyncFirstClassifier } from '../classify/classifier.js';
 import { systemClock } from '../clock/index.js';
 import { InvalidOptionError, WorkflowViolationError } from '../errors/index.js';
 import { applyInterventions, type InterventionPlan, type RenderedIntervention } from '../intervene/index.js';
@@ -21,6 +22,7 @@ import { createKeyedQueue } from './keyed-queue.js';
 import { andThen, isPromiseLike, type MaybePromise } from '../async/index.js';
 import { refusalText } from './refusal-text.js';
 import { createSessionIo } from './session-io.js';
+import { registerSyncFirst, type SyncFirstMonitor } from './sync-first.js';
 import type {
   AfterModelResult,
   BeforeModelResult,
@@ -64,7 +66,7 @@ export function createMonitor({
   }
   const misses = createMissCounter(logger);
   const events = createEmitter((error) => misses.record('listener', 'A monitor event listener threw.', error));
-  const classifier = createClassifier({ workflow, ...(embeddings ? { embeddings } : {}), ...(embeddingTimeoutMs ? { embeddingTimeoutMs } : {}) });
+  const classifier = createSyncFirstClassifier({ workflow, ...(embeddings ? { embeddings } : {}), ...(embeddingTimeoutMs ? { embeddingTimeoutMs } : {}) });
   const serialised = createKeyedQueue();
   const loops = resolveLoopDetector(loopsOption, { ...(embeddings ? { embedder: embeddings } : {}), clock, logger, missCounter: misses });
   const warmUp = async () => {
@@ -101,25 +103,17 @@ export function createMonitor({
     return next;
   }
 
-  const enterEvent = (state: string, confidence: number, method: StepRecord['method'], step: number, metadata?: Record<string, unknown>): WorkflowEvent => ({
-    type: 'enter',
-    state,
-    at: clock.now(),
-    confidence,
-    method,
-    step,
-    ...(metadata ? { metadata } : {}),
-  });
+  const enterEvent = (state: string, confidence: number, method: StepRecord['method'], step: number, metadata?: Record<string, unknown>): WorkflowEvent =>
+    metadata ? { type: 'enter', state, at: clock.now(), confidence, method, step, metadata } : { type: 'enter', state, at: clock.now(), confidence, method, step };
 
   /** One step record per classification, numbered after the session's last. */
   function stepRecords(session: MonitorSession, results: readonly ClassificationResult[], turn: number): StepRecord[] {
     return results.map((result, offset) => ({ index: session.stepCount + offset + 1, turn, state: result.state, method: result.method, confidence: result.confidence }));
   }
 
-  /** The session with these steps recorded (the last `historyLimit` are kept) and any other fields changed. */
-  function withSteps(session: MonitorSession, steps: readonly StepRecord[], changes: Partial<MonitorSession> = {}): MonitorSession {
-    const kept = session.steps.concat(steps);
-    return { ...session, ...changes, steps: kept.length > historyLimit ? kept.slice(kept.length - historyLimit) : kept, stepCount: session.stepCount + steps.length };
+  /** The session with these steps recorded (the last `historyLimit` are kept). */
+  function withSteps(session: MonitorSession, steps: readonly StepRecord[]): MonitorSession {
+    return { ...session, steps: lastOf(session.steps, steps, historyLimit), stepCount: session.stepCount + steps.length };
   }
 
   function countEmbeddingMisses(results: ClassificationResult[]): void {
@@ -207,13 +201,14 @@ export function createMonitor({
     const turnNumber = classified.turns + 1;
     const steps = stepRecords(classified, classifications, turnNumber);
     const pendingToolStates: PendingToolState[] = [];
-    let session = withSteps(classified, steps, { turns: turnNumber, pendingToolStates });
+    let session: MonitorSession = { ...classified, turns: turnNumber, steps: lastOf(classified.steps, steps, historyLimit), stepCount: classified.stepCount + steps.length, pendingToolStates };
     for (let offset = 0; offset < classifications.length; offset++) {
       const result = classifications[offset]!;
       const step = steps[offset]!.index;
       if (result.evidence.kind === 'tool_call') {
         const { toolName, toolCallId } = result.evidence;
-        pendingToolStates.push({ state: result.state, toolName, ...(toolCallId === undefined ? {} : { toolCallId }), step, confidence: result.confidence });
+        // Built without a spread of the optional id: object literals with spreads in the middle take V8's slow path.
+        pendingToolStates.push(toolCallId === undefined ? { state: result.state, toolName, step, confidence: result.confidence } : { state: result.state, toolName, toolCallId, step, confidence: result.confidence });
       } else if (result.state !== session.workflow.state) {
         // Staying in the current state adds nothing to the trace (a transition to it changes nothing).
         session = apply(session, enterEvent(result.state, result.confidence, result.method, step, metadata), effects);
@@ -228,17 +223,7 @@ export function createMonitor({
   /** What `afterModel` returns; `toolPreviews` is worked out only if read. */
   function afterModelResult(session: MonitorSession, classifications: ClassificationResult[], effects: WorkflowEffect[], loop: LoopReport | null): AfterModelResult {
     if (session.pendingToolStates.length === 0) return { classifications, toolPreviews: [], effects, loop };
-    let toolPreviews: AfterModelResult['toolPreviews'] | undefined;
-    return {
-      classifications,
-      // Worked out on first read: it costs a transition per announced call, and hosts that check each call with
-      // beforeTool (every adapter) never read it.
-      get toolPreviews() {
-        return (toolPreviews ??= previewTools(session));
-      },
-      effects,
-      loop,
-    };
+    return new TurnWithToolCalls(classifications, effects, loop, () => previewTools(session));
   }
 
   /** `beforeTool` on the loaded session: the announced call this is, or a step for a call nobody announced. */
@@ -281,20 +266,25 @@ export function createMonitor({
     });
   }
 
-  return {
+  // The calls on a model call's path, answered synchronously when nothing waits (see sync-first.ts).
+  const syncFirst: SyncFirstMonitor = {
+    beforeModel: (sessionId, request) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeModelWith(sessionId, request.messages, stored))),
+    afterModel: (sessionId, turn, options = {}) => serialised(sessionId, () => andThen(load(sessionId), (stored) => classifyTurn(sessionId, stored, normaliseTurn(turn), options.metadata))),
+    beforeTool: (sessionId, toolCall, { guard } = {}) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeToolWith(sessionId, activeOrFresh(stored), toolCall, guard))),
+  };
+
+  const monitor: Monitor = {
     workflow,
     ...(loops ? { loops } : {}),
     warmUp,
     misses: () => misses.counts(),
     on: (event, listener) => events.on(event, listener),
 
-    beforeModel: (sessionId, request) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeModelWith(sessionId, request.messages, stored))),
+    beforeModel: async (sessionId, request) => syncFirst.beforeModel(sessionId, request),
+    afterModel: async (sessionId, turn, options) => syncFirst.afterModel(sessionId, turn, options),
+    beforeTool: async (sessionId, toolCall, options) => syncFirst.beforeTool(sessionId, toolCall, options),
 
-    afterModel: (sessionId, turn, options = {}) => serialised(sessionId, () => andThen(load(sessionId), (stored) => classifyTurn(sessionId, stored, normaliseTurn(turn), options.metadata))),
-
-    beforeTool: (sessionId, toolCall, { guard } = {}) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeToolWith(sessionId, activeOrFresh(stored), toolCall, guard))),
-
-    observeToolResults: (sessionId, toolResults) =>
+    observeToolResults: async (sessionId, toolResults) =>
       serialised(sessionId, async () => {
         if (!loops || toolResults.length === 0) return null;
         const report = await loops.observe(sessionId, { toolResults });
@@ -302,7 +292,7 @@ export function createMonitor({
         return report;
       }),
 
-    peek: (sessionId) =>
+    peek: async (sessionId) =>
       serialised(sessionId, async () => {
         const session = flushPending(activeOrFresh(await load(sessionId)), []);
         const { plan } = takeInterventions(workflow, session.workflow);
@@ -312,7 +302,7 @@ export function createMonitor({
         return { action: 'proceed' as const, interventions: loopHint ? [...plan.apply, renderLoopHint(loopHint)] : plan.apply };
       }),
 
-    endSession: (sessionId) =>
+    endSession: async (sessionId) =>
       serialised(sessionId, async () => {
         const effects: WorkflowEffect[] = [];
         let session = flushPending((await load(sessionId)) ?? freshSession(), effects);
@@ -323,13 +313,15 @@ export function createMonitor({
         return reportOf(sessionId, session);
       }),
 
-    report: (sessionId) => serialised(sessionId, async () => {
+    report: async (sessionId) => serialised(sessionId, async () => {
       const session = await load(sessionId);
       return session && reportOf(sessionId, session);
     }),
 
-    session: (sessionId) => serialised(sessionId, () => load(sessionId)),
+    session: async (sessionId) => serialised(sessionId, () => load(sessionId)),
   };
+  registerSyncFirst(monitor, syncFirst);
+  return monitor;
 
   /** What `beforeTool` will say about each announced tool call, assuming the earlier ones are allowed. */
   function previewTools(session: MonitorSession): AfterModelResult['toolPreviews'] {
@@ -340,6 +332,28 @@ export function createMonitor({
       const { toolName, toolCallId, state } = pending;
       return { toolName, ...(toolCallId === undefined ? {} : { toolCallId }), state, preview };
     });
+  }
+}
+
+/**
+ * The result of a turn that announced tool calls. `toolPreviews` costs a transition per call, and hosts that check
+ * each call with `beforeTool` (every adapter) never read it, so it is worked out on first read. A class, because an
+ * object literal with a getter is built by a runtime call, several microseconds on every such turn.
+ */
+class TurnWithToolCalls implements AfterModelResult {
+  readonly #previews: () => AfterModelResult['toolPreviews'];
+  #toolPreviews: AfterModelResult['toolPreviews'] | undefined;
+  constructor(
+    readonly classifications: ClassificationResult[],
+    readonly effects: WorkflowEffect[],
+    readonly loop: LoopReport | null,
+    previews: () => AfterModelResult['toolPreviews'],
+  ) {
+    this.#previews = previews;
+  }
+
+  get toolPreviews(): AfterModelResult['toolPreviews'] {
+    return (this.#toolPreviews ??= this.#previews());
   }
 }
 
@@ -365,6 +379,15 @@ function runGuard(guard: ToolGuard, toolCall: ToolCall): MaybePromise<ToolGuardV
   } catch {
     return refused();
   }
+}
+
+/** The last `limit` of `kept` followed by `added`, copied once (a session keeps its last `historyLimit` steps). */
+function lastOf<T>(kept: readonly T[], added: readonly T[], limit: number): T[] {
+  const total = kept.length + added.length;
+  const start = Math.max(0, total - limit);
+  const result = new Array<T>(total - start);
+  for (let i = start; i < total; i++) result[i - start] = i < kept.length ? kept[i]! : added[i - kept.length]!;
+  return result;
 }
 
 /** Nothing is due on the next call: no tool-call state waiting to enter, no intervention pending, and still active. */

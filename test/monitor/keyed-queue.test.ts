@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createKeyedQueue } from '../../src/monitor/keyed-queue.js';
-import { andThen, isPromiseLike } from '../../src/async/index.js';
+import { andThen, attempt, isPromiseLike } from '../../src/async/index.js';
 
 const later = <T>(value: T, ms = 5) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 
@@ -49,7 +49,7 @@ describe('createKeyedQueue', () => {
   it('starts a call made from inside a running task after that task, in the order made', async () => {
     const run = createKeyedQueue();
     const order: string[] = [];
-    let nested: Promise<unknown> | undefined;
+    let nested: unknown;
     const outer = run('s1', () => {
       order.push('outer starts');
       nested = run('s1', () => void order.push('nested'));
@@ -63,7 +63,7 @@ describe('createKeyedQueue', () => {
   it('holds a nested call behind an outer task that goes on asynchronously', async () => {
     const run = createKeyedQueue();
     const order: string[] = [];
-    let nested: Promise<unknown> | undefined;
+    let nested: unknown;
     const outer = run('s1', async () => {
       nested = run('s1', () => void order.push('nested'));
       await later(null);
@@ -81,5 +81,28 @@ describe('maybe-promise', () => {
     expect(isPromiseLike(promised)).toBe(true);
     expect(await promised).toBe(4);
     expect(isPromiseLike({ then: 1 })).toBe(false);
+  });
+
+  it('attempt continues with the value, recovers from a throw or a rejection, and lets an error of the continuation through', async () => {
+    const recover = (error: unknown) => `recovered from ${(error as Error).message}`;
+    expect(attempt(() => 2, (n) => n * 2, recover)).toBe(4);
+    expect(attempt(() => { throw new Error('sync'); }, (n: number) => n * 2, recover)).toBe('recovered from sync');
+    expect(await attempt(() => later(2), (n) => n * 2, recover)).toBe(4);
+    expect(await attempt(() => Promise.reject(new Error('async')), (n: number) => n * 2, recover)).toBe('recovered from async');
+    expect(() => attempt(() => 2, () => { throw new Error('next'); }, recover)).toThrow('next');
+    await expect(attempt(() => later(2), () => { throw new Error('next'); }, recover)).rejects.toThrow('next');
+  });
+});
+
+describe('createKeyedQueue, synchronous tasks', () => {
+  it('returns the value of a task that finished synchronously as it is, and a promise for one that did not', async () => {
+    const run = createKeyedQueue();
+    expect(run('s1', () => 'now')).toBe('now');
+    const waiting = run('s1', () => later('later'));
+    expect(isPromiseLike(waiting)).toBe(true);
+    const queued = run('s1', () => 'after');
+    expect(isPromiseLike(queued)).toBe(true); // it waits for the task before it
+    expect([await waiting, await queued]).toEqual(['later', 'after']);
+    expect(run('s1', () => 'idle again')).toBe('idle again');
   });
 });
