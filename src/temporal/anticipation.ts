@@ -1,9 +1,11 @@
 import { closeMonitor, initialMonitorState, monitorKey, stepMonitor, type CompiledConstraint } from './monitor.js';
 import type { MonitorState, TransitionGraph } from './types.js';
 
-// Answers per compiled constraint and graph object, keyed by workflow state and monitor key. WeakMaps let both be
-// collected with the workflow that owns them.
-const memo = new WeakMap<CompiledConstraint, WeakMap<TransitionGraph, Map<string, boolean>>>();
+// Answers per compiled constraint and graph object, by workflow state: a pending monitor's configuration (see
+// `monitorKey`) is only whether it has an open obligation, so each state holds two answers, without and with one.
+// No key string is built per call: this runs for every constraint on every state entered. WeakMaps let the answers
+// be collected with the workflow that owns them.
+const memo = new WeakMap<CompiledConstraint, WeakMap<TransitionGraph, Map<string, [withoutOpen?: boolean, withOpen?: boolean]>>>();
 
 /**
  * Whether a pending verdict can no longer become `satisfied` in any continuation the graph allows (DESIGN.md
@@ -30,13 +32,9 @@ export function isDoomed(compiled: CompiledConstraint, monitorState: MonitorStat
   if (!byGraph) memo.set(compiled, (byGraph = new WeakMap()));
   let answers = byGraph.get(graph);
   if (!answers) byGraph.set(graph, (answers = new Map()));
-  const key = configurationKey(currentWorkflowState, monitorState);
-  let doomed = answers.get(key);
-  if (doomed === undefined) {
-    doomed = !canReachSatisfied(compiled, monitorState, currentWorkflowState, graph);
-    answers.set(key, doomed);
-  }
-  return doomed;
+  let byOpen = answers.get(currentWorkflowState);
+  if (!byOpen) answers.set(currentWorkflowState, (byOpen = []));
+  return (byOpen[monitorState.open ? 1 : 0] ??= !canReachSatisfied(compiled, monitorState, currentWorkflowState, graph));
 }
 
 /**

@@ -171,32 +171,39 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   const confidence = event.confidence ?? 1;
   const method = event.method ?? 'tool_call';
   const allowed = initial || isMoveAllowed(workflow, from, to, { confidence, method, metadata: event.metadata });
-  const entry: HistoryEntry = { position, state: to, ...(initial ? {} : { from }), at: event.at, confidence, method, allowed, ...stepOf(event) };
+  // Records are built field by field rather than with spreads of optional parts: this runs on every model call, and
+  // object literals with spreads in the middle take V8's slow path.
+  const entry: HistoryEntry = initial ? { position, state: to, at: event.at, confidence, method, allowed } : { position, state: to, from, at: event.at, confidence, method, allowed };
+  if (event.step !== undefined) entry.step = event.step;
   if (!initial) effects.push({ type: 'state-entered', from, to, at: event.at, position });
 
   let interventions = snapshot.interventions;
+  let variables: PendingIntervention['variables'] | undefined; // rendered only when something is scheduled
+  const variablesOfMove = () => (variables ??= templateVariablesFor(workflow, from, to));
   const schedule = (pending: PendingIntervention) => {
     interventions = scheduleIntervention(interventions, pending);
     effects.push({ type: 'intervention-scheduled', intervention: pending });
   };
-  const variables = templateVariablesFor(workflow, from, to);
 
   let deviations = snapshot.deviations;
   if (!allowed) {
-    const deviation: DeviationRecord = { from, to, position, at: event.at, ...stepOf(event) };
+    const deviation: DeviationRecord = { from, to, position, at: event.at };
+    if (event.step !== undefined) deviation.step = event.step;
     deviations = appendBounded(deviations, deviation, snapshot.historyLimit);
     effects.push({ type: 'deviation-recorded', deviation });
     const policy = workflow.definition.onDeviation;
     if (policy.reaction !== 'record') {
-      schedule({ name: policy.intervention ?? 'deviation', reason: 'deviation', block: policy.reaction === 'block', variables });
+      schedule({ name: policy.intervention ?? 'deviation', reason: 'deviation', block: policy.reaction === 'block', variables: variablesOfMove() });
     }
   }
 
-  const stepped = advanceMonitors(workflow, snapshot, (compiled, monitor) => stepMonitor(compiled, monitor, to), { position, state: to, at: event.at, ...stepOf(event) });
+  const where: Pick<ViolationRecord, 'position' | 'state' | 'at' | 'step'> = { position, state: to, at: event.at };
+  if (event.step !== undefined) where.step = event.step;
+  const stepped = advanceMonitors(workflow, snapshot, (compiled, monitor) => stepMonitor(compiled, monitor, to), where);
   const { monitors } = stepped;
   for (const { constraint, violation } of stepped.violated) {
     effects.push({ type: 'constraint-violated', violation });
-    const pending = violationIntervention(constraint, { ...variables, details: violation.message });
+    const pending = violationIntervention(constraint, { ...variablesOfMove(), details: violation.message });
     if (pending) schedule(pending);
   }
 
@@ -208,7 +215,7 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
     if (snapshot.doomed.includes(name)) continue;
     const message = describeDoomed(compiled, to);
     effects.push({ type: 'constraint-doomed', constraint: name, message });
-    schedule({ name: `doomed:${name}`, reason: 'doomed', constraint: name, block: false, variables: { ...variables, constraint: name, details: message } });
+    schedule({ name: `doomed:${name}`, reason: 'doomed', constraint: name, block: false, variables: { ...variablesOfMove(), constraint: name, details: message } });
   }
 
   return {
@@ -219,7 +226,7 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
       traceLength: position,
       history: appendBounded(snapshot.history, entry, snapshot.historyLimit),
       monitors,
-      doomed,
+      doomed: doomed.length === 0 && snapshot.doomed.length === 0 ? snapshot.doomed : doomed,
       violations: stepped.violations,
       deviations,
       interventions,
@@ -288,7 +295,7 @@ function advanceMonitors(
   where: Pick<ViolationRecord, 'position' | 'state' | 'at' | 'step'>,
 ) {
   const monitors: Record<string, MonitorState> = {};
-  const violations = [...snapshot.violations];
+  let violations = snapshot.violations; // copied only when a constraint turns violated
   const violated: Array<{ constraint: ConstraintDefinition; violation: ViolationRecord }> = [];
   for (const compiled of compiledConstraints(workflow)) {
     const constraint = compiled.constraint as ConstraintDefinition;
@@ -298,7 +305,7 @@ function advanceMonitors(
     if (before.verdict !== 'pending' || after.verdict !== 'violated') continue;
     const { name, type, severity } = constraint;
     const violation: ViolationRecord = { constraint: name, type, severity, ...where, message: describeViolation(compiled, after) };
-    violations.push(violation);
+    violations = [...violations, violation];
     violated.push({ constraint, violation });
   }
   return { monitors, violations, violated };
