@@ -4,3 +4,4 @@ export { WorkflowValidationError } from './workflow-validation-error.js';
 export { DiagnosticsError } from './diagnostics-error.js';
 export { RulebaseError } from './rulebase-error.js';
 export { WorkflowViolationError } from './workflow-violation-error.js';
+export { isHostControlFlow } from './control-flow.js';

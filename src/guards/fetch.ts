@@ -1,3 +1,4 @@
+import { isHostControlFlow } from '../errors/index.js';
 import type { CompiledDataDeclaration, Value } from '../rules/index.js';
 import { evaluateJsonPath } from '../rules/index.js';
 import type { Sleep } from './sleep.js';
@@ -87,6 +88,7 @@ export async function callTool(
     }
     return { ok: true, result: winner.result };
   } catch (error) {
+    if (isHostControlFlow(error)) throw error; // an interrupt pauses the run; it is not the tool failing
     return { ok: false, reason: `${tool} failed: ${error instanceof Error ? error.message : String(error)}` };
   } finally {
     timer.abort();

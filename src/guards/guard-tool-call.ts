@@ -1,3 +1,4 @@
+import { isHostControlFlow } from '../errors/index.js';
 import type { ToolCall } from '../messages/index.js';
 import { andThen, isPromiseLike, type MaybePromise } from '../async/index.js';
 import type { BeforeToolResult, Monitor, ToolGuard } from '../monitor/index.js';
@@ -76,6 +77,7 @@ export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: 
       return byRules(result.reason);
     };
     const monitorFailed = (error: unknown) => {
+      if (isHostControlFlow(error)) throw error; // the rules' data tool paused the run: not a failure of the monitor
       onMonitorError?.(error); // the monitor fails open: the rules decide alone
       return guardToolCallSyncFirst(toolCall, { sentinel });
     };

@@ -1,3 +1,4 @@
+import { isHostControlFlow } from '../errors/index.js';
 import { formatFact } from '../facts/index.js';
 import type { Sentinel } from './sentinel.js';
 import { sentinelFor, type SentinelSource } from './sentinel-sessions.js';
@@ -50,6 +51,7 @@ export function createPolicyTools(source: SentinelSource): PolicyTool[] {
     try {
       return { content: await run(sentinelFor(source, call?.sessionId)), isError: false };
     } catch (error) {
+      if (isHostControlFlow(error)) throw error;
       if (SentinelInputError.isInstance(error)) return { content: error.modelText, isError: true };
       return { content: 'The policy could not be consulted right now.', isError: true };
     }

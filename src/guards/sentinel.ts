@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/index.js';
 import { didYouMean } from '../diagnostics/index.js';
-import { InvalidOptionError } from '../errors/index.js';
+import { InvalidOptionError, isHostControlFlow } from '../errors/index.js';
 import { formatFact, formatValue, type FactStore } from '../facts/index.js';
 import {
   BUILTIN_PREDICATES,
@@ -251,6 +251,7 @@ export function createSentinel({
         // The derivation is in the result as data; rendering it here would cost more than the proof itself.
         return { allowed: true, status, tool, args, derivation, blockers: [], text: `${tool} is allowed.`, message: `Tool call ${call} allowed by ${derivation.source ?? rulebase.source}.` };
       } catch (error) {
+        if (isHostControlFlow(error)) throw error; // a data tool paused the run (an interrupt): the check resumes with it
         // Fail closed: a guard that cannot be evaluated must not let a write through.
         return denied('blocked', [{ kind: 'internal-error', reason: error instanceof Error ? error.message : String(error) }]);
       }

@@ -1,7 +1,7 @@
 import type { ClassificationResult } from '../classify/index.js';
 import { createSyncFirstClassifier } from '../classify/classifier.js';
 import { systemClock } from '../clock/index.js';
-import { InvalidOptionError, WorkflowViolationError } from '../errors/index.js';
+import { InvalidOptionError, isHostControlFlow, WorkflowViolationError } from '../errors/index.js';
 import { applyInterventions, type InterventionPlan, type RenderedIntervention } from '../intervene/index.js';
 import { createLoopDetector, LoopDetectedError, toolResultsAfterLastTurn, type LoopDetector, type LoopDetectorOptions, type LoopHint, type LoopReport } from '../loops/index.js';
 import type { AssistantTurn, ChatMessage, ToolCall } from '../messages/index.js';
@@ -370,14 +370,21 @@ function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDete
 
 const ALLOWED: ToolGuardVerdict = { allowed: true };
 
-/** Guards fail closed: a guard that throws refuses the call, since letting an unchecked write through is worse. */
+/**
+ * Guards fail closed: a guard that throws refuses the call, since letting an unchecked write through is worse. The
+ * host's control flow (an interrupt raised by a data tool) is not a failure: it passes through, and nothing is
+ * recorded for the call, which is checked again when the run resumes.
+ */
 function runGuard(guard: ToolGuard, toolCall: ToolCall): MaybePromise<ToolGuardVerdict> {
-  const refused = (): ToolGuardVerdict => ({ allowed: false, reason: `The call to ${toolCall.name} was refused: its policy check failed, so it did not run.` });
+  const refused = (error: unknown): ToolGuardVerdict => {
+    if (isHostControlFlow(error)) throw error;
+    return { allowed: false, reason: `The call to ${toolCall.name} was refused: its policy check failed, so it did not run.` };
+  };
   try {
     const verdict = guard(toolCall);
     return isPromiseLike(verdict) ? Promise.resolve(verdict).catch(refused) : verdict;
-  } catch {
-    return refused();
+  } catch (error) {
+    return refused(error);
   }
 }
 

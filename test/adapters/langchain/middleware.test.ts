@@ -1,12 +1,12 @@
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
-import { MemorySaver } from '@langchain/langgraph';
+import { Command, interrupt, MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { tool } from '@langchain/core/tools';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { panoptesMiddleware } from '../../../adapters/langchain/index.js';
-import { conversationSessionId, createMonitor, createSentinelSessions, InvalidOptionError, parseRulebase, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
+import { conversationSessionId, createFactStore, createMonitor, createSentinel, createSentinelSessions, InvalidOptionError, parseRulebase, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
 import { callTool, describeMessage, recordingLogger, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportMonitor, supportTools, supportWorkflow } from './helpers.js';
@@ -207,6 +207,29 @@ describe('panoptesMiddleware with a sentinel', () => {
     expect(systems[0]).toBe(`system:${SYSTEM}\n\n[KNOWN FACTS]\nContext: (none bound)\nFacts: (none)`);
     expect(systems[5]).toContain('Context: booking_of_interest = "B1"');
     expect(systems[5]).toContain('customer_confirms("B1")');
+  });
+});
+
+describe('panoptesMiddleware with a data tool that asks a human (a LangGraph interrupt)', () => {
+  it('pauses the run at the check instead of refusing the call, and proves it when the run resumes with the answer', async () => {
+    const facts = createFactStore({ seed: { context: { booking_of_interest: 'B1' } } });
+    facts.assert('customer_confirms', ['B1'], { source: 'user' });
+    // The booking system is down: the data tool asks an operator for the status instead.
+    const getBooking = vi.fn(async () => ({ status: interrupt<string, string>('What is the status of booking B1?'), delay_minutes: 0 }));
+    const sentinel = createSentinel({ rulebase: parseRulebase(REFUND_RULES), facts, tools: { get_booking: { execute: getBooking } } });
+    const refund = vi.fn(async ({ booking_id }: { booking_id: string }) => `Refunded ${booking_id}.`);
+    const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
+    const model = fakeModel().respond(callTool('issue_refund', { booking_id: 'B1' }, 'r1')).respond(new AIMessage('Your refund for B1 is on its way.'));
+    const agent = createAgent({ model, tools: [issueRefund], systemPrompt: SYSTEM, checkpointer: new MemorySaver(), middleware: [panoptesMiddleware({ sentinel, policyTools: false })] });
+
+    const paused = await agent.invoke(ask('Refund booking B1, I confirm.'), thread('c1'));
+    expect(paused.__interrupt__).toEqual([expect.objectContaining({ value: 'What is the status of booking B1?' })]);
+    expect(refund).not.toHaveBeenCalled();
+    expect(paused.messages.some((message) => ToolMessage.isInstance(message))).toBe(false); // no refusal was written
+
+    const resumed = await agent.invoke(new Command({ resume: 'cancelled_by_airline' }), thread('c1'));
+    expect(refund).toHaveBeenCalledTimes(1);
+    expect(resumed.messages.map(describeMessage).slice(-2)).toEqual(['tool:Refunded B1.', 'ai:Your refund for B1 is on its way.']);
   });
 });
 
