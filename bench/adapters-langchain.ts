@@ -4,7 +4,9 @@
  * apart. Two conversations: one model call answering in text, and a tool call (checked before it runs) then the
  * answer. CPU time decides the target: on a shared machine, wall time also counts the waits for a core. A third
  * agent with a middleware that does nothing shows how much of the added time is the host's own price for any
- * middleware with `wrapModelCall` and `wrapToolCall`.
+ * middleware with `wrapModelCall` and `wrapToolCall`. Last, Panoptes' own time inside each hook (the hook's time
+ * less the time of the handler it calls) is timed directly, which the paired runs cannot separate from its indirect
+ * cost: the caches it cools for the host's next steps, and its garbage.
  */
 import { readFileSync } from 'node:fs';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
@@ -18,6 +20,7 @@ import type { BenchRow } from './harness.js';
 
 const SAMPLES = 1000;
 const WARMUP = 100;
+const OWN_TIME_RUNS = 600;
 
 const workflow = parseWorkflow(readFileSync(new URL('../examples/workflows/customer-support.yaml', import.meta.url), 'utf8'));
 const verifyIdentity = tool(async ({ customer_id }) => `Customer ${customer_id} verified.`, { name: 'verify_identity', description: 'Verify the customer', schema: z.object({ customer_id: z.string() }) });
@@ -48,6 +51,29 @@ async function timed(run: () => Promise<unknown>): Promise<{ wallUs: number; cpu
   return { wallUs, cpuUs: used.user + used.system };
 }
 
+/** The middleware with each hook timed exclusive of the handler it calls: Panoptes' own time on the agent's path. */
+function timedHooks(middleware: AgentMiddleware, own: { modelCall: number[]; toolCall: number[] }): AgentMiddleware {
+  const timed = <Request, Response>(hook: ((request: Request, handler: (request: Request) => Promise<Response>) => Promise<Response>) | undefined, samples: number[]) =>
+    hook &&
+    (async (request: Request, handler: (request: Request) => Promise<Response>) => {
+      let inHandler = 0;
+      const start = performance.now();
+      const response = await hook(request, async (next) => {
+        const handlerStart = performance.now();
+        try {
+          return await handler(next);
+        } finally {
+          inHandler += performance.now() - handlerStart;
+        }
+      });
+      samples.push((performance.now() - start - inHandler) * 1000);
+      return response;
+    });
+  // The hooks' request types are generic over the agent's state: the timing needs none of them.
+  const hooks = middleware as any;
+  return { ...middleware, wrapModelCall: timed(hooks.wrapModelCall, own.modelCall), wrapToolCall: timed(hooks.wrapToolCall, own.toolCall) } as AgentMiddleware;
+}
+
 const percentile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const summary = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -74,6 +100,11 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
     for (let i = 0; i < SAMPLES; i++) for (const agent of order[i % order.length]!) cost[agent].push(await timed(run(agent, i)));
     const added = (against: 'plain' | 'noop', measure: 'wallUs' | 'cpuUs') => summary(cost.watched.map((sample, i) => (sample[measure] - cost[against][i]![measure]) / modelCalls));
     const cpu = added('plain', 'cpuUs');
+    // Own time inside the hooks, for Panoptes and for the middleware that does nothing (the timing's own floor).
+    const own = { watched: { modelCall: [] as number[], toolCall: [] as number[] }, noop: { modelCall: [] as number[], toolCall: [] as number[] } };
+    const timedAgents = { watched: agentWith([timedHooks(panoptesMiddleware({ monitor: createMonitor({ workflow, logger: { warn: () => {} } }) }), own.watched)]), noop: agentWith([timedHooks(noop, own.noop)]) };
+    for (let i = 0; i < OWN_TIME_RUNS; i++) for (const agent of ['watched', 'noop'] as const) await timedAgents[agent].invoke(input(), { configurable: { thread_id: `s${i % 50}` } });
+    const ownP50 = (samples: number[]) => Math.round(summary(samples.slice(WARMUP)).p50Us);
     rows.push({
       suite: 'adapters-langchain',
       name: `added per model call, createAgent, ${name}, CPU time`,
@@ -83,6 +114,9 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
         'run without Panoptes, p50 CPU us': Math.round(summary(cost.plain.map((sample) => sample.cpuUs)).p50Us),
         "of which the host's middleware machinery, p50 us": Math.round(summary(cost.noop.map((sample, i) => (sample.cpuUs - cost.plain[i]!.cpuUs) / modelCalls)).p50Us),
         'of which Panoptes, p50 us': Math.round(added('noop', 'cpuUs').p50Us),
+        "Panoptes' own time in wrapModelCall, p50 us": ownP50(own.watched.modelCall),
+        ...(modelCalls > 1 ? { "Panoptes' own time in wrapToolCall, p50 us": ownP50(own.watched.toolCall) } : {}),
+        'same timing of the middleware that does nothing, p50 us': ownP50(own.noop.modelCall),
         'model calls per run': modelCalls,
       },
       target: '<= 200 us per model call',

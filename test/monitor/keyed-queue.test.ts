@@ -85,10 +85,11 @@ describe('maybe-promise', () => {
 
   it('attempt continues with the value, recovers from a throw or a rejection, and lets an error of the continuation through', async () => {
     const recover = (error: unknown) => `recovered from ${(error as Error).message}`;
-    expect(attempt(() => 2, (n) => n * 2, recover)).toBe(4);
-    expect(attempt(() => { throw new Error('sync'); }, (n: number) => n * 2, recover)).toBe('recovered from sync');
-    expect(await attempt(() => later(2), (n) => n * 2, recover)).toBe(4);
-    expect(await attempt(() => Promise.reject(new Error('async')), (n: number) => n * 2, recover)).toBe('recovered from async');
+    const double = (n: number) => `got ${n * 2}`;
+    expect(attempt(() => 2, double, recover)).toBe('got 4');
+    expect(attempt(() => { throw new Error('sync'); }, double, recover)).toBe('recovered from sync');
+    expect(await attempt(() => later(2), double, recover)).toBe('got 4');
+    expect(await attempt(() => Promise.reject(new Error('async')), double, recover)).toBe('recovered from async');
     expect(() => attempt(() => 2, () => { throw new Error('next'); }, recover)).toThrow('next');
     await expect(attempt(() => later(2), () => { throw new Error('next'); }, recover)).rejects.toThrow('next');
   });
