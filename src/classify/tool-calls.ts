@@ -1,7 +1,7 @@
 import type { ToolCall } from '../messages/index.js';
 import type { Workflow } from '../workflow/index.js';
 import { preferValid } from './prefer-valid.js';
-import type { ClassificationEvidence, ClassificationResult } from './types.js';
+import type { ClassificationResult } from './types.js';
 
 /** Tool name -> the states that list it, in file order. Built once per workflow. */
 export type ToolStateMap = ReadonlyMap<string, readonly string[]>;
@@ -26,8 +26,12 @@ export function classifyToolCalls(workflow: Workflow, map: ToolStateMap, toolCal
     const states = map.get(call.name);
     if (!states) continue;
     const state = preferValid(workflow, from, states);
-    const evidence: ClassificationEvidence = call.id === undefined ? { kind: 'tool_call', toolName: call.name } : { kind: 'tool_call', toolName: call.name, toolCallId: call.id };
-    results.push({ state, method: 'tool_call', confidence: 1, evidence });
+    results.push({
+      state,
+      method: 'tool_call',
+      confidence: 1,
+      evidence: { kind: 'tool_call', toolName: call.name, ...(call.id === undefined ? {} : { toolCallId: call.id }) },
+    });
     from = state;
   }
   return results;

@@ -103,8 +103,15 @@ export function createMonitor({
     return next;
   }
 
-  const enterEvent = (state: string, confidence: number, method: StepRecord['method'], step: number, metadata?: Record<string, unknown>): WorkflowEvent =>
-    metadata ? { type: 'enter', state, at: clock.now(), confidence, method, step, metadata } : { type: 'enter', state, at: clock.now(), confidence, method, step };
+  const enterEvent = (state: string, confidence: number, method: StepRecord['method'], step: number, metadata?: Record<string, unknown>): WorkflowEvent => ({
+    type: 'enter',
+    state,
+    at: clock.now(),
+    confidence,
+    method,
+    step,
+    ...(metadata ? { metadata } : {}),
+  });
 
   /** One step record per classification, numbered after the session's last. */
   function stepRecords(session: MonitorSession, results: readonly ClassificationResult[], turn: number): StepRecord[] {
@@ -201,14 +208,13 @@ export function createMonitor({
     const turnNumber = classified.turns + 1;
     const steps = stepRecords(classified, classifications, turnNumber);
     const pendingToolStates: PendingToolState[] = [];
-    let session: MonitorSession = { ...classified, turns: turnNumber, steps: lastOf(classified.steps, steps, historyLimit), stepCount: classified.stepCount + steps.length, pendingToolStates };
+    let session: MonitorSession = { ...withSteps(classified, steps), turns: turnNumber, pendingToolStates };
     for (let offset = 0; offset < classifications.length; offset++) {
       const result = classifications[offset]!;
       const step = steps[offset]!.index;
       if (result.evidence.kind === 'tool_call') {
         const { toolName, toolCallId } = result.evidence;
-        // Built without a spread of the optional id: object literals with spreads in the middle take V8's slow path.
-        pendingToolStates.push(toolCallId === undefined ? { state: result.state, toolName, step, confidence: result.confidence } : { state: result.state, toolName, toolCallId, step, confidence: result.confidence });
+        pendingToolStates.push({ state: result.state, toolName, ...(toolCallId === undefined ? {} : { toolCallId }), step, confidence: result.confidence });
       } else if (result.state !== session.workflow.state) {
         // Staying in the current state adds nothing to the trace (a transition to it changes nothing).
         session = apply(session, enterEvent(result.state, result.confidence, result.method, step, metadata), effects);
@@ -223,7 +229,17 @@ export function createMonitor({
   /** What `afterModel` returns; `toolPreviews` is worked out only if read. */
   function afterModelResult(session: MonitorSession, classifications: ClassificationResult[], effects: WorkflowEffect[], loop: LoopReport | null): AfterModelResult {
     if (session.pendingToolStates.length === 0) return { classifications, toolPreviews: [], effects, loop };
-    return new TurnWithToolCalls(classifications, effects, loop, () => previewTools(session));
+    let toolPreviews: AfterModelResult['toolPreviews'] | undefined;
+    return {
+      classifications,
+      // Worked out on first read: it costs a transition per announced call, and hosts that check each call with
+      // beforeTool (every adapter) never read it.
+      get toolPreviews() {
+        return (toolPreviews ??= previewTools(session));
+      },
+      effects,
+      loop,
+    };
   }
 
   /** `beforeTool` on the loaded session: the announced call this is, or a step for a call nobody announced. */
@@ -332,28 +348,6 @@ export function createMonitor({
       const { toolName, toolCallId, state } = pending;
       return { toolName, ...(toolCallId === undefined ? {} : { toolCallId }), state, preview };
     });
-  }
-}
-
-/**
- * The result of a turn that announced tool calls. `toolPreviews` costs a transition per call, and hosts that check
- * each call with `beforeTool` (every adapter) never read it, so it is worked out on first read. A class, because an
- * object literal with a getter is built by a runtime call, several microseconds on every such turn.
- */
-class TurnWithToolCalls implements AfterModelResult {
-  readonly #previews: () => AfterModelResult['toolPreviews'];
-  #toolPreviews: AfterModelResult['toolPreviews'] | undefined;
-  constructor(
-    readonly classifications: ClassificationResult[],
-    readonly effects: WorkflowEffect[],
-    readonly loop: LoopReport | null,
-    previews: () => AfterModelResult['toolPreviews'],
-  ) {
-    this.#previews = previews;
-  }
-
-  get toolPreviews(): AfterModelResult['toolPreviews'] {
-    return (this.#toolPreviews ??= this.#previews());
   }
 }
 

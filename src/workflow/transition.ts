@@ -171,10 +171,7 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   const confidence = event.confidence ?? 1;
   const method = event.method ?? 'tool_call';
   const allowed = initial || isMoveAllowed(workflow, from, to, { confidence, method, metadata: event.metadata });
-  // Records are built field by field rather than with spreads of optional parts: this runs on every model call, and
-  // object literals with spreads in the middle take V8's slow path.
-  const entry: HistoryEntry = initial ? { position, state: to, at: event.at, confidence, method, allowed } : { position, state: to, from, at: event.at, confidence, method, allowed };
-  if (event.step !== undefined) entry.step = event.step;
+  const entry: HistoryEntry = { position, state: to, ...(initial ? {} : { from }), at: event.at, confidence, method, allowed, ...stepOf(event) };
   if (!initial) effects.push({ type: 'state-entered', from, to, at: event.at, position });
 
   let interventions = snapshot.interventions;
@@ -187,8 +184,7 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
 
   let deviations = snapshot.deviations;
   if (!allowed) {
-    const deviation: DeviationRecord = { from, to, position, at: event.at };
-    if (event.step !== undefined) deviation.step = event.step;
+    const deviation: DeviationRecord = { from, to, position, at: event.at, ...stepOf(event) };
     deviations = appendBounded(deviations, deviation, snapshot.historyLimit);
     effects.push({ type: 'deviation-recorded', deviation });
     const policy = workflow.definition.onDeviation;
@@ -197,9 +193,7 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
     }
   }
 
-  const where: Pick<ViolationRecord, 'position' | 'state' | 'at' | 'step'> = { position, state: to, at: event.at };
-  if (event.step !== undefined) where.step = event.step;
-  const stepped = advanceMonitors(workflow, snapshot, (compiled, monitor) => stepMonitor(compiled, monitor, to), where);
+  const stepped = advanceMonitors(workflow, snapshot, (compiled, monitor) => stepMonitor(compiled, monitor, to), { position, state: to, at: event.at, ...stepOf(event) });
   const { monitors } = stepped;
   for (const { constraint, violation } of stepped.violated) {
     effects.push({ type: 'constraint-violated', violation });
