@@ -16,7 +16,7 @@ import { createAgent, createMiddleware, type AgentMiddleware } from 'langchain';
 import { z } from 'zod';
 import { panoptesMiddleware } from '../adapters/langchain/index.js';
 import { createMonitor, parseWorkflow } from '../src/index.js';
-import type { BenchRow } from './harness.js';
+import { summarize, timedRun, type BenchRow } from './harness.js';
 
 const SAMPLES = 1000;
 const WARMUP = 100;
@@ -41,19 +41,9 @@ const conversations = {
   },
 } as const;
 
-/** One run's cost: wall time, and the process's CPU time, which other processes on a busy machine do not inflate. */
-async function timed(run: () => Promise<unknown>): Promise<{ wallUs: number; cpuUs: number }> {
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  await run();
-  const wallUs = (performance.now() - start) * 1000;
-  const used = process.cpuUsage(cpu);
-  return { wallUs, cpuUs: used.user + used.system };
-}
-
 /** The middleware with each hook timed exclusive of the handler it calls: Panoptes' own time on the agent's path. */
 function timedHooks(middleware: AgentMiddleware, own: { modelCall: number[]; toolCall: number[] }): AgentMiddleware {
-  const timed = <Request, Response>(hook: ((request: Request, handler: (request: Request) => Promise<Response>) => Promise<Response>) | undefined, samples: number[]) =>
+  const timeHook = <Request, Response>(hook: ((request: Request, handler: (request: Request) => Promise<Response>) => Promise<Response>) | undefined, samples: number[]) =>
     hook &&
     (async (request: Request, handler: (request: Request) => Promise<Response>) => {
       let inHandler = 0;
@@ -71,14 +61,8 @@ function timedHooks(middleware: AgentMiddleware, own: { modelCall: number[]; too
     });
   // The hooks' request types are generic over the agent's state: the timing needs none of them.
   const hooks = middleware as any;
-  return { ...middleware, wrapModelCall: timed(hooks.wrapModelCall, own.modelCall), wrapToolCall: timed(hooks.wrapToolCall, own.toolCall) } as AgentMiddleware;
+  return { ...middleware, wrapModelCall: timeHook(hooks.wrapModelCall, own.modelCall), wrapToolCall: timeHook(hooks.wrapToolCall, own.toolCall) } as AgentMiddleware;
 }
-
-const percentile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const summary = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { p50Us: percentile(sorted, 0.5), p99Us: percentile(sorted, 0.99), meanUs: values.reduce((sum, value) => sum + value, 0) / values.length };
-};
 
 export async function langchainAdapterBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
@@ -97,22 +81,22 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
     // Samples in rotating order: each difference compares runs made moments apart, so drift in the machine's speed
     // cancels out; the medians of the differences are the added time.
     const cost = { plain: [] as Array<{ wallUs: number; cpuUs: number }>, noop: [] as Array<{ wallUs: number; cpuUs: number }>, watched: [] as Array<{ wallUs: number; cpuUs: number }> };
-    for (let i = 0; i < SAMPLES; i++) for (const agent of order[i % order.length]!) cost[agent].push(await timed(run(agent, i)));
-    const added = (against: 'plain' | 'noop', measure: 'wallUs' | 'cpuUs') => summary(cost.watched.map((sample, i) => (sample[measure] - cost[against][i]![measure]) / modelCalls));
+    for (let i = 0; i < SAMPLES; i++) for (const agent of order[i % order.length]!) cost[agent].push(await timedRun(run(agent, i)));
+    const added = (against: 'plain' | 'noop', measure: 'wallUs' | 'cpuUs') => summarize(cost.watched.map((sample, i) => (sample[measure] - cost[against][i]![measure]) / modelCalls));
     const cpu = added('plain', 'cpuUs');
     // Own time inside the hooks, for Panoptes and for the middleware that does nothing (the timing's own floor).
     const own = { watched: { modelCall: [] as number[], toolCall: [] as number[] }, noop: { modelCall: [] as number[], toolCall: [] as number[] } };
     const timedAgents = { watched: agentWith([timedHooks(panoptesMiddleware({ monitor: createMonitor({ workflow, logger: { warn: () => {} } }) }), own.watched)]), noop: agentWith([timedHooks(noop, own.noop)]) };
     for (let i = 0; i < OWN_TIME_RUNS; i++) for (const agent of ['watched', 'noop'] as const) await timedAgents[agent].invoke(input(), { configurable: { thread_id: `s${i % 50}` } });
-    const ownP50 = (samples: number[]) => Math.round(summary(samples.slice(WARMUP)).p50Us);
+    const ownP50 = (samples: number[]) => Math.round(summarize(samples.slice(WARMUP)).p50Us);
     rows.push({
       suite: 'adapters-langchain',
       name: `added per model call, createAgent, ${name}, CPU time`,
       samples: SAMPLES,
       ...cpu,
       extra: {
-        'run without Panoptes, p50 CPU us': Math.round(summary(cost.plain.map((sample) => sample.cpuUs)).p50Us),
-        "of which the host's middleware machinery, p50 us": Math.round(summary(cost.noop.map((sample, i) => (sample.cpuUs - cost.plain[i]!.cpuUs) / modelCalls)).p50Us),
+        'run without Panoptes, p50 CPU us': Math.round(summarize(cost.plain.map((sample) => sample.cpuUs)).p50Us),
+        "of which the host's middleware machinery, p50 us": Math.round(summarize(cost.noop.map((sample, i) => (sample.cpuUs - cost.plain[i]!.cpuUs) / modelCalls)).p50Us),
         'of which Panoptes, p50 us': Math.round(added('noop', 'cpuUs').p50Us),
         "Panoptes' own time in wrapModelCall, p50 us": ownP50(own.watched.modelCall),
         ...(modelCalls > 1 ? { "Panoptes' own time in wrapToolCall, p50 us": ownP50(own.watched.toolCall) } : {}),
@@ -127,7 +111,7 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
       name: `added per model call, createAgent, ${name}, wall time`,
       samples: SAMPLES,
       ...added('plain', 'wallUs'),
-      extra: { 'run without Panoptes, p50 wall us': Math.round(summary(cost.plain.map((sample) => sample.wallUs)).p50Us), 'model calls per run': modelCalls },
+      extra: { 'run without Panoptes, p50 wall us': Math.round(summarize(cost.plain.map((sample) => sample.wallUs)).p50Us), 'model calls per run': modelCalls },
     });
   }
   return rows;

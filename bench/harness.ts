@@ -61,3 +61,19 @@ export async function measureAsync(fn: (index: number) => Promise<unknown>, { sa
 function percentile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
+
+/** One run's cost: wall time, and the process's CPU time, which other processes on a busy machine do not inflate. */
+export async function timedRun(run: () => Promise<unknown>): Promise<{ wallUs: number; cpuUs: number }> {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await run();
+  const wallUs = (performance.now() - start) * 1000;
+  const used = process.cpuUsage(cpu);
+  return { wallUs, cpuUs: used.user + used.system };
+}
+
+/** p50, p99 and mean of samples given in microseconds, in any order. */
+export function summarize(values: readonly number[]): { p50Us: number; p99Us: number; meanUs: number } {
+  const sorted = Float64Array.from(values).sort();
+  return { p50Us: percentile(sorted, 0.5), p99Us: percentile(sorted, 0.99), meanUs: values.reduce((sum, value) => sum + value, 0) / values.length };
+}

@@ -1,0 +1,81 @@
+/**
+ * The LangGraph adapter's added time per model call (DESIGN.md section 13: <= 0.2 ms without embeddings): the same
+ * hand-built agent graph (model node, `ToolNode`, `toolsCondition`, a `MemorySaver`), without Panoptes and with
+ * `wrapModelNode` + `GuardedToolNode`, in pairs of runs made moments apart. Each run is a new thread, so the graph
+ * state (and with Panoptes the monitor's session in it) is checkpointed from the first step, as a server would.
+ * Two conversations, as for LangChain: one model call answering in text, and a tool call checked, then the answer.
+ */
+import { readFileSync } from 'node:fs';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { fakeModel } from '@langchain/core/testing';
+import { tool } from '@langchain/core/tools';
+import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
+import { z } from 'zod';
+import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode } from '../adapters/langgraph/index.js';
+import { parseWorkflow } from '../src/index.js';
+import { summarize, timedRun, type BenchRow } from './harness.js';
+
+const SAMPLES = 600;
+const WARMUP = 100;
+
+const workflow = parseWorkflow(readFileSync(new URL('../examples/workflows/customer-support.yaml', import.meta.url), 'utf8'));
+const verifyIdentity = tool(async ({ customer_id }) => `Customer ${customer_id} verified.`, { name: 'verify_identity', description: 'Verify the customer', schema: z.object({ customer_id: z.string() }) });
+const ANSWER = 'Glad I could help. Is there anything else I can help with?';
+const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
+
+const conversations = {
+  'one model call (text answer)': { script: [() => new AIMessage(ANSWER)], modelCalls: 1 },
+  'tool call checked, then the answer': {
+    script: [() => new AIMessage({ content: '', tool_calls: [{ id: 'v1', name: 'verify_identity', args: { customer_id: '42' }, type: 'tool_call' }] }), () => new AIMessage(ANSWER)],
+    modelCalls: 2,
+  },
+} as const;
+
+/** The agent loop over a scripted model that answers from the script in turn; with Panoptes or without. */
+function agentGraph(script: ReadonlyArray<() => AIMessage>, calls: number, watched: boolean) {
+  const model = fakeModel();
+  for (let i = 0; i < calls; i++) model.respond(script[i % script.length]!);
+  const callModel = async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] });
+  const monitor = createGraphMonitor({ workflow, logger: { warn: () => {} } });
+  return new StateGraph(State)
+    .addNode('agent', watched ? wrapModelNode(callModel, { monitor, systemPrompt: 'You are a support agent.' }) : callModel)
+    .addNode('tools', watched ? new GuardedToolNode([verifyIdentity], { monitor }) : new ToolNode([verifyIdentity]))
+    .addEdge(START, 'agent')
+    .addConditionalEdges('agent', toolsCondition, ['tools', END])
+    .addEdge('tools', 'agent')
+    .compile({ checkpointer: new MemorySaver() });
+}
+
+export async function langgraphAdapterBench(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const [name, { script, modelCalls }] of Object.entries(conversations)) {
+    const runs = (SAMPLES + WARMUP + 10) * modelCalls;
+    const graphs = { plain: agentGraph(script, runs, false), watched: agentGraph(script, runs, true) };
+    const run = (graph: keyof typeof graphs, i: number) => () =>
+      graphs[graph].invoke({ messages: [new HumanMessage('Please verify me, I am customer 42.')] }, { configurable: { thread_id: `${graph}-${i}` } });
+    for (let i = 0; i < WARMUP; i++) for (const graph of ['plain', 'watched'] as const) await run(graph, -1 - i)();
+    // Pairs in alternating order: each difference compares runs made moments apart (see adapters-langchain.ts).
+    const cost = { plain: [] as Array<{ wallUs: number; cpuUs: number }>, watched: [] as Array<{ wallUs: number; cpuUs: number }> };
+    for (let i = 0; i < SAMPLES; i++) for (const graph of i % 2 ? (['watched', 'plain'] as const) : (['plain', 'watched'] as const)) cost[graph].push(await timedRun(run(graph, i)));
+    const added = (measure: 'wallUs' | 'cpuUs') => summarize(cost.watched.map((sample, i) => (sample[measure] - cost.plain[i]![measure]) / modelCalls));
+    const cpu = added('cpuUs');
+    rows.push({
+      suite: 'adapters-langgraph',
+      name: `added per model call, StateGraph + MemorySaver, ${name}, CPU time`,
+      samples: SAMPLES,
+      ...cpu,
+      extra: { 'run without Panoptes, p50 CPU us': Math.round(summarize(cost.plain.map((sample) => sample.cpuUs)).p50Us), 'model calls per run': modelCalls },
+      target: '<= 200 us per model call',
+      met: cpu.p50Us <= 200,
+    });
+    rows.push({
+      suite: 'adapters-langgraph',
+      name: `added per model call, StateGraph + MemorySaver, ${name}, wall time`,
+      samples: SAMPLES,
+      ...added('wallUs'),
+      extra: { 'run without Panoptes, p50 wall us': Math.round(summarize(cost.plain.map((sample) => sample.wallUs)).p50Us), 'model calls per run': modelCalls },
+    });
+  }
+  return rows;
+}
