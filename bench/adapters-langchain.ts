@@ -8,38 +8,16 @@
  * less the time of the handler it calls) is timed directly, which the paired runs cannot separate from its indirect
  * cost: the caches it cools for the host's next steps, and its garbage.
  */
-import { readFileSync } from 'node:fs';
-import { AIMessage, HumanMessage } from '@langchain/core/messages';
-import { fakeModel } from '@langchain/core/testing';
-import { tool } from '@langchain/core/tools';
+import { HumanMessage } from '@langchain/core/messages';
 import { createAgent, createMiddleware, type AgentMiddleware } from 'langchain';
-import { z } from 'zod';
 import { panoptesMiddleware } from '../adapters/langchain/index.js';
-import { createMonitor, parseWorkflow } from '../src/index.js';
+import { createMonitor } from '../src/index.js';
 import { summarize, timedRun, type BenchRow } from './harness.js';
+import { conversations, scriptedModel, supportWorkflow, verifyIdentity } from './support-agent.js';
 
 const SAMPLES = 1000;
 const WARMUP = 100;
 const OWN_TIME_RUNS = 600;
-
-const workflow = parseWorkflow(readFileSync(new URL('../examples/workflows/customer-support.yaml', import.meta.url), 'utf8'));
-const verifyIdentity = tool(async ({ customer_id }) => `Customer ${customer_id} verified.`, { name: 'verify_identity', description: 'Verify the customer', schema: z.object({ customer_id: z.string() }) });
-const ANSWER = 'Glad I could help. Is there anything else I can help with?';
-
-/** A scripted model that does not run out: each call answers from the script, in turn. */
-function scriptedModel(script: ReadonlyArray<() => AIMessage>, calls: number) {
-  const model = fakeModel();
-  for (let i = 0; i < calls; i++) model.respond(script[i % script.length]!);
-  return model;
-}
-
-const conversations = {
-  'one model call (text answer)': { script: [() => new AIMessage(ANSWER)], modelCalls: 1 },
-  'tool call checked, then the answer': {
-    script: [() => new AIMessage({ content: '', tool_calls: [{ id: 'v1', name: 'verify_identity', args: { customer_id: '42' }, type: 'tool_call' }] }), () => new AIMessage(ANSWER)],
-    modelCalls: 2,
-  },
-} as const;
 
 /** The middleware with each hook timed exclusive of the handler it calls: Panoptes' own time on the agent's path. */
 function timedHooks(middleware: AgentMiddleware, own: { modelCall: number[]; toolCall: number[] }): AgentMiddleware {
@@ -70,7 +48,7 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
     const runs = (SAMPLES + WARMUP + 10) * modelCalls;
     const systemPrompt = 'You are a support agent.';
     const agentWith = (middleware: AgentMiddleware[]) => createAgent({ model: scriptedModel(script, runs), tools: [verifyIdentity], systemPrompt, middleware });
-    const monitor = createMonitor({ workflow, logger: { warn: () => {} } });
+    const monitor = createMonitor({ workflow: supportWorkflow, logger: { warn: () => {} } });
     // The host's own price for any middleware with these hooks, whatever it does: the share Panoptes cannot remove.
     const noop = createMiddleware({ name: 'NoopMiddleware', wrapModelCall: (request, handler) => handler(request), wrapToolCall: (request, handler) => handler(request) });
     const agents = { plain: agentWith([]), noop: agentWith([noop]), watched: agentWith([panoptesMiddleware({ monitor })]) };
@@ -86,7 +64,7 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
     const cpu = added('plain', 'cpuUs');
     // Own time inside the hooks, for Panoptes and for the middleware that does nothing (the timing's own floor).
     const own = { watched: { modelCall: [] as number[], toolCall: [] as number[] }, noop: { modelCall: [] as number[], toolCall: [] as number[] } };
-    const timedAgents = { watched: agentWith([timedHooks(panoptesMiddleware({ monitor: createMonitor({ workflow, logger: { warn: () => {} } }) }), own.watched)]), noop: agentWith([timedHooks(noop, own.noop)]) };
+    const timedAgents = { watched: agentWith([timedHooks(panoptesMiddleware({ monitor: createMonitor({ workflow: supportWorkflow, logger: { warn: () => {} } }) }), own.watched)]), noop: agentWith([timedHooks(noop, own.noop)]) };
     for (let i = 0; i < OWN_TIME_RUNS; i++) for (const agent of ['watched', 'noop'] as const) await timedAgents[agent].invoke(input(), { configurable: { thread_id: `s${i % 50}` } });
     const ownP50 = (samples: number[]) => Math.round(summarize(samples.slice(WARMUP)).p50Us);
     rows.push({

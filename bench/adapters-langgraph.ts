@@ -5,39 +5,23 @@
  * state (and with Panoptes the monitor's session in it) is checkpointed from the first step, as a server would.
  * Two conversations, as for LangChain: one model call answering in text, and a tool call checked, then the answer.
  */
-import { readFileSync } from 'node:fs';
-import { AIMessage, HumanMessage } from '@langchain/core/messages';
-import { fakeModel } from '@langchain/core/testing';
-import { tool } from '@langchain/core/tools';
+import { HumanMessage, type AIMessage } from '@langchain/core/messages';
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
-import { z } from 'zod';
 import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode } from '../adapters/langgraph/index.js';
-import { parseWorkflow } from '../src/index.js';
 import { summarize, timedRun, type BenchRow } from './harness.js';
+import { conversations, scriptedModel, supportWorkflow, verifyIdentity } from './support-agent.js';
 
 const SAMPLES = 600;
 const WARMUP = 100;
 
-const workflow = parseWorkflow(readFileSync(new URL('../examples/workflows/customer-support.yaml', import.meta.url), 'utf8'));
-const verifyIdentity = tool(async ({ customer_id }) => `Customer ${customer_id} verified.`, { name: 'verify_identity', description: 'Verify the customer', schema: z.object({ customer_id: z.string() }) });
-const ANSWER = 'Glad I could help. Is there anything else I can help with?';
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
-
-const conversations = {
-  'one model call (text answer)': { script: [() => new AIMessage(ANSWER)], modelCalls: 1 },
-  'tool call checked, then the answer': {
-    script: [() => new AIMessage({ content: '', tool_calls: [{ id: 'v1', name: 'verify_identity', args: { customer_id: '42' }, type: 'tool_call' }] }), () => new AIMessage(ANSWER)],
-    modelCalls: 2,
-  },
-} as const;
 
 /** The agent loop over a scripted model that answers from the script in turn; with Panoptes or without. */
 function agentGraph(script: ReadonlyArray<() => AIMessage>, calls: number, watched: boolean) {
-  const model = fakeModel();
-  for (let i = 0; i < calls; i++) model.respond(script[i % script.length]!);
+  const model = scriptedModel(script, calls);
   const callModel = async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] });
-  const monitor = createGraphMonitor({ workflow, logger: { warn: () => {} } });
+  const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: { warn: () => {} } });
   return new StateGraph(State)
     .addNode('agent', watched ? wrapModelNode(callModel, { monitor, systemPrompt: 'You are a support agent.' }) : callModel)
     .addNode('tools', watched ? new GuardedToolNode([verifyIdentity], { monitor }) : new ToolNode([verifyIdentity]))
