@@ -8,8 +8,8 @@
 import { generateText, streamText, wrapLanguageModel, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { fileURLToPath } from 'node:url';
-import { panoptesMiddleware } from '../adapters/ai-sdk/index.js';
-import { createMonitor, loadWorkflow } from '../src/index.js';
+import { panoptesMiddleware } from 'panoptes/ai-sdk';
+import { createMonitor, loadWorkflow } from 'panoptes';
 import { measureAsync, type BenchRow } from './harness.js';
 
 const SUITE = 'adapters-ai-sdk';

@@ -10,8 +10,8 @@
  */
 import { HumanMessage } from '@langchain/core/messages';
 import { createAgent, createMiddleware, type AgentMiddleware } from 'langchain';
-import { panoptesMiddleware } from '../adapters/langchain/index.js';
-import { createMonitor } from '../src/index.js';
+import { panoptesMiddleware } from 'panoptes/langchain';
+import { createMonitor } from 'panoptes';
 import { summarize, timedRun, type BenchRow } from './harness.js';
 import { conversations, scriptedModel, supportWorkflow, verifyIdentity } from './support-agent.js';
 

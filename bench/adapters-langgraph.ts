@@ -8,7 +8,7 @@
 import { HumanMessage, type AIMessage } from '@langchain/core/messages';
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
-import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode } from '../adapters/langgraph/index.js';
+import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode } from 'panoptes/langgraph';
 import { summarize, timedRun, type BenchRow } from './harness.js';
 import { conversations, scriptedModel, supportWorkflow, verifyIdentity } from './support-agent.js';
 

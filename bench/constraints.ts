@@ -11,7 +11,7 @@ import {
   stepMonitor,
   type MonitorState,
   type TemporalConstraint,
-} from '../src/temporal/index.js';
+} from 'panoptes';
 import { measure, type BenchRow } from './harness.js';
 
 const STATES = Array.from({ length: 20 }, (_, index) => `s${String(index).padStart(2, '0')}`);

@@ -3,8 +3,7 @@
  * at 1,000 exemplars (brute force against HNSW, the embedding itself excluded), HNSW search at 100,000 vectors, and
  * the cost of a cache hit. The real MiniLM is not measured: its weights cannot be downloaded here.
  */
-import { createLexicalEmbedder, withCache } from '../src/embed/index.js';
-import { createBruteForceIndex, createVectorIndex, type VectorIndex } from '../src/vector-index/index.js';
+import { createLexicalEmbedder, withCache, createBruteForceIndex, createVectorIndex, type VectorIndex } from 'panoptes';
 import { measure, measureAsync, type BenchRow } from './harness.js';
 
 const SUITE = 'embed';

@@ -5,10 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAirlineSession } from '../examples/airline/sentinel.js';
-import { createFactStore } from '../src/facts/index.js';
-import { createSentinel, fetchKey } from '../src/guards/index.js';
-import { parseRulebase } from '../src/rules/index.js';
-import { createFakeClock } from '../src/testing/index.js';
+import { createFactStore, createSentinel, fetchKey, parseRulebase } from 'panoptes';
+import { createFakeClock } from 'panoptes/testing';
 import { measure, measureAsync, type BenchRow } from './harness.js';
 
 const SUITE = 'guards';

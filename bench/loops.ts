@@ -7,8 +7,8 @@
  * - the fail-open path: an embedder that never answers costs the timeout and no more;
  * - the memory of 10,000 sessions with full windows.
  */
-import type { Embedder } from '../src/embed/index.js';
-import { createLoopDetector, DEFAULT_LONG_WINDOW_HNSW, type LoopStep } from '../src/loops/index.js';
+import type { Embedder } from 'panoptes';
+import { createLoopDetector, DEFAULT_LONG_WINDOW_HNSW, type LoopStep } from 'panoptes';
 import { measure, measureAsync, type BenchRow } from './harness.js';
 
 const SUITE = 'loops';

@@ -15,7 +15,7 @@ import {
   type AssistantTurn,
   type ChatMessage,
   type MonitorSession,
-} from '../src/index.js';
+} from 'panoptes';
 import { measure, measureAsync, type BenchRow } from './harness.js';
 
 const WORDS = ['refund', 'order', 'account', 'password', 'invoice', 'delivery', 'address', 'warranty', 'upgrade', 'cancel'];

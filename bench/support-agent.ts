@@ -7,7 +7,7 @@ import { AIMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
-import { parseWorkflow } from '../src/index.js';
+import { parseWorkflow } from 'panoptes';
 
 export const supportWorkflow = parseWorkflow(readFileSync(new URL('../examples/workflows/customer-support.yaml', import.meta.url), 'utf8'));
 

@@ -5,7 +5,7 @@
  * target compares history 10,000 with history 1,000, both past the tail; history 10 is shown for scale. The contrast
  * rows keep the whole history (`historyLimit: Infinity`), so every step copies all of it.
  */
-import { createSnapshot, parseWorkflow, transition, type WorkflowSnapshot } from '../src/workflow/index.js';
+import { createSnapshot, parseWorkflow, transition, type WorkflowSnapshot } from 'panoptes';
 import { measure, type BenchRow } from './harness.js';
 
 const STATES = Array.from({ length: 20 }, (_, index) => `s${String(index).padStart(2, '0')}`);
