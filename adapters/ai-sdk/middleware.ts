@@ -1,5 +1,5 @@
 import type { LanguageModelMiddleware } from 'ai';
-import { InvalidOptionError, type Logger, type Monitor } from '../../src/index.js';
+import { InvalidOptionError, lazyModelRequest, type Logger, type Monitor } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
 import { classifyingStream, type ClassifyResponse } from './classifying-stream.js';
 import type { CallOptions } from './host-types.js';
@@ -69,10 +69,12 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
       let next = params;
       let blocked: Error | undefined;
       try {
-        const converted = toChatMessages(params.prompt);
-        const before = await monitor.beforeModel(id, { messages: converted.messages });
+        // Converted only if the monitor reads it: a call with nothing due never does.
+        let converted: ReturnType<typeof toChatMessages> | undefined;
+        const convert = () => (converted ??= toChatMessages(params.prompt));
+        const before = await monitor.beforeModel(id, lazyModelRequest(() => convert().messages));
         if (before.action === 'block') blocked = before.error;
-        else if (before.interventions.length > 0) next = { ...params, prompt: withInterventions(params.prompt, converted, before.messages) };
+        else if (before.interventions.length > 0) next = { ...params, prompt: withInterventions(params.prompt, convert(), before.messages) };
       } catch (error) {
         failOpen.failed('Applying interventions (monitor.beforeModel)', error);
       }

@@ -7,6 +7,7 @@ import {
   attempt,
   InvalidOptionError,
   isSentinelSessions,
+  lazyModelRequest,
   sentinelFor,
   syncFirst,
   WorkflowViolationError,
@@ -141,15 +142,15 @@ export function panoptesMiddleware({
         );
       };
       if (!calls) return callModel(request);
-      const conversation = requestToChatMessages(request);
       const proceed = (before: BeforeModelResult | undefined) => {
         if (before?.action === 'block') {
           if (onBlock === 'throw') blockErrors.set(session, before.error);
           return blockedResponse(before.intervention, session, blockMessage);
         }
-        return callModel(before && before.messages !== conversation ? withChatMessages(request, before.messages) : request);
+        return callModel(before && before.interventions.length > 0 ? withChatMessages(request, before.messages) : request);
       };
-      return attempt(() => calls.beforeModel(session, { messages: conversation }), proceed, (error) => (failed('monitor.beforeModel', error), proceed(undefined)));
+      // The conversation is converted only if the monitor reads it: a call with nothing due never does.
+      return attempt(() => calls.beforeModel(session, lazyModelRequest(() => requestToChatMessages(request))), proceed, (error) => (failed('monitor.beforeModel', error), proceed(undefined)));
     },
 
     ...(monitor && onBlock === 'throw'

@@ -1,6 +1,6 @@
 import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp, type LangGraphRunnableConfig } from '@langchain/langgraph';
-import { InvalidOptionError, type BeforeModelResult, type Logger, type Monitor, type MonitorSession } from '../../src/index.js';
+import { InvalidOptionError, lazyModelRequest, type BeforeModelResult, type Logger, type Monitor, type MonitorSession } from '../../src/index.js';
 import { blockedResponse, defaultBlockMessage, type BlockMessage } from '../langchain/block-message.js';
 import { createFailOpen } from '../langchain/fail-open.js';
 import { fromChatMessages, toAssistantTurn, toChatMessages } from '../langchain/translate.js';
@@ -62,10 +62,10 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     const session = graphSessionId(sessionId, stored, config);
     const request = systemPrompt === undefined ? stored : [new SystemMessage(systemPrompt), ...stored];
     const { result, update } = await withGraphSession(monitor, session, state, failOpen, async () => {
-      const conversation = toChatMessages(request);
-      const before: BeforeModelResult | undefined = await failOpen('monitor.beforeModel', () => monitor.beforeModel(session, { messages: conversation }), undefined);
+      // Converted only if the monitor reads it: a call with nothing due never does.
+      const before: BeforeModelResult | undefined = await failOpen('monitor.beforeModel', () => monitor.beforeModel(session, lazyModelRequest(() => toChatMessages(request))), undefined);
       if (before?.action === 'block') return { blocked: before };
-      const messages = before && before.messages !== conversation ? fromChatMessages(before.messages) : request;
+      const messages = before && before.interventions.length > 0 ? fromChatMessages(before.messages) : request;
       const output = await node({ ...state, messages }, config);
       const response = lastAiMessage(output);
       if (response) await failOpen('monitor.afterModel', () => monitor.afterModel(session, toAssistantTurn(response)), undefined);

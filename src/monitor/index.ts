@@ -1,10 +1,12 @@
 export { createMonitor } from './monitor.js';
 export { syncFirst, type SyncFirstMonitor } from './sync-first.js';
+export { lazyModelRequest } from './lazy-request.js';
 export type { Logger, MissCause } from './fail-open.js';
 export type {
   AfterModelResult,
   BeforeModelResult,
   BeforeToolResult,
+  ModelRequest,
   Monitor,
   MonitorEvents,
   MonitorOptions,

@@ -29,6 +29,7 @@ import type {
   BeforeToolResult,
   Monitor,
   MonitorOptions,
+  ModelRequest,
   MonitorSession,
   PendingToolState,
   SessionReport,
@@ -168,9 +169,11 @@ export function createMonitor({
   }
 
   /** `beforeModel` on the loaded session: takes the interventions due and the loop hint, then says what the call does. */
-  function beforeModelWith(sessionId: string, messages: ChatMessage[], stored: MonitorSession | undefined): MaybePromise<BeforeModelResult> {
-    // Most calls have nothing due: the request goes on as it is and the session is not written back.
-    if (!loops && stored && isIdle(stored)) return { action: 'proceed', messages, interventions: [] };
+  function beforeModelWith(sessionId: string, request: ModelRequest, stored: MonitorSession | undefined): MaybePromise<BeforeModelResult> {
+    // Most calls have nothing due: the request goes on as it is, the session is not written back, and the messages
+    // are not read (an adapter that builds them on demand then never converts the conversation).
+    if (!loops && stored && isIdle(stored)) return unchanged(request);
+    const messages = request.messages;
     const effects: WorkflowEffect[] = [];
     let session = flushPending(activeOrFresh(stored), effects);
     const { snapshot, plan } = takeInterventions(workflow, session.workflow);
@@ -284,7 +287,7 @@ export function createMonitor({
 
   // The calls on a model call's path, answered synchronously when nothing waits (see sync-first.ts).
   const syncFirst: SyncFirstMonitor = {
-    beforeModel: (sessionId, request) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeModelWith(sessionId, request.messages, stored))),
+    beforeModel: (sessionId, request) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeModelWith(sessionId, request, stored))),
     afterModel: (sessionId, turn, options = {}) => serialised(sessionId, () => andThen(load(sessionId), (stored) => classifyTurn(sessionId, stored, normaliseTurn(turn), options.metadata))),
     beforeTool: (sessionId, toolCall, { guard } = {}) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeToolWith(sessionId, activeOrFresh(stored), toolCall, guard))),
   };
@@ -389,6 +392,17 @@ function lastOf<T>(kept: readonly T[], added: readonly T[], limit: number): T[] 
   const result = new Array<T>(total - start);
   for (let i = start; i < total; i++) result[i - start] = i < kept.length ? kept[i]! : added[i - kept.length]!;
   return result;
+}
+
+/** `beforeModel`'s answer when nothing is due: proceed with the request's own messages, read only if asked for. */
+function unchanged(request: ModelRequest): BeforeModelResult {
+  return {
+    action: 'proceed',
+    interventions: [],
+    get messages() {
+      return request.messages;
+    },
+  };
 }
 
 /** Nothing is due on the next call: no tool-call state waiting to enter, no intervention pending, and still active. */

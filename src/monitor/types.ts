@@ -66,10 +66,24 @@ export interface MonitorOptions {
 }
 
 /** What the next model call must do. */
+/**
+ * The model call `beforeModel` looks at. `messages` is read only when something is due on the call (interventions
+ * to apply, a loop hint to work out), so a host whose messages need converting can pass a getter: most calls then
+ * never convert them.
+ * @example
+ * await monitor.beforeModel(sessionId, lazyModelRequest(() => toChatMessages(hostMessages)));
+ */
+export interface ModelRequest {
+  messages: ChatMessage[];
+}
+
 export type BeforeModelResult =
   | {
       action: 'proceed';
-      /** The request's messages with pending interventions applied; the input array itself when there were none. */
+      /**
+       * The request's messages with pending interventions applied; the request's own array when there were none
+       * (then `interventions` is empty and the request can go on as it was).
+       */
       messages: ChatMessage[];
       /** The interventions applied to this call. */
       interventions: RenderedIntervention[];
@@ -142,7 +156,7 @@ export interface MonitorEvents {
 export interface Monitor {
   readonly workflow: Workflow;
   /** Applies the interventions due on this call, or says to block it. */
-  beforeModel(sessionId: string, request: { messages: ChatMessage[] }): Promise<BeforeModelResult>;
+  beforeModel(sessionId: string, request: ModelRequest): Promise<BeforeModelResult>;
   /** Classifies a response, checks the constraints and moves the workflow. Tool-call states wait for `beforeTool`. */
   afterModel(sessionId: string, turn: { content: string; toolCalls: ToolCall[] }, options?: { metadata?: Record<string, unknown> }): Promise<AfterModelResult>;
   /**

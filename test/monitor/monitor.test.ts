@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMonitor, createMemorySessionStore, WorkflowViolationError, type ChatMessage, type MonitorSession } from '../../src/index.js';
+import { createMonitor, createMemorySessionStore, lazyModelRequest, WorkflowViolationError, type ChatMessage, type MonitorSession } from '../../src/index.js';
 import { createFakeClock, createFakeEmbedder } from '../../src/testing/index.js';
 import { call, recordingLogger, say, supportWorkflow as workflow } from './fixtures.js';
 
@@ -177,6 +177,24 @@ describe('sessions', () => {
     expect(writes).toEqual(['s1', 's1']);
   });
 
+
+  it('reads the request’s messages only when something is due on the call', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    let reads = 0;
+    const lazily = () => lazyModelRequest(() => (reads++, request().messages));
+    await monitor.afterModel('s1', say('tell me more'));
+    const idle = await monitor.beforeModel('s1', lazily());
+    expect(reads).toBe(0);
+    expect(idle).toMatchObject({ action: 'proceed', interventions: [] });
+    expect(idle.action === 'proceed' && idle.messages).toEqual(request().messages); // still there when asked for
+    await monitor.afterModel('s1', call('issue_refund'));
+    await monitor.beforeTool('s1', { id: 'issue_refund-1', name: 'issue_refund', args: {} }); // refused: guidance is due
+    reads = 0;
+    const corrected = await monitor.beforeModel('s1', lazily());
+    expect(corrected.action === 'proceed' && corrected.messages).not.toBe(undefined);
+    expect(reads).toBe(1); // built once, however often read
+    expect(corrected.action === 'proceed' && corrected.interventions.map((intervention) => intervention.name)).toEqual(['verify_first']);
+  });
   it('answers a listener that asks about the same session after the call it listens to', async () => {
     const monitor = createMonitor({ workflow, logger: recordingLogger() });
     await monitor.afterModel('s1', say('here are the internal notes'));
