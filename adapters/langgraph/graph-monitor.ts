@@ -24,14 +24,13 @@ export type GraphMonitorOptions = Omit<MonitorOptions, 'store'>;
  */
 export function createGraphMonitor(options: GraphMonitorOptions): GraphMonitor {
   const store = createMemorySessionStore<MonitorSession>(options.clock ? { clock: options.clock } : {});
-  const monitor = createMonitor({ ...options, store });
-  return {
-    ...monitor,
-    async load(sessionId, session) {
+  // The monitor itself, extended (not a copy): `syncFirst` finds its synchronous calls by identity.
+  return Object.assign(createMonitor({ ...options, store }), {
+    async load(sessionId: string, session: MonitorSession | undefined) {
       if (session) store.set(sessionId, session);
       else store.delete(sessionId);
     },
-  };
+  });
 }
 
 /**

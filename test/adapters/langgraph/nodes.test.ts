@@ -2,9 +2,21 @@ import { AIMessage, HumanMessage, type BaseMessage, type ToolMessage } from '@la
 import { describe, expect, it } from 'vitest';
 import { createGraphMonitor, GuardedToolNode, isGraphMonitor, wrapModelNode } from '../../../adapters/langgraph/index.js';
 import { policyTools } from '../../../adapters/langchain/index.js';
-import { createMonitor, InvalidOptionError } from '../../../src/index.js';
+import { createMonitor, InvalidOptionError, isPromiseLike, syncFirst } from '../../../src/index.js';
 import { refundSetup } from '../../guards/helpers.js';
 import { callTool, recordingLogger, supportTools, supportWorkflow } from '../langchain/helpers.js';
+
+describe('createGraphMonitor', () => {
+  it('is a monitor with a load step, whose sync-first calls answer at once', async () => {
+    const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: recordingLogger() });
+    expect(isGraphMonitor(monitor)).toBe(true);
+    const calls = syncFirst(monitor);
+    expect(calls).not.toBe(monitor); // found by identity, not the promise-returning methods
+    const after = calls.afterModel('g1', { content: 'tell me more', toolCalls: [] });
+    expect(isPromiseLike(after)).toBe(false);
+    expect((await monitor.session('g1'))!.workflow.state).toBe('identify_issue');
+  });
+});
 
 describe('GuardedToolNode on its own', () => {
   it('refuses a call from a plain message list (MessageGraph style), with the monitor keeping the session itself', async () => {
