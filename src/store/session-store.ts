@@ -53,6 +53,9 @@ export function createMemorySessionStore<Value>({
   }
   // Map keeps insertion order: re-inserting on every touch makes the first key the least recently used.
   const entries = new Map<string, { value: Value; touchedAt: number }>();
+  // The session touched last is already at the end of the map: a model call reads its session and then writes it,
+  // and the write need not move it again.
+  let newest: string | undefined;
   const evictExpired = (now: number) => {
     for (const [id, entry] of entries) {
       if (now - entry.touchedAt < ttlMs) break; // later entries were touched later
@@ -69,8 +72,10 @@ export function createMemorySessionStore<Value>({
   };
   const touch = (sessionId: string, entry: { value: Value; touchedAt: number }, now: number) => {
     entry.touchedAt = now;
+    if (sessionId === newest) return;
     entries.delete(sessionId);
     entries.set(sessionId, entry);
+    newest = sessionId;
   };
   return {
     get size() {
@@ -99,6 +104,7 @@ export function createMemorySessionStore<Value>({
         return;
       }
       entries.set(sessionId, { value, touchedAt: now });
+      newest = sessionId;
       if (entries.size > maxSessions) entries.delete(entries.keys().next().value!);
     },
     delete(sessionId) {
