@@ -7,6 +7,9 @@
  * middleware with `wrapModelCall` and `wrapToolCall`. Last, Panoptes' own time inside each hook (the hook's time
  * less the time of the handler it calls) is timed directly, which the paired runs cannot separate from its indirect
  * cost: the caches it cools for the host's next steps, and its garbage.
+ *
+ * All of it twice: in a process's first runs, and after 40,000 model calls through Panoptes (a long-running server),
+ * because V8 optimises each of Panoptes' per-call functions only after it has run many times.
  */
 import { HumanMessage } from '@langchain/core/messages';
 import { createAgent, createMiddleware, type AgentMiddleware } from 'langchain';
@@ -18,6 +21,8 @@ import { conversations, scriptedModel, supportWorkflow, verifyIdentity } from '.
 const SAMPLES = 1000;
 const WARMUP = 100;
 const OWN_TIME_RUNS = 600;
+/** Model calls through Panoptes before the long-running rows: enough for V8 to have optimised its per-call functions. */
+const STEADY_WARMUP_CALLS = 40_000;
 
 /** The middleware with each hook timed exclusive of the handler it calls: Panoptes' own time on the agent's path. */
 function timedHooks(middleware: AgentMiddleware, own: { modelCall: number[]; toolCall: number[] }): AgentMiddleware {
@@ -45,40 +50,50 @@ function timedHooks(middleware: AgentMiddleware, own: { modelCall: number[]; too
 export async function langchainAdapterBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const [name, { script, modelCalls }] of Object.entries(conversations)) {
-    const runs = (SAMPLES + WARMUP + 10) * modelCalls;
     const systemPrompt = 'You are a support agent.';
-    const agentWith = (middleware: AgentMiddleware[]) => createAgent({ model: scriptedModel(script, runs), tools: [verifyIdentity], systemPrompt, middleware });
-    const monitor = createMonitor({ workflow: supportWorkflow, logger: { warn: () => {} } });
+    const agentWith = (middleware: AgentMiddleware[], runs: number) => createAgent({ model: scriptedModel(script, (runs + 10) * modelCalls), tools: [verifyIdentity], systemPrompt, middleware });
+    const watching = () => panoptesMiddleware({ monitor: createMonitor({ workflow: supportWorkflow, logger: { warn: () => {} } }) });
     // The host's own price for any middleware with these hooks, whatever it does: the share Panoptes cannot remove.
     const noop = createMiddleware({ name: 'NoopMiddleware', wrapModelCall: (request, handler) => handler(request), wrapToolCall: (request, handler) => handler(request) });
-    const agents = { plain: agentWith([]), noop: agentWith([noop]), watched: agentWith([panoptesMiddleware({ monitor })]) };
     const input = () => ({ messages: [new HumanMessage('Please verify me, I am customer 42.')] });
-    const run = (agent: keyof typeof agents, i: number) => () => agents[agent].invoke(input(), { configurable: { thread_id: `s${i % 50}` } });
-    const order = [['plain', 'noop', 'watched'], ['watched', 'plain', 'noop'], ['noop', 'watched', 'plain']] as const;
-    for (let i = 0; i < WARMUP; i++) for (const agent of order[0]) await run(agent, i)();
+    const invoke = (agent: ReturnType<typeof agentWith>, i: number) => agent.invoke(input(), { configurable: { thread_id: `s${i % 50}` } });
+
     // Samples in rotating order: each difference compares runs made moments apart, so drift in the machine's speed
     // cancels out; the medians of the differences are the added time.
-    const cost = { plain: [] as Array<{ wallUs: number; cpuUs: number }>, noop: [] as Array<{ wallUs: number; cpuUs: number }>, watched: [] as Array<{ wallUs: number; cpuUs: number }> };
-    for (let i = 0; i < SAMPLES; i++) for (const agent of order[i % order.length]!) cost[agent].push(await timedRun(run(agent, i)));
-    const added = (against: 'plain' | 'noop', measure: 'wallUs' | 'cpuUs') => summarize(cost.watched.map((sample, i) => (sample[measure] - cost[against][i]![measure]) / modelCalls));
-    const cpu = added('plain', 'cpuUs');
+    const paired = async <Name extends string>(agents: Record<Name, ReturnType<typeof agentWith>>, order: ReadonlyArray<readonly Name[]>) => {
+      const cost = Object.fromEntries(Object.keys(agents).map((agent) => [agent, [] as Array<{ wallUs: number; cpuUs: number }>])) as Record<Name, Array<{ wallUs: number; cpuUs: number }>>;
+      for (let i = 0; i < WARMUP; i++) for (const agent of order[0]!) await invoke(agents[agent], i);
+      for (let i = 0; i < SAMPLES; i++) for (const agent of order[i % order.length]!) cost[agent].push(await timedRun(() => invoke(agents[agent], i)));
+      const perCall = (agent: Name, against: Name, measure: 'wallUs' | 'cpuUs') => summarize(cost[agent].map((sample, i) => (sample[measure] - cost[against][i]![measure]) / modelCalls));
+      const p50 = (agent: Name, measure: 'wallUs' | 'cpuUs') => Math.round(summarize(cost[agent].map((sample) => sample[measure])).p50Us);
+      return { perCall, p50 };
+    };
     // Own time inside the hooks, for Panoptes and for the middleware that does nothing (the timing's own floor).
-    const own = { watched: { modelCall: [] as number[], toolCall: [] as number[] }, noop: { modelCall: [] as number[], toolCall: [] as number[] } };
-    const timedAgents = { watched: agentWith([timedHooks(panoptesMiddleware({ monitor: createMonitor({ workflow: supportWorkflow, logger: { warn: () => {} } }) }), own.watched)]), noop: agentWith([timedHooks(noop, own.noop)]) };
-    for (let i = 0; i < OWN_TIME_RUNS; i++) for (const agent of ['watched', 'noop'] as const) await timedAgents[agent].invoke(input(), { configurable: { thread_id: `s${i % 50}` } });
-    const ownP50 = (samples: number[]) => Math.round(summarize(samples.slice(WARMUP)).p50Us);
-    rows.push({
-      suite: 'adapters-langchain',
-      name: `added per model call, createAgent, ${name}, CPU time`,
-      samples: SAMPLES,
-      ...cpu,
-      extra: {
-        'run without Panoptes, p50 CPU us': Math.round(summarize(cost.plain.map((sample) => sample.cpuUs)).p50Us),
-        "of which the host's middleware machinery, p50 us": Math.round(summarize(cost.noop.map((sample, i) => (sample.cpuUs - cost.plain[i]!.cpuUs) / modelCalls)).p50Us),
-        'of which Panoptes, p50 us': Math.round(added('noop', 'cpuUs').p50Us),
+    const ownTime = async () => {
+      const own = { watched: { modelCall: [] as number[], toolCall: [] as number[] }, noop: { modelCall: [] as number[], toolCall: [] as number[] } };
+      const timed = { watched: agentWith([timedHooks(watching(), own.watched)], OWN_TIME_RUNS), noop: agentWith([timedHooks(noop, own.noop)], OWN_TIME_RUNS) };
+      for (let i = 0; i < OWN_TIME_RUNS; i++) for (const agent of ['watched', 'noop'] as const) await invoke(timed[agent], i);
+      const ownP50 = (samples: number[]) => Math.round(summarize(samples.slice(WARMUP)).p50Us);
+      return {
         "Panoptes' own time in wrapModelCall, p50 us": ownP50(own.watched.modelCall),
         ...(modelCalls > 1 ? { "Panoptes' own time in wrapToolCall, p50 us": ownP50(own.watched.toolCall) } : {}),
         'same timing of the middleware that does nothing, p50 us': ownP50(own.noop.modelCall),
+      };
+    };
+
+    // A process's first thousand runs.
+    const early = await paired({ plain: agentWith([], SAMPLES + WARMUP), noop: agentWith([noop], SAMPLES + WARMUP), watched: agentWith([watching()], SAMPLES + WARMUP) }, [['plain', 'noop', 'watched'], ['watched', 'plain', 'noop'], ['noop', 'watched', 'plain']]);
+    const cpu = early.perCall('watched', 'plain', 'cpuUs');
+    rows.push({
+      suite: 'adapters-langchain',
+      name: `added per model call, createAgent, ${name}, CPU time, first runs of a process`,
+      samples: SAMPLES,
+      ...cpu,
+      extra: {
+        'run without Panoptes, p50 CPU us': early.p50('plain', 'cpuUs'),
+        "of which the host's middleware machinery, p50 us": Math.round(early.perCall('noop', 'plain', 'cpuUs').p50Us),
+        'of which Panoptes, p50 us': Math.round(early.perCall('watched', 'noop', 'cpuUs').p50Us),
+        ...(await ownTime()),
         'model calls per run': modelCalls,
       },
       target: '<= 200 us per model call',
@@ -86,10 +101,28 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
     });
     rows.push({
       suite: 'adapters-langchain',
-      name: `added per model call, createAgent, ${name}, wall time`,
+      name: `added per model call, createAgent, ${name}, wall time, first runs of a process`,
       samples: SAMPLES,
-      ...added('plain', 'wallUs'),
-      extra: { 'run without Panoptes, p50 wall us': Math.round(summarize(cost.plain.map((sample) => sample.wallUs)).p50Us), 'model calls per run': modelCalls },
+      ...early.perCall('watched', 'plain', 'wallUs'),
+      extra: { 'run without Panoptes, p50 wall us': early.p50('plain', 'wallUs'), 'model calls per run': modelCalls },
+    });
+
+    // A long-running server. V8 optimises a function once it has run enough, and Panoptes' functions run once or
+    // twice per model call: in a process's first thousand runs most of them still run unoptimised. The same pair
+    // again, after STEADY_WARMUP_CALLS model calls through Panoptes.
+    const warmRuns = STEADY_WARMUP_CALLS / modelCalls;
+    const warming = agentWith([watching()], warmRuns);
+    for (let i = 0; i < warmRuns; i++) await invoke(warming, i);
+    const steady = await paired({ plain: agentWith([], SAMPLES + WARMUP), watched: agentWith([watching()], SAMPLES + WARMUP) }, [['plain', 'watched'], ['watched', 'plain']]);
+    const steadyCpu = steady.perCall('watched', 'plain', 'cpuUs');
+    rows.push({
+      suite: 'adapters-langchain',
+      name: `added per model call, createAgent, ${name}, CPU time, after ${STEADY_WARMUP_CALLS.toLocaleString('en')} model calls`,
+      samples: SAMPLES,
+      ...steadyCpu,
+      extra: { 'run without Panoptes, p50 CPU us': steady.p50('plain', 'cpuUs'), ...(await ownTime()), 'model calls per run': modelCalls },
+      target: '<= 200 us per model call',
+      met: steadyCpu.p50Us <= 200,
     });
   }
   return rows;
