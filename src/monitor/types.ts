@@ -65,7 +65,6 @@ export interface MonitorOptions {
   loops?: boolean | LoopDetectorOptions | LoopDetector;
 }
 
-/** What the next model call must do. */
 /**
  * The model call `beforeModel` looks at. `messages` is read only when something is due on the call (interventions
  * to apply, a loop hint to work out), so a host whose messages need converting can pass a getter: most calls then
@@ -77,6 +76,7 @@ export interface ModelRequest {
   messages: ChatMessage[];
 }
 
+/** What the next model call must do. */
 export type BeforeModelResult =
   | {
       action: 'proceed';
