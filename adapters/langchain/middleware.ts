@@ -22,7 +22,8 @@ import { blockedResponse, blockOf, defaultBlockMessage, type BlockMessage } from
 import { createSessionFinder } from './conversation-session.js';
 import { createFailureLog, failOpenWith } from './fail-open.js';
 import { requestToChatMessages, withChatMessages, withSystemText } from './model-request.js';
-import { policyTools } from './policy-tools.js';
+import { policyToolsFindingSession } from './policy-tools.js';
+import { namedSessionId } from './session-id.js';
 import { decideToolCall, refusalMessage } from './tool-decision.js';
 import { textOf, toAssistantTurn, toToolCall } from './translate.js';
 
@@ -120,11 +121,14 @@ export function panoptesMiddleware({
   // wrapModelCall until afterModel throws it: the block message in the thread can only carry plain data.
   const blockErrors = new Map<string, PanoptesError>();
   const perConversation = sentinel !== undefined && isSentinelSessions(sentinel);
+  // The session of each policy tool call in flight, by tool call id, from wrapToolCall to the tool.
+  const policyCallSessions = new Map<string, string>();
+  const policyToolNames = new Set<string>(sentinel ? Object.values(sentinel.toolNames) : []);
   const calls = monitor && syncFirst(monitor);
 
   return createMiddleware({
     name,
-    ...(sentinel && withPolicyTools ? { tools: policyTools(sentinel, sessionId === undefined ? {} : { sessionId }) } : {}),
+    ...(sentinel && withPolicyTools ? { tools: policyToolsFindingSession(sentinel, (config) => namedSessionId(sessionId, config) ?? policyCallSessions.get(config.toolCall?.id ?? '')) } : {}),
 
     // Sync-first: with a session in memory the monitor answers at once, and the call pays no promise of Panoptes'
     // own beyond the one that waits for the model (each costs microseconds inside an agent's run).
@@ -168,7 +172,15 @@ export function panoptesMiddleware({
     wrapToolCall: function panoptesToolCall(request, handler) {
       const call = toToolCall(request.toolCall);
       const session = monitor || perConversation ? sessionOf(request.runtime.configurable, request.state.messages) : undefined;
-      return andThen(decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen), (decision) => (decision.allowed ? handler(request) : refusalMessage(call, decision.reason)));
+      return andThen(decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen), (decision) => {
+        if (!decision.allowed) return refusalMessage(call, decision.reason);
+        if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) return handler(request);
+        // A policy tool sees only the run's config: when the run names no session, tell it the one found here (a
+        // hash of the conversation's opening), by its tool call id.
+        const id = call.id;
+        policyCallSessions.set(id, session);
+        return Promise.resolve(handler(request)).finally(() => policyCallSessions.delete(id));
+      });
     },
 
     ...(monitor && (onReport || closeSession)

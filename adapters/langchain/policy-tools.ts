@@ -8,18 +8,34 @@ import { namedSessionId } from './session-id.js';
  * confirmation. Refusals name these tools, so an agent guarded by a sentinel should have them; `panoptesMiddleware`
  * registers them itself. An answer the model must correct comes back as an error `ToolMessage`. With
  * per-conversation sentinels, each call acts on the sentinel of its run's `configurable.thread_id` (or
- * `metadata.session_id`, or `sessionId` when given).
+ * `metadata.session_id`, or `sessionId` when given); the ones `panoptesMiddleware` registers use the middleware's
+ * session, which is a hash of the conversation's opening when the run names none.
  * @example
  * const agent = createAgent({ model, tools: [...wrapTools(tools, { sentinel }), ...policyTools(sentinel)] });
  */
 export function policyTools(sentinel: SentinelSource, { sessionId }: { sessionId?: string } = {}): DynamicStructuredTool[] {
-  return createPolicyTools(sentinel).map((policyTool) => toLangChainTool(policyTool, sessionId));
+  return policyToolsFindingSession(sentinel, (config) => namedSessionId(sessionId, config));
 }
 
-function toLangChainTool(policyTool: PolicyTool, sessionId: string | undefined): DynamicStructuredTool {
+/** The parts of a tool run's config a policy tool reads to find its conversation. */
+export interface ToolRunConfig {
+  configurable?: { thread_id?: unknown };
+  metadata?: { session_id?: unknown };
+  toolCall?: { id?: string | undefined } | undefined;
+}
+
+/**
+ * The policy tools, each call acting on the sentinel of the session `sessionOf` finds for it. The middleware passes
+ * the session it worked out for the call (a hash of the conversation when the run names none).
+ */
+export function policyToolsFindingSession(sentinel: SentinelSource, sessionOf: (config: ToolRunConfig) => string | undefined): DynamicStructuredTool[] {
+  return createPolicyTools(sentinel).map((policyTool) => toLangChainTool(policyTool, sessionOf));
+}
+
+function toLangChainTool(policyTool: PolicyTool, sessionOf: (config: ToolRunConfig) => string | undefined): DynamicStructuredTool {
   return tool(
     async (input: unknown, config) => {
-      const { content, isError } = await policyTool.execute(input, { sessionId: namedSessionId(sessionId, config) });
+      const { content, isError } = await policyTool.execute(input, { sessionId: sessionOf(config) });
       const id = config.toolCall?.id;
       // Without a tool call to answer (a direct invoke), the text is the result either way.
       return isError && id ? new ToolMessage({ content, tool_call_id: id, name: policyTool.name, status: 'error' }) : content;

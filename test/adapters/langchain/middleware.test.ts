@@ -259,6 +259,27 @@ describe('panoptesMiddleware with per-conversation sentinels', () => {
     expect(systems[3]).toContain('Context: booking_of_interest = "B1"');
     expect(systems[4]).toBe(`system:${SYSTEM}\n\n[KNOWN FACTS]\nContext: (none bound)\nFacts: (none)`);
   });
+  it('without a thread id, the policy tools act on the sentinel of the session the middleware hashed', async () => {
+    const bookings: Record<string, unknown> = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
+    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async (args) => bookings[String(args.booking_id)] } } });
+    const refund = vi.fn(async ({ booking_id }: { booking_id: string }) => `Refunded ${booking_id}.`);
+    const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
+    const model = fakeModel()
+      .respond(callTool('set_context', { name: 'booking_of_interest', value: 'B1' }, 's1'))
+      .respond(callTool('record_confirmation', { goal: 'customer_confirms("B1")', answer: 'yes' }, 'c1'))
+      .respond(callTool('issue_refund', { booking_id: 'B1' }, 'r1'))
+      .respond(new AIMessage('Refunded.'));
+    const agent = createAgent({ model, tools: [issueRefund], systemPrompt: SYSTEM, middleware: [panoptesMiddleware({ sentinel: sentinels })] });
+
+    const result = await agent.invoke(ask('Refund booking B1, I confirm.'), { recursionLimit: 100 });
+
+    expect(result.messages.filter((message) => ToolMessage.isInstance(message)).map(describeMessage)).toEqual([
+      'tool:booking_of_interest = "B1".',
+      expect.stringMatching(/^tool:Recorded/),
+      'tool:Refunded B1.',
+    ]);
+    expect(refund).toHaveBeenCalledTimes(1);
+  });
 });
 
 describe('panoptesMiddleware with a monitor and a sentinel', () => {
