@@ -4,6 +4,7 @@ import { isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@la
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
 import { assertSentinelOption, InvalidOptionError, isSentinelSessions, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
 import { createFailOpen, type FailOpen } from '../langchain/fail-open.js';
+import { namedSessionId } from '../langchain/session-id.js';
 import { decideToolCall, refusalMessage } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
 import { graphSessionId, withGraphSession } from './graph-session.js';
@@ -69,6 +70,9 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     const neutral = toToolCall(call);
     const decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session }, this.#failOpen);
     if (!decision.allowed) return refusalMessage(neutral, decision.reason);
-    return super.runTool(call, config, state);
+    // When the run names no session, the tools learn the one hashed here as `metadata.session_id`: the sentinel's
+    // policy tools find the conversation's sentinel by it.
+    const unnamed = session !== undefined && namedSessionId(this.#sessionId, config) === undefined;
+    return super.runTool(call, unnamed ? { ...config, metadata: { ...config.metadata, session_id: session } } : config, state);
   }
 }

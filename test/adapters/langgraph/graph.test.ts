@@ -9,6 +9,7 @@ import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode,
 import { createSentinelSessions, parseRulebase, WorkflowViolationError, type SentinelSource } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
+import { policyTools } from '../../../adapters/langchain/index.js';
 import { callTool, describeMessage, recordingLogger, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportTools, supportWorkflow } from '../langchain/helpers.js';
 
 const SYSTEM = 'You are a support agent.';
@@ -184,6 +185,27 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
 
     const forAlice = await monitoredGraph({ model: modelFor(), tools: [issueRefund], sentinel: sentinels }).invoke(ask('Refund B1.'), thread('alice'));
     expect((forAlice.messages.find((message: BaseMessage) => ToolMessage.isInstance(message)) as ToolMessage).content).toBe('Refunded.');
+    expect(refund).toHaveBeenCalledTimes(1);
+  });
+
+  it('with per-conversation sentinels and no thread id, the policy tools act on the session the node hashed', async () => {
+    const bookings: Record<string, unknown> = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
+    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async (args) => bookings[String(args.booking_id)] } } });
+    const refund = vi.fn(async () => 'Refunded.');
+    const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
+    const model = fakeModel()
+      .respond(callTool('set_context', { name: 'booking_of_interest', value: 'B1' }, 's1'))
+      .respond(callTool('record_confirmation', { goal: 'customer_confirms("B1")', answer: 'yes' }, 'c1'))
+      .respond(callTool('issue_refund', { booking_id: 'B1' }, 'r1'))
+      .respond(new AIMessage('Refunded.'));
+
+    const result = await monitoredGraph({ model, tools: [issueRefund, ...policyTools(sentinels)], sentinel: sentinels }).invoke(ask('Refund B1, I confirm.'), { recursionLimit: 100 });
+
+    expect(result.messages.filter((message: BaseMessage) => ToolMessage.isInstance(message)).map(describeMessage)).toEqual([
+      'tool:booking_of_interest = "B1".',
+      expect.stringMatching(/^tool:Recorded/),
+      'tool:Refunded.',
+    ]);
     expect(refund).toHaveBeenCalledTimes(1);
   });
 
