@@ -5,7 +5,8 @@ import type { FakeBuiltModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
 import { vi } from 'vitest';
 import { z } from 'zod';
-import { createMonitor, parseWorkflow, type Logger, type MonitorOptions } from '../../../src/index.js';
+import { createMonitor, createSentinelSessions, parseRulebase, parseWorkflow, type Logger, type MonitorOptions } from '../../../src/index.js';
+import { REFUND_RULES } from '../../guards/helpers.js';
 import { textOf } from '../../../adapters/langchain/index.js';
 
 const SUPPORT_YAML = readFileSync(fileURLToPath(new URL('../../../examples/workflows/customer-support.yaml', import.meta.url)), 'utf8');
@@ -43,6 +44,21 @@ export function refundTools() {
   const getBooking = tool(lookup, { name: 'get_booking', description: 'Look up a booking', schema: z.object({ booking_id: z.string() }) });
   const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
   return { lookup, refund, getBooking, issueRefund, tools: [getBooking, issueRefund] };
+}
+
+/** Per-conversation sentinels over the refund rules; booking B1 was cancelled by the airline. */
+export function refundSentinels() {
+  const bookings: Record<string, unknown> = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
+  return createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async (args) => bookings[String(args.booking_id)] } } });
+}
+
+/** What a model does to have the refund of B1 proved: names the booking, records the customer's yes, refunds. */
+export function provedRefundCalls(): AIMessage[] {
+  return [
+    callTool('set_context', { name: 'booking_of_interest', value: 'B1' }, 's1'),
+    callTool('record_confirmation', { goal: 'customer_confirms("B1")', answer: 'yes' }, 'c1'),
+    callTool('issue_refund', { booking_id: 'B1' }, 'r1'),
+  ];
 }
 
 /** A logger that records warnings instead of printing them. */

@@ -6,10 +6,10 @@ import { tool } from '@langchain/core/tools';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { panoptesMiddleware } from '../../../adapters/langchain/index.js';
-import { conversationSessionId, createFactStore, createMonitor, createSentinel, createSentinelSessions, InvalidOptionError, parseRulebase, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
+import { conversationSessionId, createFactStore, createMonitor, createSentinel, InvalidOptionError, parseRulebase, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
-import { callTool, describeMessage, recordingLogger, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportMonitor, supportTools, supportWorkflow } from './helpers.js';
+import { callTool, describeMessage, provedRefundCalls, recordingLogger, refundSentinels, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportMonitor, supportTools, supportWorkflow } from './helpers.js';
 
 const SYSTEM = 'You are a support agent.';
 const ask = (text: string) => ({ messages: [new HumanMessage(text)] });
@@ -235,15 +235,12 @@ describe('panoptesMiddleware with a data tool that asks a human (a LangGraph int
 
 describe('panoptesMiddleware with per-conversation sentinels', () => {
   it("one agent, two threads: each thread's facts go into its own requests and decide its own calls", async () => {
-    const bookings: Record<string, unknown> = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
-    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async (args) => bookings[String(args.booking_id)] } } });
-    const refund = vi.fn(async ({ booking_id }: { booking_id: string }) => `Refunded ${booking_id}.`);
-    const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
-    const model = fakeModel()
-      // alice's thread: sets the booking, records her confirmation, refunds
-      .respond(callTool('set_context', { name: 'booking_of_interest', value: 'B1' }, 's1'))
-      .respond(callTool('record_confirmation', { goal: 'customer_confirms("B1")', answer: 'yes' }, 'c1'))
-      .respond(callTool('issue_refund', { booking_id: 'B1' }, 'r1'))
+    const sentinels = refundSentinels();
+    const { refund, issueRefund } = refundTools();
+    const model = fakeModel();
+    // alice's thread: sets the booking, records her confirmation, refunds
+    for (const call of provedRefundCalls()) model.respond(call);
+    model
       .respond(new AIMessage('Refunded.'))
       // bob's thread: asks for the same refund straight away
       .respond(callTool('issue_refund', { booking_id: 'B1' }, 'r2'))
@@ -260,15 +257,11 @@ describe('panoptesMiddleware with per-conversation sentinels', () => {
     expect(systems[4]).toBe(`system:${SYSTEM}\n\n[KNOWN FACTS]\nContext: (none bound)\nFacts: (none)`);
   });
   it('without a thread id, the policy tools act on the sentinel of the session the middleware hashed', async () => {
-    const bookings: Record<string, unknown> = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
-    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async (args) => bookings[String(args.booking_id)] } } });
-    const refund = vi.fn(async ({ booking_id }: { booking_id: string }) => `Refunded ${booking_id}.`);
-    const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
-    const model = fakeModel()
-      .respond(callTool('set_context', { name: 'booking_of_interest', value: 'B1' }, 's1'))
-      .respond(callTool('record_confirmation', { goal: 'customer_confirms("B1")', answer: 'yes' }, 'c1'))
-      .respond(callTool('issue_refund', { booking_id: 'B1' }, 'r1'))
-      .respond(new AIMessage('Refunded.'));
+    const sentinels = refundSentinels();
+    const { refund, issueRefund } = refundTools();
+    const model = fakeModel();
+    for (const call of provedRefundCalls()) model.respond(call);
+    model.respond(new AIMessage('Refunded.'));
     const agent = createAgent({ model, tools: [issueRefund], systemPrompt: SYSTEM, middleware: [panoptesMiddleware({ sentinel: sentinels })] });
 
     const result = await agent.invoke(ask('Refund booking B1, I confirm.'), { recursionLimit: 100 });

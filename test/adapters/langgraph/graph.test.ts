@@ -10,7 +10,7 @@ import { createSentinelSessions, parseRulebase, WorkflowViolationError, type Sen
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
 import { policyTools } from '../../../adapters/langchain/index.js';
-import { callTool, describeMessage, recordingLogger, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportTools, supportWorkflow } from '../langchain/helpers.js';
+import { callTool, describeMessage, provedRefundCalls, recordingLogger, refundSentinels, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportTools, supportWorkflow } from '../langchain/helpers.js';
 
 const SYSTEM = 'You are a support agent.';
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
@@ -189,22 +189,18 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
   });
 
   it('with per-conversation sentinels and no thread id, the policy tools act on the session the node hashed', async () => {
-    const bookings: Record<string, unknown> = { B1: { status: 'cancelled_by_airline', delay_minutes: 0 } };
-    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async (args) => bookings[String(args.booking_id)] } } });
-    const refund = vi.fn(async () => 'Refunded.');
-    const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
-    const model = fakeModel()
-      .respond(callTool('set_context', { name: 'booking_of_interest', value: 'B1' }, 's1'))
-      .respond(callTool('record_confirmation', { goal: 'customer_confirms("B1")', answer: 'yes' }, 'c1'))
-      .respond(callTool('issue_refund', { booking_id: 'B1' }, 'r1'))
-      .respond(new AIMessage('Refunded.'));
+    const sentinels = refundSentinels();
+    const { refund, issueRefund } = refundTools();
+    const model = fakeModel();
+    for (const call of provedRefundCalls()) model.respond(call);
+    model.respond(new AIMessage('Refunded.'));
 
     const result = await monitoredGraph({ model, tools: [issueRefund, ...policyTools(sentinels)], sentinel: sentinels }).invoke(ask('Refund B1, I confirm.'), { recursionLimit: 100 });
 
     expect(result.messages.filter((message: BaseMessage) => ToolMessage.isInstance(message)).map(describeMessage)).toEqual([
       'tool:booking_of_interest = "B1".',
       expect.stringMatching(/^tool:Recorded/),
-      'tool:Refunded.',
+      'tool:Refunded B1.',
     ]);
     expect(refund).toHaveBeenCalledTimes(1);
   });
