@@ -8,8 +8,9 @@ import { namedSessionId } from './session-id.js';
  * confirmation. Refusals name these tools, so an agent guarded by a sentinel should have them; `panoptesMiddleware`
  * registers them itself. An answer the model must correct comes back as an error `ToolMessage`. With
  * per-conversation sentinels, each call acts on the sentinel of its run's `configurable.thread_id` (or
- * `metadata.session_id`, or `sessionId` when given); the ones `panoptesMiddleware` registers use the middleware's
- * session, which is a hash of the conversation's opening when the run names none.
+ * `metadata.session_id`, or `sessionId` when given). When the run names none, the ones `panoptesMiddleware`
+ * registers use the session it hashed from the conversation, and `GuardedToolNode` hands its hashed session to the
+ * tools it runs as `metadata.session_id`.
  * @example
  * const agent = createAgent({ model, tools: [...wrapTools(tools, { sentinel }), ...policyTools(sentinel)] });
  */
