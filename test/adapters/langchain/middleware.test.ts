@@ -256,6 +256,7 @@ describe('panoptesMiddleware with per-conversation sentinels', () => {
     expect(systems[3]).toContain('Context: booking_of_interest = "B1"');
     expect(systems[4]).toBe(`system:${SYSTEM}\n\n[KNOWN FACTS]\nContext: (none bound)\nFacts: (none)`);
   });
+
   it('without a thread id, the policy tools act on the sentinel of the session the middleware hashed', async () => {
     const sentinels = refundSentinels();
     const { refund, issueRefund } = refundTools();
