@@ -5,7 +5,7 @@
  * state (and with Panoptes the monitor's session in it) is checkpointed from the first step, as a server would.
  * Two conversations, as for LangChain: one model call answering in text, and a tool call checked, then the answer.
  */
-import { HumanMessage, type AIMessage } from '@langchain/core/messages';
+import { HumanMessage, SystemMessage, type AIMessage } from '@langchain/core/messages';
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode } from 'panoptes/langgraph';
@@ -14,6 +14,7 @@ import { conversations, scriptedModel, supportWorkflow, verifyIdentity } from '.
 
 const SAMPLES = 600;
 const WARMUP = 100;
+const SYSTEM_PROMPT = 'You are a support agent.';
 
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
 
@@ -21,9 +22,11 @@ const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotatio
 function agentGraph(script: ReadonlyArray<() => AIMessage>, calls: number, watched: boolean) {
   const model = scriptedModel(script, calls);
   const callModel = async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] });
+  // Both send the model the same system prompt: wrapModelNode puts it before the thread's messages when given it.
+  const withSystemPrompt = async (state: typeof State.State) => ({ messages: [await model.invoke([new SystemMessage(SYSTEM_PROMPT), ...state.messages])] });
   const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: { warn: () => {} } });
   return new StateGraph(State)
-    .addNode('agent', watched ? wrapModelNode(callModel, { monitor, systemPrompt: 'You are a support agent.' }) : callModel)
+    .addNode('agent', watched ? wrapModelNode(callModel, { monitor, systemPrompt: SYSTEM_PROMPT }) : withSystemPrompt)
     .addNode('tools', watched ? new GuardedToolNode([verifyIdentity], { monitor }) : new ToolNode([verifyIdentity]))
     .addEdge(START, 'agent')
     .addConditionalEdges('agent', toolsCondition, ['tools', END])

@@ -1,4 +1,4 @@
-import { createMemorySessionStore, createMonitor, type Monitor, type MonitorOptions, type MonitorSession } from '../../src/index.js';
+import { createMemorySessionStore, createMonitor, type MaybePromise, type MemorySessionStore, type Monitor, type MonitorOptions, type MonitorSession } from '../../src/index.js';
 
 /** A monitor whose sessions live in graph state: nodes load the thread's session before using it. */
 export interface GraphMonitor extends Monitor {
@@ -11,6 +11,9 @@ export interface GraphMonitor extends Monitor {
 
 /** Options of {@link createGraphMonitor}: those of `createMonitor`, without a store (graph state is the store). */
 export type GraphMonitorOptions = Omit<MonitorOptions, 'store'>;
+
+/** The in-memory store of each monitor `createGraphMonitor` made, which the nodes read and write without a promise. */
+const graphStores = new WeakMap<Monitor, MemorySessionStore<MonitorSession>>();
 
 /**
  * Creates a monitor for LangGraph graphs. Graph state, not the monitor, is where a session lives: each node of
@@ -25,12 +28,13 @@ export type GraphMonitorOptions = Omit<MonitorOptions, 'store'>;
 export function createGraphMonitor(options: GraphMonitorOptions): GraphMonitor {
   const store = createMemorySessionStore<MonitorSession>(options.clock ? { clock: options.clock } : {});
   // The monitor itself, extended (not a copy): `syncFirst` finds its synchronous calls by identity.
-  return Object.assign(createMonitor({ ...options, store }), {
+  const monitor = Object.assign(createMonitor({ ...options, store }), {
     async load(sessionId: string, session: MonitorSession | undefined) {
-      if (session) store.set(sessionId, session);
-      else store.delete(sessionId);
+      adoptSession(store, sessionId, session);
     },
   });
+  graphStores.set(monitor, store);
+  return monitor;
 }
 
 /**
@@ -41,4 +45,29 @@ export function createGraphMonitor(options: GraphMonitorOptions): GraphMonitor {
  */
 export function isGraphMonitor(monitor: Monitor): monitor is GraphMonitor {
   return typeof (monitor as Partial<GraphMonitor>).load === 'function';
+}
+
+/** How a node reaches the session a graph monitor keeps for graph state. */
+export interface GraphSessionAccess {
+  /** Makes the session from graph state the one the monitor continues (`undefined`: start afresh). */
+  adopt(sessionId: string, session: MonitorSession | undefined): MaybePromise<void>;
+  /** The session as it stands now, for the node's state update. */
+  current(sessionId: string): MaybePromise<MonitorSession | undefined>;
+}
+
+/**
+ * The session access of a graph monitor, or undefined for a monitor that keeps its sessions itself. For one
+ * `createGraphMonitor` made, straight to its in-memory store: a step pays no promise for it. The nodes call this
+ * only once their own monitor calls have settled, so nothing for the session is in flight when they read it.
+ */
+export function graphSessionAccess(monitor: Monitor): GraphSessionAccess | undefined {
+  const store = graphStores.get(monitor);
+  if (store) return { adopt: (sessionId, session) => adoptSession(store, sessionId, session), current: (sessionId) => store.get(sessionId) };
+  if (!isGraphMonitor(monitor)) return undefined;
+  return { adopt: (sessionId, session) => monitor.load(sessionId, session), current: (sessionId) => monitor.session(sessionId) };
+}
+
+function adoptSession(store: MemorySessionStore<MonitorSession>, sessionId: string, session: MonitorSession | undefined): void {
+  if (session) store.set(sessionId, session);
+  else store.delete(sessionId);
 }

@@ -1,10 +1,11 @@
 import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp, type LangGraphRunnableConfig } from '@langchain/langgraph';
-import { InvalidOptionError, lazyModelRequest, type BeforeModelResult, type Logger, type Monitor, type MonitorSession } from '../../src/index.js';
+import { andThen, attempt, InvalidOptionError, lazyModelRequest, syncFirst, type BeforeModelResult, type Logger, type MaybePromise, type Monitor, type MonitorSession } from '../../src/index.js';
 import { blockedResponse, defaultBlockMessage, type BlockMessage } from '../langchain/block-message.js';
-import { createFailOpen } from '../langchain/fail-open.js';
+import { createFailureLog } from '../langchain/fail-open.js';
 import { fromChatMessages, toAssistantTurn, toChatMessages } from '../langchain/translate.js';
-import { graphSessionId, withGraphSession } from './graph-session.js';
+import { graphSessionAccess } from './graph-monitor.js';
+import { graphSessionId } from './graph-session.js';
 import type { PanoptesGraphState } from './state.js';
 
 /** Options of {@link wrapModelNode}. */
@@ -55,25 +56,59 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
   if (!monitor || typeof monitor.beforeModel !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createGraphMonitor() or createMonitor().' });
   if (onBlock !== 'end' && onBlock !== 'throw') throw new InvalidOptionError({ parameter: 'onBlock', value: onBlock, fix: "Pass 'end' (the default) or 'throw'." });
   // Panoptes' own failures let the node run; LangGraph's interrupts are control flow and pass through.
-  const failOpen = createFailOpen(logger, isGraphBubbleUp);
+  const failed = createFailureLog(logger, isGraphBubbleUp);
+  // Sync-first: with the session in memory the monitor answers at once, and a step pays no promise of Panoptes'
+  // own beyond the node's (each costs microseconds inside a graph's run).
+  const calls = syncFirst(monitor);
+  const graphSession = graphSessionAccess(monitor);
+  const system = systemPrompt === undefined ? undefined : new SystemMessage(systemPrompt);
 
-  return async function panoptesModelNode(state, config) {
+  return function panoptesModelNode(state, config) {
     const stored = state.messages ?? [];
     const session = graphSessionId(sessionId, stored, config);
-    const request = systemPrompt === undefined ? stored : [new SystemMessage(systemPrompt), ...stored];
-    const { result, update } = await withGraphSession(monitor, session, state, failOpen, async () => {
-      // Converted only if the monitor reads it: a call with nothing due never does.
-      const before: BeforeModelResult | undefined = await failOpen('monitor.beforeModel', () => monitor.beforeModel(session, lazyModelRequest(() => toChatMessages(request))), undefined);
-      if (before?.action === 'block') return { blocked: before };
-      const messages = before && before.interventions.length > 0 ? fromChatMessages(before.messages) : request;
-      const output = await node({ ...state, messages }, config);
+    const request = system ? [system, ...stored] : stored;
+
+    /** The node's update, with the session as it stands now when graph state keeps it. */
+    const withSession = <Result extends object>(update: Result): MaybePromise<Result & { panoptes?: MonitorSession }> =>
+      graphSession
+        ? attempt(
+            () => graphSession.current(session),
+            (current) => (current ? { ...update, panoptes: current } : update),
+            (error) => (failed('reading the session for graph state', error), update),
+          )
+        : update;
+    const classify = (output: Update, sent: BaseMessage[]) => {
+      const update = withoutRequestOnly(output, sent, stored);
       const response = lastAiMessage(output);
-      if (response) await failOpen('monitor.afterModel', () => monitor.afterModel(session, toAssistantTurn(response)), undefined);
-      return { output: withoutRequestOnly(output, messages, stored) };
-    });
-    if ('output' in result) return { ...result.output, ...update } as Update & { panoptes?: MonitorSession };
-    if (onBlock === 'throw') throw result.blocked.error;
-    return { messages: [blockedResponse(result.blocked.intervention, session, blockMessage)], ...update };
+      if (!response) return withSession(update);
+      return attempt(
+        () => calls.afterModel(session, toAssistantTurn(response)),
+        () => withSession(update),
+        (error) => (failed('monitor.afterModel', error), withSession(update)),
+      );
+    };
+    const proceed = (before: BeforeModelResult | undefined) => {
+      if (before?.action === 'block') {
+        if (onBlock === 'throw') throw before.error;
+        return withSession({ messages: [blockedResponse(before.intervention, session, blockMessage)] });
+      }
+      const sent = before && before.interventions.length > 0 ? fromChatMessages(before.messages) : request;
+      return andThen(node({ ...state, messages: sent }, config), (output) => classify(output, sent));
+    };
+    // The conversation is converted only if the monitor reads it: a call with nothing due never does.
+    const check = () =>
+      attempt(
+        () => calls.beforeModel(session, lazyModelRequest(() => toChatMessages(request))),
+        proceed,
+        (error) => (failed('monitor.beforeModel', error), proceed(undefined)),
+      );
+    try {
+      return Promise.resolve(
+        graphSession ? attempt(() => graphSession.adopt(session, state.panoptes), check, (error) => (failed('loading the session from graph state', error), check())) : check(),
+      );
+    } catch (error) {
+      return Promise.reject(error); // a block with onBlock 'throw', or the node's own synchronous throw
+    }
   };
 }
 

@@ -2,12 +2,13 @@ import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/tool';
 import { isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
-import { assertSentinelOption, InvalidOptionError, isSentinelSessions, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
-import { createFailOpen, type FailOpen } from '../langchain/fail-open.js';
+import { assertSentinelOption, InvalidOptionError, isPromiseLike, isSentinelSessions, type Logger, type Monitor, type MonitorSession, type SentinelSource } from '../../src/index.js';
+import { createFailureLog, failOpenWith, type FailOpen, type FailureLog } from '../langchain/fail-open.js';
 import { namedSessionId } from '../langchain/session-id.js';
 import { decideToolCall, refusalMessage } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
-import { graphSessionId, withGraphSession } from './graph-session.js';
+import { graphSessionAccess } from './graph-monitor.js';
+import { graphSessionId } from './graph-session.js';
 import type { PanoptesGraphState } from './state.js';
 
 /** Options of {@link GuardedToolNode}: LangGraph's `ToolNode` options, and the guards. Give a monitor, a sentinel, or both. */
@@ -40,6 +41,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
   readonly #monitor: Monitor | undefined;
   readonly #sentinel: SentinelSource | undefined;
   readonly #sessionId: string | undefined;
+  readonly #failed: FailureLog;
   readonly #failOpen: FailOpen;
 
   constructor(tools: ConstructorParameters<typeof ToolNode>[0], { monitor, sentinel, sessionId, logger = console, ...options }: GuardedToolNodeOptions) {
@@ -49,17 +51,32 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     this.#monitor = monitor;
     this.#sentinel = sentinel;
     this.#sessionId = sessionId;
-    this.#failOpen = createFailOpen(logger, isGraphBubbleUp);
+    this.#failed = createFailureLog(logger, isGraphBubbleUp);
+    this.#failOpen = failOpenWith(this.#failed);
   }
 
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
     const state = input as Partial<PanoptesGraphState>;
-    if (!this.#monitor || !Array.isArray(state?.messages)) return super.run(input, config);
+    const graphSession = this.#monitor && graphSessionAccess(this.#monitor);
+    if (!graphSession || !Array.isArray(state?.messages)) return super.run(input, config);
     const session = graphSessionId(this.#sessionId, state.messages, config);
-    const { result, update } = await withGraphSession(this.#monitor, session, state, this.#failOpen, () => super.run(input, config));
-    if (update.panoptes === undefined) return result;
+    try {
+      const adopted = graphSession.adopt(session, state.panoptes);
+      if (isPromiseLike(adopted)) await adopted;
+    } catch (error) {
+      this.#failed('loading the session from graph state', error);
+    }
+    const result = await super.run(input, config);
+    let current: MonitorSession | undefined;
+    try {
+      const read = graphSession.current(session);
+      current = isPromiseLike(read) ? await read : read;
+    } catch (error) {
+      this.#failed('reading the session for graph state', error);
+    }
+    if (current === undefined) return result;
     // ToolNode answers with `{ messages }`, or with a list of updates and commands when a tool returned a Command.
-    return (Array.isArray(result) ? [...result, update] : { ...(result as object), ...update }) as T;
+    return (Array.isArray(result) ? [...result, { panoptes: current }] : { ...(result as object), panoptes: current }) as T;
   }
 
   protected override async runTool(call: LangChainToolCall, config: LangGraphRunnableConfig, state: unknown): Promise<ToolMessage | Command> {

@@ -84,6 +84,8 @@ export function createMonitor({
     pendingToolStates: [],
   });
 
+  // A new session usually has nothing due either; one whose initial state already dooms a constraint has guidance.
+  const freshSessionIsIdle = isIdle(freshSession());
   const { load, save } = createSessionIo(store, misses);
 
   /** The session to continue: the stored one while it is active, else a new one. */
@@ -170,9 +172,10 @@ export function createMonitor({
 
   /** `beforeModel` on the loaded session: takes the interventions due and the loop hint, then says what the call does. */
   function beforeModelWith(sessionId: string, request: ModelRequest, stored: MonitorSession | undefined): MaybePromise<BeforeModelResult> {
-    // Most calls have nothing due: the request goes on as it is, the session is not written back, and the messages
-    // are not read (an adapter that builds them on demand then never converts the conversation).
-    if (!loops && stored && isIdle(stored)) return unchanged(request);
+    // Most calls have nothing due: the request goes on as it is, the session is not written back (a new one is first
+    // written by afterModel), and the messages are not read (an adapter that builds them on demand then never
+    // converts the conversation).
+    if (!loops && (stored ? isIdle(stored) : freshSessionIsIdle)) return unchanged(request);
     const messages = request.messages;
     const effects: WorkflowEffect[] = [];
     let session = flushPending(activeOrFresh(stored), effects);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMonitor, createMemorySessionStore, lazyModelRequest, WorkflowViolationError, type ChatMessage, type MonitorSession } from '../../src/index.js';
+import { createMonitor, createMemorySessionStore, lazyModelRequest, parseWorkflow, WorkflowViolationError, type ChatMessage, type MonitorSession } from '../../src/index.js';
 import { createFakeClock, createFakeEmbedder } from '../../src/testing/index.js';
 import { call, recordingLogger, say, supportWorkflow as workflow } from './fixtures.js';
 
@@ -171,12 +171,31 @@ describe('sessions', () => {
     const writes: string[] = [];
     const store = { get: (id: string) => memory.get(id), set: (id: string, value: MonitorSession) => void (writes.push(id), memory.set(id, value)), delete: (id: string) => memory.delete(id) };
     const monitor = createMonitor({ workflow, store, logger: recordingLogger() });
-    await monitor.beforeModel('s1', request()); // a new session is written
+    await monitor.beforeModel('s1', request()); // a new session with nothing due: afterModel writes it
+    expect(writes).toEqual([]);
     await monitor.afterModel('s1', say('tell me more'));
     await monitor.beforeModel('s1', request());
-    expect(writes).toEqual(['s1', 's1']);
+    expect(writes).toEqual(['s1']);
   });
 
+
+  it('gives a new session the guidance its initial state already makes due', async () => {
+    const stuck = parseWorkflow(`
+name: stuck
+states:
+  - { name: start, initial: true }
+  - { name: middle }
+  - { name: done, terminal: true }
+transitions:
+  - { from: start, to: middle }
+  - { from: middle, to: start }
+constraints:
+  - { name: must_finish, type: eventually, target: done }
+`, { strict: false });
+    const monitor = createMonitor({ workflow: stuck, logger: recordingLogger() });
+    const before = await monitor.beforeModel('s1', request());
+    expect(before.action === 'proceed' && before.interventions.map((intervention) => intervention.name)).toEqual(['doomed:must_finish']);
+  });
 
   it('reads the request’s messages only when something is due on the call', async () => {
     const monitor = createMonitor({ workflow, logger: recordingLogger() });
@@ -211,7 +230,7 @@ describe('sessions', () => {
   it('keeps a new session small', async () => {
     const store = createMemorySessionStore<MonitorSession>();
     const monitor = createMonitor({ workflow, store, logger: recordingLogger() });
-    await monitor.beforeModel('idle', request());
+    await monitor.afterModel('idle', say('tell me more'));
     expect(JSON.stringify(store.get('idle')).length).toBeLessThan(4096);
   });
 
@@ -262,7 +281,7 @@ describe('fail-open', () => {
     const input = request();
     expect(await monitor.beforeModel('s1', input)).toEqual({ action: 'proceed', messages: input.messages, interventions: [] });
     await monitor.afterModel('s1', say('hello'));
-    expect(monitor.misses().store).toBe(4);
+    expect(monitor.misses().store).toBe(3); // two reads and afterModel's write (nothing was due to write before)
     expect(logger.warnings).toHaveLength(1);
   });
 

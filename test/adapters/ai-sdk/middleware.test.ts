@@ -221,7 +221,11 @@ describe('panoptesMiddleware through generateText', () => {
 
   it('passes a prompt it cannot read on unchanged', async () => {
     const logger = recordingLogger();
-    const middleware = panoptesMiddleware({ monitor: createMonitor({ workflow, logger: recordingLogger() }), sessionId: 's1', logger });
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const refund = { id: 'r1', name: 'issue_refund', args: {} };
+    await monitor.afterModel('s1', { content: '', toolCalls: [refund] });
+    await monitor.beforeTool('s1', refund); // refused: guidance is due, so the next call reads its prompt
+    const middleware = panoptesMiddleware({ monitor, sessionId: 's1', logger });
     const params = { prompt: [{ role: 'assistant', content: null }] } as never;
     expect(await middleware.transformParams!({ params, type: 'generate', model: sequenceModel(say('hi')) })).toBe(params);
     expect(logger.warnings).toEqual([expect.stringMatching(/^\[panoptes\] Applying interventions \(monitor.beforeModel\) failed/)]);
