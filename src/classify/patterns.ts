@@ -10,17 +10,21 @@ export const PATTERN_CONFIDENCE = 0.9;
  * workflow's, compiled once at load (case-insensitive, checked for catastrophic backtracking).
  */
 export function classifyPatterns(workflow: Workflow, text: string, currentState: string): ClassificationResult | undefined {
-  const matches = new Map<string, { pattern: string; match: string }>();
+  // The matching states and their first matching pattern, side by side: this runs on every text response.
+  const states: string[] = [];
+  const matches: Array<{ pattern: string; match: string }> = [];
   for (const state of workflow.stateNames) {
     for (const pattern of workflow.patterns(state)) {
       const found = pattern.exec(text);
       if (found) {
-        matches.set(state, { pattern: pattern.source, match: found[0].slice(0, 200) });
+        states.push(state);
+        matches.push({ pattern: pattern.source, match: found[0].slice(0, 200) });
         break;
       }
     }
   }
-  if (matches.size === 0) return undefined;
-  const state = preferValid(workflow, currentState, [...matches.keys()]);
-  return { state, method: 'pattern', confidence: PATTERN_CONFIDENCE, evidence: { kind: 'pattern', ...matches.get(state)! } };
+  if (states.length === 0) return undefined;
+  const state = states.length === 1 ? states[0]! : preferValid(workflow, currentState, states);
+  const { pattern, match } = matches[states.indexOf(state)]!;
+  return { state, method: 'pattern', confidence: PATTERN_CONFIDENCE, evidence: { kind: 'pattern', pattern, match } };
 }

@@ -156,7 +156,8 @@ function transitionsByState(transitions: readonly TransitionDefinition[]): Map<s
   return new Map([...byState].map(([state, list]) => [state, Object.freeze(list.sort((a, b) => b.priority - a.priority))] as const));
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes `value` and everything it holds, so a shared value cannot be changed by one of its holders. */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);

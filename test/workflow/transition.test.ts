@@ -64,6 +64,21 @@ describe('createSnapshot', () => {
     expect(verdictsOf(snapshot)).toEqual({ verify_first: 'pending', no_internal: 'pending', quiet: 'violated', resolve: 'pending' });
     expect(JSON.parse(JSON.stringify(snapshot))).toEqual(snapshot);
   });
+
+  it('stamps each new session with its own start time, and its shared parts cannot be changed', () => {
+    const first = createSnapshot(workflow, { at: 1000 });
+    const second = createSnapshot(workflow, { at: 2000 });
+    for (const [snapshot, at] of [[first, 1000], [second, 2000]] as const) {
+      expect(snapshot).toMatchObject({ startedAt: at, updatedAt: at });
+      expect(snapshot.history.map((entry) => entry.at)).toEqual([at]);
+      expect(snapshot.violations).toEqual([expect.objectContaining({ constraint: 'quiet', at })]); // violated by the initial state
+    }
+    expect(createSnapshot(workflow, { at: 1000, historyLimit: 5 }).historyLimit).toBe(5);
+    expect(() => (first.trace as string[]).push('chat')).toThrow(TypeError);
+    expect(second.trace).toEqual(['greeting']);
+    // Later states are entered on copies, as always.
+    expect(transition(workflow, first, enter('chat')).snapshot.trace).toEqual(['greeting', 'chat']);
+  });
 });
 
 describe('transition', () => {
