@@ -9,10 +9,24 @@ import type { ModelRequest } from './types.js';
  * const messages = before.action === 'proceed' && before.interventions.length > 0 ? fromChatMessages(before.messages) : request.messages;
  */
 export function lazyModelRequest(build: () => ChatMessage[]): ModelRequest {
-  let messages: ChatMessage[] | undefined;
-  return {
-    get messages() {
-      return (messages ??= build());
-    },
-  };
+  return new LazyModelRequest(build);
+}
+
+// A class rather than an object literal with a getter: a literal's accessor is defined anew on every call, which
+// costs microseconds on each model call of an agent's run; a class's getter is defined once, on its prototype.
+class LazyModelRequest implements ModelRequest {
+  #build: (() => ChatMessage[]) | undefined;
+  #messages: ChatMessage[] | undefined;
+
+  constructor(build: () => ChatMessage[]) {
+    this.#build = build;
+  }
+
+  get messages(): ChatMessage[] {
+    if (this.#messages === undefined) {
+      this.#messages = this.#build!();
+      this.#build = undefined; // built once: what it closed over can go
+    }
+    return this.#messages;
+  }
 }
