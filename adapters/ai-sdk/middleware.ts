@@ -1,5 +1,5 @@
 import type { LanguageModelMiddleware } from 'ai';
-import { InvalidOptionError, lazyModelRequest, type Logger, type Monitor } from '../../src/index.js';
+import { InvalidOptionError, isPromiseLike, lazyModelRequest, syncFirst, type Logger, type Monitor } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
 import { classifyingStream, type ClassifyResponse } from './classifying-stream.js';
 import type { CallOptions } from './host-types.js';
@@ -51,11 +51,14 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
 
   // The monitor is awaited in place, in a `try` of our own, rather than through a fail-open wrapper: a wrapper is an
   // async function and promise more per call, and hops cost far more inside a streaming host than in a tight loop.
+  // Sync-first: with the session in memory the monitor answers at once, and nothing is awaited.
+  const calls = syncFirst(monitor);
   const classify: ClassifyResponse = async (id, content) => {
     try {
       const turn = toAssistantTurn(content);
       rememberToolCalls(monitor, id, turn.toolCalls); // synchronously, before the host can run any of them
-      await monitor.afterModel(id, turn);
+      const after = calls.afterModel(id, turn);
+      if (isPromiseLike(after)) await after;
     } catch (error) {
       failOpen.failed('Classifying a response (monitor.afterModel)', error);
     }
@@ -72,7 +75,8 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
         // Converted only if the monitor reads it: a call with nothing due never does.
         let converted: ReturnType<typeof toChatMessages> | undefined;
         const convert = () => (converted ??= toChatMessages(params.prompt));
-        const before = await monitor.beforeModel(id, lazyModelRequest(() => convert().messages));
+        const answer = calls.beforeModel(id, lazyModelRequest(() => convert().messages));
+        const before = isPromiseLike(answer) ? await answer : answer;
         if (before.action === 'block') blocked = before.error;
         else if (before.interventions.length > 0) next = { ...params, prompt: withInterventions(params.prompt, convert(), before.messages) };
       } catch (error) {
