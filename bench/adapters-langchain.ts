@@ -9,7 +9,8 @@
  * cost: the caches it cools for the host's next steps, and its garbage.
  *
  * All of it twice: in a process's first runs, and after 40,000 model calls through Panoptes (a long-running server),
- * because V8 optimises each of Panoptes' per-call functions only after it has run many times.
+ * because V8 optimises each of Panoptes' per-call functions only after it has run many times. The conversations'
+ * runs are interleaved, so each is measured at the same point of the process's life.
  */
 import { HumanMessage } from '@langchain/core/messages';
 import { createAgent, createMiddleware, type AgentMiddleware } from 'langchain';
@@ -21,7 +22,7 @@ import { conversations, scriptedModel, supportWorkflow, verifyIdentity } from '.
 const SAMPLES = 1000;
 const WARMUP = 100;
 const OWN_TIME_RUNS = 600;
-/** Model calls through Panoptes before the long-running rows: enough for V8 to have optimised its per-call functions. */
+/** Model calls through Panoptes before the long-running rows (shared by the conversations): enough for V8 to have optimised its per-call functions. */
 const STEADY_WARMUP_CALLS = 40_000;
 
 /** The middleware with each hook timed exclusive of the handler it calls: Panoptes' own time on the agent's path. */
@@ -47,82 +48,106 @@ function timedHooks(middleware: AgentMiddleware, own: { modelCall: number[]; too
   return { ...middleware, wrapModelCall: timeHook(hooks.wrapModelCall, own.modelCall), wrapToolCall: timeHook(hooks.wrapToolCall, own.toolCall) } as AgentMiddleware;
 }
 
+type Agent = ReturnType<typeof createAgent>;
+type Cost = { wallUs: number; cpuUs: number };
+
 export async function langchainAdapterBench(): Promise<BenchRow[]> {
+  const systemPrompt = 'You are a support agent.';
+  const watching = () => panoptesMiddleware({ monitor: createMonitor({ workflow: supportWorkflow, logger: { warn: () => {} } }) });
+  // The host's own price for any middleware with these hooks, whatever it does: the share Panoptes cannot remove.
+  const noop = createMiddleware({ name: 'NoopMiddleware', wrapModelCall: (request, handler) => handler(request), wrapToolCall: (request, handler) => handler(request) });
+  const input = () => ({ messages: [new HumanMessage('Please verify me, I am customer 42.')] });
+  const invoke = (agent: Agent, i: number) => agent.invoke(input(), { configurable: { thread_id: `s${i % 50}` } });
+  const setups = Object.entries(conversations).map(([name, { script, modelCalls }]) => ({
+    name,
+    modelCalls,
+    agentWith: (middleware: AgentMiddleware[], runs: number): Agent => createAgent({ model: scriptedModel(script, (runs + 10) * modelCalls), tools: [verifyIdentity], systemPrompt, middleware }),
+  }));
+  type Setup = (typeof setups)[number];
+
+  // Samples in rotating order, the conversations interleaved: each difference compares runs made moments apart, so
+  // drift in the machine's speed cancels out, and every conversation is measured at the same point of the process's
+  // life. The medians of the differences are the added time.
+  const paired = async <Name extends string>(agents: Array<Record<Name, Agent>>, order: ReadonlyArray<readonly Name[]>) => {
+    const costs = agents.map((byName) => Object.fromEntries(Object.keys(byName).map((agent) => [agent, [] as Cost[]])) as Record<Name, Cost[]>);
+    for (let i = 0; i < WARMUP; i++) for (const byName of agents) for (const agent of order[0]!) await invoke(byName[agent], i);
+    for (let i = 0; i < SAMPLES; i++) {
+      for (const [index, byName] of agents.entries()) for (const agent of order[i % order.length]!) costs[index]![agent].push(await timedRun(() => invoke(byName[agent], i)));
+    }
+    return costs.map((cost, index) => ({
+      perCall: (agent: Name, against: Name, measure: keyof Cost) => summarize(cost[agent].map((sample, i) => (sample[measure] - cost[against][i]![measure]) / setups[index]!.modelCalls)),
+      p50: (agent: Name, measure: keyof Cost) => Math.round(summarize(cost[agent].map((sample) => sample[measure])).p50Us),
+    }));
+  };
+  // Own time inside the hooks, for Panoptes and for the middleware that does nothing (the timing's own floor).
+  const ownTime = async ({ agentWith, modelCalls }: Setup) => {
+    const own = { watched: { modelCall: [] as number[], toolCall: [] as number[] }, noop: { modelCall: [] as number[], toolCall: [] as number[] } };
+    const timed = { watched: agentWith([timedHooks(watching(), own.watched)], OWN_TIME_RUNS), noop: agentWith([timedHooks(noop, own.noop)], OWN_TIME_RUNS) };
+    for (let i = 0; i < OWN_TIME_RUNS; i++) for (const agent of ['watched', 'noop'] as const) await invoke(timed[agent], i);
+    const ownP50 = (samples: number[]) => Math.round(summarize(samples.slice(WARMUP)).p50Us);
+    return {
+      "Panoptes' own time in wrapModelCall, p50 us": ownP50(own.watched.modelCall),
+      ...(modelCalls > 1 ? { "Panoptes' own time in wrapToolCall, p50 us": ownP50(own.watched.toolCall) } : {}),
+      'same timing of the middleware that does nothing, p50 us': ownP50(own.noop.modelCall),
+    };
+  };
+
   const rows: BenchRow[] = [];
-  for (const [name, { script, modelCalls }] of Object.entries(conversations)) {
-    const systemPrompt = 'You are a support agent.';
-    const agentWith = (middleware: AgentMiddleware[], runs: number) => createAgent({ model: scriptedModel(script, (runs + 10) * modelCalls), tools: [verifyIdentity], systemPrompt, middleware });
-    const watching = () => panoptesMiddleware({ monitor: createMonitor({ workflow: supportWorkflow, logger: { warn: () => {} } }) });
-    // The host's own price for any middleware with these hooks, whatever it does: the share Panoptes cannot remove.
-    const noop = createMiddleware({ name: 'NoopMiddleware', wrapModelCall: (request, handler) => handler(request), wrapToolCall: (request, handler) => handler(request) });
-    const input = () => ({ messages: [new HumanMessage('Please verify me, I am customer 42.')] });
-    const invoke = (agent: ReturnType<typeof agentWith>, i: number) => agent.invoke(input(), { configurable: { thread_id: `s${i % 50}` } });
-
-    // Samples in rotating order: each difference compares runs made moments apart, so drift in the machine's speed
-    // cancels out; the medians of the differences are the added time.
-    const paired = async <Name extends string>(agents: Record<Name, ReturnType<typeof agentWith>>, order: ReadonlyArray<readonly Name[]>) => {
-      const cost = Object.fromEntries(Object.keys(agents).map((agent) => [agent, [] as Array<{ wallUs: number; cpuUs: number }>])) as Record<Name, Array<{ wallUs: number; cpuUs: number }>>;
-      for (let i = 0; i < WARMUP; i++) for (const agent of order[0]!) await invoke(agents[agent], i);
-      for (let i = 0; i < SAMPLES; i++) for (const agent of order[i % order.length]!) cost[agent].push(await timedRun(() => invoke(agents[agent], i)));
-      const perCall = (agent: Name, against: Name, measure: 'wallUs' | 'cpuUs') => summarize(cost[agent].map((sample, i) => (sample[measure] - cost[against][i]![measure]) / modelCalls));
-      const p50 = (agent: Name, measure: 'wallUs' | 'cpuUs') => Math.round(summarize(cost[agent].map((sample) => sample[measure])).p50Us);
-      return { perCall, p50 };
-    };
-    // Own time inside the hooks, for Panoptes and for the middleware that does nothing (the timing's own floor).
-    const ownTime = async () => {
-      const own = { watched: { modelCall: [] as number[], toolCall: [] as number[] }, noop: { modelCall: [] as number[], toolCall: [] as number[] } };
-      const timed = { watched: agentWith([timedHooks(watching(), own.watched)], OWN_TIME_RUNS), noop: agentWith([timedHooks(noop, own.noop)], OWN_TIME_RUNS) };
-      for (let i = 0; i < OWN_TIME_RUNS; i++) for (const agent of ['watched', 'noop'] as const) await invoke(timed[agent], i);
-      const ownP50 = (samples: number[]) => Math.round(summarize(samples.slice(WARMUP)).p50Us);
-      return {
-        "Panoptes' own time in wrapModelCall, p50 us": ownP50(own.watched.modelCall),
-        ...(modelCalls > 1 ? { "Panoptes' own time in wrapToolCall, p50 us": ownP50(own.watched.toolCall) } : {}),
-        'same timing of the middleware that does nothing, p50 us': ownP50(own.noop.modelCall),
-      };
-    };
-
-    // A process's first thousand runs.
-    const early = await paired({ plain: agentWith([], SAMPLES + WARMUP), noop: agentWith([noop], SAMPLES + WARMUP), watched: agentWith([watching()], SAMPLES + WARMUP) }, [['plain', 'noop', 'watched'], ['watched', 'plain', 'noop'], ['noop', 'watched', 'plain']]);
-    const cpu = early.perCall('watched', 'plain', 'cpuUs');
+  // A process's first thousand runs of each conversation.
+  const runs = SAMPLES + WARMUP;
+  const early = await paired(
+    setups.map(({ agentWith }) => ({ plain: agentWith([], runs), noop: agentWith([noop], runs), watched: agentWith([watching()], runs) })),
+    [['plain', 'noop', 'watched'], ['watched', 'plain', 'noop'], ['noop', 'watched', 'plain']],
+  );
+  const earlyOwnTimes = [];
+  for (const setup of setups) earlyOwnTimes.push(await ownTime(setup));
+  for (const [index, setup] of setups.entries()) {
+    const measured = early[index]!;
+    const cpu = measured.perCall('watched', 'plain', 'cpuUs');
     rows.push({
       suite: 'adapters-langchain',
-      name: `added per model call, createAgent, ${name}, CPU time, first runs of a process`,
+      name: `added per model call, createAgent, ${setup.name}, CPU time, first runs of a process`,
       samples: SAMPLES,
       ...cpu,
       extra: {
-        'run without Panoptes, p50 CPU us': early.p50('plain', 'cpuUs'),
-        "of which the host's middleware machinery, p50 us": Math.round(early.perCall('noop', 'plain', 'cpuUs').p50Us),
-        'of which Panoptes, p50 us': Math.round(early.perCall('watched', 'noop', 'cpuUs').p50Us),
-        ...(await ownTime()),
-        'model calls per run': modelCalls,
+        'run without Panoptes, p50 CPU us': measured.p50('plain', 'cpuUs'),
+        "of which the host's middleware machinery, p50 us": Math.round(measured.perCall('noop', 'plain', 'cpuUs').p50Us),
+        'of which Panoptes, p50 us': Math.round(measured.perCall('watched', 'noop', 'cpuUs').p50Us),
+        ...earlyOwnTimes[index],
+        'model calls per run': setup.modelCalls,
       },
       target: '<= 200 us per model call',
       met: cpu.p50Us <= 200,
     });
     rows.push({
       suite: 'adapters-langchain',
-      name: `added per model call, createAgent, ${name}, wall time, first runs of a process`,
+      name: `added per model call, createAgent, ${setup.name}, wall time, first runs of a process`,
       samples: SAMPLES,
-      ...early.perCall('watched', 'plain', 'wallUs'),
-      extra: { 'run without Panoptes, p50 wall us': early.p50('plain', 'wallUs'), 'model calls per run': modelCalls },
+      ...measured.perCall('watched', 'plain', 'wallUs'),
+      extra: { 'run without Panoptes, p50 wall us': measured.p50('plain', 'wallUs'), 'model calls per run': setup.modelCalls },
     });
+  }
 
-    // A long-running server. V8 optimises a function once it has run enough, and Panoptes' functions run once or
-    // twice per model call: in a process's first thousand runs most of them still run unoptimised. The same pair
-    // again, after STEADY_WARMUP_CALLS model calls through Panoptes.
-    const warmRuns = STEADY_WARMUP_CALLS / modelCalls;
+  // A long-running server. V8 optimises a function once it has run enough, and Panoptes' functions run once or
+  // twice per model call: in a process's first thousand runs most of them still run unoptimised. The same pairs
+  // again, after STEADY_WARMUP_CALLS model calls through Panoptes.
+  for (const { agentWith, modelCalls } of setups) {
+    const warmRuns = STEADY_WARMUP_CALLS / setups.length / modelCalls;
     const warming = agentWith([watching()], warmRuns);
     for (let i = 0; i < warmRuns; i++) await invoke(warming, i);
-    const steady = await paired({ plain: agentWith([], SAMPLES + WARMUP), watched: agentWith([watching()], SAMPLES + WARMUP) }, [['plain', 'watched'], ['watched', 'plain']]);
-    const steadyCpu = steady.perCall('watched', 'plain', 'cpuUs');
+  }
+  const steady = await paired(setups.map(({ agentWith }) => ({ plain: agentWith([], runs), watched: agentWith([watching()], runs) })), [['plain', 'watched'], ['watched', 'plain']]);
+  for (const [index, setup] of setups.entries()) {
+    const measured = steady[index]!;
+    const cpu = measured.perCall('watched', 'plain', 'cpuUs');
     rows.push({
       suite: 'adapters-langchain',
-      name: `added per model call, createAgent, ${name}, CPU time, after ${STEADY_WARMUP_CALLS.toLocaleString('en')} model calls`,
+      name: `added per model call, createAgent, ${setup.name}, CPU time, after ${STEADY_WARMUP_CALLS.toLocaleString('en')} model calls`,
       samples: SAMPLES,
-      ...steadyCpu,
-      extra: { 'run without Panoptes, p50 CPU us': steady.p50('plain', 'cpuUs'), ...(await ownTime()), 'model calls per run': modelCalls },
+      ...cpu,
+      extra: { 'run without Panoptes, p50 CPU us': measured.p50('plain', 'cpuUs'), ...(await ownTime(setup)), 'model calls per run': setup.modelCalls },
       target: '<= 200 us per model call',
-      met: steadyCpu.p50Us <= 200,
+      met: cpu.p50Us <= 200,
     });
   }
   return rows;

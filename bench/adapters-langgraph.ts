@@ -35,16 +35,24 @@ function agentGraph(script: ReadonlyArray<() => AIMessage>, calls: number, watch
 }
 
 export async function langgraphAdapterBench(): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [];
-  for (const [name, { script, modelCalls }] of Object.entries(conversations)) {
+  const setups = Object.entries(conversations).map(([name, { script, modelCalls }]) => {
     const runs = (SAMPLES + WARMUP + 10) * modelCalls;
-    const graphs = { plain: agentGraph(script, runs, false), watched: agentGraph(script, runs, true) };
-    const run = (graph: keyof typeof graphs, i: number) => () =>
-      graphs[graph].invoke({ messages: [new HumanMessage('Please verify me, I am customer 42.')] }, { configurable: { thread_id: `${graph}-${i}` } });
-    for (let i = 0; i < WARMUP; i++) for (const graph of ['plain', 'watched'] as const) await run(graph, -1 - i)();
-    // Pairs in alternating order: each difference compares runs made moments apart (see adapters-langchain.ts).
-    const cost = { plain: [] as Array<{ wallUs: number; cpuUs: number }>, watched: [] as Array<{ wallUs: number; cpuUs: number }> };
-    for (let i = 0; i < SAMPLES; i++) for (const graph of i % 2 ? (['watched', 'plain'] as const) : (['plain', 'watched'] as const)) cost[graph].push(await timedRun(run(graph, i)));
+    return { name, modelCalls, graphs: { plain: agentGraph(script, runs, false), watched: agentGraph(script, runs, true) } };
+  });
+  const run = (graph: ReturnType<typeof agentGraph>, thread: string) => () => graph.invoke({ messages: [new HumanMessage('Please verify me, I am customer 42.')] }, { configurable: { thread_id: thread } });
+  const variants = ['plain', 'watched'] as const;
+  for (let i = 0; i < WARMUP; i++) for (const { graphs } of setups) for (const variant of variants) await run(graphs[variant], `${variant}-warm-${i}`)();
+  // Pairs in alternating order, the conversations interleaved: each difference compares runs made moments apart (see
+  // adapters-langchain.ts), and both conversations are measured at the same point of the process's life.
+  const costs = setups.map(() => ({ plain: [] as Array<{ wallUs: number; cpuUs: number }>, watched: [] as Array<{ wallUs: number; cpuUs: number }> }));
+  for (let i = 0; i < SAMPLES; i++) {
+    for (const [index, { graphs }] of setups.entries()) {
+      for (const variant of i % 2 ? ([...variants].reverse() as Array<(typeof variants)[number]>) : variants) costs[index]![variant].push(await timedRun(run(graphs[variant], `${variant}-${i}`)));
+    }
+  }
+  const rows: BenchRow[] = [];
+  for (const [index, { name, modelCalls }] of setups.entries()) {
+    const cost = costs[index]!;
     const added = (measure: 'wallUs' | 'cpuUs') => summarize(cost.watched.map((sample, i) => (sample[measure] - cost.plain[i]![measure]) / modelCalls));
     const cpu = added('cpuUs');
     rows.push({

@@ -407,13 +407,23 @@ function lastOf<T>(kept: readonly T[], added: readonly T[], limit: number): T[] 
 
 /** `beforeModel`'s answer when nothing is due: proceed with the request's own messages, read only if asked for. */
 function unchanged(request: ModelRequest): BeforeModelResult {
-  return {
-    action: 'proceed',
-    interventions: [],
-    get messages() {
-      return request.messages;
-    },
-  };
+  return new Unchanged(request);
+}
+
+// A class rather than an object literal with a getter: a literal's accessor is defined anew on every call, which
+// costs microseconds on each model call of an agent's run; a class's getter is defined once, on its prototype.
+class Unchanged {
+  readonly action = 'proceed';
+  readonly interventions: RenderedIntervention[] = [];
+  readonly #request: ModelRequest;
+
+  constructor(request: ModelRequest) {
+    this.#request = request;
+  }
+
+  get messages(): ChatMessage[] {
+    return this.#request.messages;
+  }
 }
 
 /** Nothing is due on the next call: no tool-call state waiting to enter, no intervention pending, and still active. */

@@ -82,7 +82,8 @@ export type BeforeModelResult =
       action: 'proceed';
       /**
        * The request's messages with pending interventions applied; the request's own array when there were none
-       * (then `interventions` is empty and the request can go on as it was).
+       * (then `interventions` is empty and the request can go on as it was, and `messages` is a getter that reads the
+       * request only when called: read it before spreading or serialising the result).
        */
       messages: ChatMessage[];
       /** The interventions applied to this call. */
