@@ -68,12 +68,12 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     const session = graphSessionId(sessionId, stored, config);
     const request = system ? [system, ...stored] : stored;
 
-    /** The node's update, with the session as it stands now when graph state keeps it. */
+    /** The node's update, with the session as it stands now when graph state keeps it and it changed. */
     const withSession = <Result extends object>(update: Result): MaybePromise<Result & { panoptes?: MonitorSession }> =>
       graphSession
         ? attempt(
             () => graphSession.current(session),
-            (current) => (current ? { ...update, panoptes: current } : update),
+            (current) => (current && current !== state.panoptes ? { ...update, panoptes: current } : update),
             (error) => (failed('reading the session for graph state', error), update),
           )
         : update;

@@ -74,7 +74,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     } catch (error) {
       this.#failed('reading the session for graph state', error);
     }
-    if (current === undefined) return result;
+    if (current === undefined || current === state.panoptes) return result; // unchanged: nothing to write
     // ToolNode answers with `{ messages }`, or with a list of updates and commands when a tool returned a Command.
     return (Array.isArray(result) ? [...result, { panoptes: current }] : { ...(result as object), panoptes: current }) as T;
   }

@@ -1,5 +1,7 @@
 import { AIMessage, HumanMessage, type BaseMessage, type ToolMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createGraphMonitor, GuardedToolNode, isGraphMonitor, wrapModelNode } from '../../../adapters/langgraph/index.js';
 import { policyTools } from '../../../adapters/langchain/index.js';
 import { createMonitor, InvalidOptionError, isPromiseLike, syncFirst } from '../../../src/index.js';
@@ -38,6 +40,19 @@ describe('GuardedToolNode on its own', () => {
     const output = (await new GuardedToolNode(policyTools(sentinel), { sentinel }).invoke([new HumanMessage('Refund B1'), answer])) as ToolMessage[];
     expect(output).toEqual([expect.objectContaining({ status: 'success', content: 'booking_of_interest = "B1".' })]);
     expect(sentinel.facts.context('booking_of_interest')?.value).toBe('B1');
+  });
+
+  it('writes the session into graph state only when the step changed it', async () => {
+    const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: recordingLogger() });
+    const modelNode = wrapModelNode(async () => ({ messages: [callTool('lookup_weather', { city: 'Oslo' }, 'w1')] }), { monitor });
+    const human = new HumanMessage('Weather in Oslo?');
+    const config = { configurable: { thread_id: 'w' } };
+    const afterModel = await modelNode({ messages: [human] }, config);
+    expect(afterModel.panoptes?.turns).toBe(1); // a turn was classified: the session changed
+    const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}.`, { name: 'lookup_weather', description: 'Weather', schema: z.object({ city: z.string() }) });
+    const update = (await new GuardedToolNode([weather], { monitor }).invoke({ messages: [human, ...(afterModel.messages as BaseMessage[])], panoptes: afterModel.panoptes }, config)) as { messages: ToolMessage[]; panoptes?: unknown };
+    expect(update.messages.map((message) => message.content)).toEqual(['Sunny in Oslo.']);
+    expect(update).not.toHaveProperty('panoptes'); // a tool no state names: the session is as it was
   });
 
   it('needs a monitor or a sentinel', () => {
