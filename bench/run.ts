@@ -5,8 +5,15 @@
  * The suites measure the package as it ships: they import `panoptes` by name, and with the build's tsconfig (no
  * `paths` to the sources) Node resolves it to `dist/`, compiled by `tsc`. Run through tsx from the sources instead,
  * each closure would also pay tsx's `__name` helper, about 30 us per model call of the adapter suites.
+ *
+ * Each suite runs in a process of its own: a suite measured after another would find Panoptes' code (and the hosts')
+ * already optimised by V8, so its "first runs" would depend on the order of the suites.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './harness.js';
 
 type Suite = () => Promise<BenchRow[]> | BenchRow[];
@@ -24,11 +31,33 @@ const suites: Record<string, () => Promise<Suite>> = {
 };
 
 const wanted = process.argv.slice(2);
-const rows: BenchRow[] = [];
-for (const [name, load] of Object.entries(suites)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
-  rows.push(...(await (await load())()));
+const unknown = wanted.filter((name) => !(name in suites));
+if (unknown.length > 0) {
+  console.error(`Unknown suite: ${unknown.join(', ')}. Suites: ${Object.keys(suites).join(', ')}.`);
+  process.exit(2);
 }
+
+// In a suite's own process: run it and hand its rows back through the file the parent named.
+const rowsFile = process.env.PANOPTES_BENCH_ROWS;
+if (rowsFile) {
+  writeFileSync(rowsFile, JSON.stringify(await (await suites[wanted[0]!]!())()));
+  process.exit(0);
+}
+
+const rows: BenchRow[] = [];
+const scratch = mkdtempSync(join(tmpdir(), 'panoptes-bench-'));
+for (const name of Object.keys(suites)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  const file = join(scratch, `${name}.json`);
+  // The same Node flags (tsx's loader, --expose-gc) and environment (tsx's tsconfig) as this process.
+  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), name], { stdio: 'inherit', env: { ...process.env, PANOPTES_BENCH_ROWS: file } });
+  if (child.status !== 0) {
+    console.error(`Suite ${name} failed (exit ${child.status ?? child.signal}).`);
+    process.exit(1);
+  }
+  rows.push(...(JSON.parse(readFileSync(file, 'utf8')) as BenchRow[]));
+}
+rmSync(scratch, { recursive: true, force: true });
 
 const notes = (row: BenchRow) => Object.entries(row.extra ?? {}).map(([key, value]) => `${key} ${value}`).join(', ');
 const format = (us: number) => (us < 10 ? us.toFixed(2) : us < 1000 ? us.toFixed(1) : us.toFixed(0));
