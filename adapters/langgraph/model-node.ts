@@ -120,6 +120,9 @@ function lastAiMessage(update: ModelNodeUpdate): BaseMessage | undefined {
 /** Drops from a returned message list what exists only in this call's request: corrections never enter history. */
 function withoutRequestOnly<Update extends ModelNodeUpdate>(update: Update, sent: readonly BaseMessage[], stored: readonly BaseMessage[]): Update {
   if (!Array.isArray(update?.messages) || sent === stored) return update;
-  const requestOnly = new Set(sent.filter((message) => !stored.includes(message)));
+  // Most nodes return only their new messages, none of them sent: nothing to take out, and no set of the thread built.
+  if (!update.messages.some((message) => sent.includes(message))) return update;
+  const inThread = new Set(stored);
+  const requestOnly = new Set(sent.filter((message) => !inThread.has(message)));
   return { ...update, messages: update.messages.filter((message) => !requestOnly.has(message)) };
 }

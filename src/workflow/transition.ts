@@ -381,8 +381,11 @@ function isMoveAllowed(
 ): boolean {
   const listed = workflow.transitionsFrom(from);
   if (listed.length === 0) return workflow.isAllowed(from, to); // nothing listed: any state, or none after a terminal one
-  const guardContext = { confidence: context.confidence ?? 1, method: context.method ?? 'tool_call', metadata: context.metadata ?? {} };
-  return listed.some((candidate) => candidate.to === to && workflow.checkGuard(candidate, guardContext));
+  // A plain loop, the guard's input built only for a listed move: this runs on every state entered.
+  for (const candidate of listed) {
+    if (candidate.to === to && workflow.checkGuard(candidate, { confidence: context.confidence ?? 1, method: context.method ?? 'tool_call', metadata: context.metadata ?? {} })) return true;
+  }
+  return false;
 }
 
 /** Template variables for a move `from -> to`; `current` is where the session is afterwards (`to`, unless refused). */

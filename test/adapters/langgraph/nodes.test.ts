@@ -67,6 +67,14 @@ describe('wrapModelNode on its own', () => {
     expect(() => wrapModelNode(node, { monitor: createGraphMonitor({ workflow: supportWorkflow }), onBlock: 'stop' as never })).toThrow(/`onBlock`/);
   });
 
+  it('passes on an update of new messages as it is', async () => {
+    const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: recordingLogger() });
+    const answer = { messages: [new AIMessage('Hello! How can I help you today?')] };
+    const node = wrapModelNode(async () => answer, { monitor, systemPrompt: 'You are a support agent.' });
+    const update = await node({ messages: [new HumanMessage('hi')] }, { configurable: { thread_id: 't1' } });
+    expect(update.messages).toBe(answer.messages);
+  });
+
   it('takes the messages it added for one call out of a node update that returns the whole list', async () => {
     const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: recordingLogger() });
     const node = wrapModelNode(async (state: { messages: BaseMessage[] }) => ({ messages: [...state.messages, new AIMessage('Hello! How can I help you today?')] }), { monitor, systemPrompt: 'You are a support agent.' });
