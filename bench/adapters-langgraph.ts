@@ -18,20 +18,31 @@ const SYSTEM_PROMPT = 'You are a support agent.';
 
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
 
-/** The agent loop over a scripted model that answers from the script in turn; with Panoptes or without. */
+/**
+ * The agent loop over a scripted model that answers from the script in turn; with Panoptes or without. Without, it
+ * is the graph a user would write: no session channel, the node itself sending the same system prompt.
+ */
 function agentGraph(script: ReadonlyArray<() => AIMessage>, calls: number, watched: boolean) {
   const model = scriptedModel(script, calls);
-  const callModel = async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] });
-  // Both send the model the same system prompt: wrapModelNode puts it before the thread's messages when given it.
-  const withSystemPrompt = async (state: typeof State.State) => ({ messages: [await model.invoke([new SystemMessage(SYSTEM_PROMPT), ...state.messages])] });
+  const compile = { checkpointer: new MemorySaver() };
+  if (!watched) {
+    return new StateGraph(MessagesAnnotation)
+      .addNode('agent', async (state) => ({ messages: [await model.invoke([new SystemMessage(SYSTEM_PROMPT), ...state.messages])] }))
+      .addNode('tools', new ToolNode([verifyIdentity]))
+      .addEdge(START, 'agent')
+      .addConditionalEdges('agent', toolsCondition, ['tools', END])
+      .addEdge('tools', 'agent')
+      .compile(compile);
+  }
   const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: { warn: () => {} } });
+  const callModel = async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] });
   return new StateGraph(State)
-    .addNode('agent', watched ? wrapModelNode(callModel, { monitor, systemPrompt: SYSTEM_PROMPT }) : withSystemPrompt)
-    .addNode('tools', watched ? new GuardedToolNode([verifyIdentity], { monitor }) : new ToolNode([verifyIdentity]))
+    .addNode('agent', wrapModelNode(callModel, { monitor, systemPrompt: SYSTEM_PROMPT }))
+    .addNode('tools', new GuardedToolNode([verifyIdentity], { monitor }))
     .addEdge(START, 'agent')
     .addConditionalEdges('agent', toolsCondition, ['tools', END])
     .addEdge('tools', 'agent')
-    .compile({ checkpointer: new MemorySaver() });
+    .compile(compile);
 }
 
 export async function langgraphAdapterBench(): Promise<BenchRow[]> {
