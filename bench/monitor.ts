@@ -57,7 +57,8 @@ export async function monitorBench(): Promise<BenchRow[]> {
     ['pattern tier (match or fall through, 100 patterns)', (i: number) => classifier.classify({ content: TEXTS[i % TEXTS.length]!, toolCalls: [] }, 's1')],
   ] as const;
   for (const [name, run] of tiers) {
-    const timing = await measureAsync(run, { samples: 5000, warmup: 500 });
+    // A long warm-up: in a process of its own, the first thousands of calls still pay for compiling and growing the heap.
+    const timing = await measureAsync(run, { samples: 5000, warmup: 5000 });
     rows.push({ suite: 'monitor', name: `classification, ${name}, 20 states`, ...timing, target: 'p50 <= 20 us, p99 <= 100 us', met: timing.p50Us <= 20 && timing.p99Us <= 100 });
   }
 
@@ -97,8 +98,10 @@ export async function monitorBench(): Promise<BenchRow[]> {
 
   const store = createMemorySessionStore<MonitorSession>();
   const sized = createMonitor({ workflow, store, logger: { warn: () => {} } });
+  // A session is first written when its first response is classified (a call with nothing due writes nothing).
   await sized.beforeModel('idle', { messages: conversation });
+  await sized.afterModel('idle', { content: 'Hello! How can I help you today?', toolCalls: [] });
   const bytes = JSON.stringify(store.get('idle')).length;
-  rows.push({ suite: 'monitor', name: 'idle session (10 constraints), JSON', samples: 0, p50Us: 0, p99Us: 0, meanUs: 0, extra: { bytes }, target: '<= 4096 bytes', met: bytes <= 4096 });
+  rows.push({ suite: 'monitor', name: 'idle session after its first model call (10 constraints), JSON', samples: 0, p50Us: 0, p99Us: 0, meanUs: 0, extra: { bytes }, target: '<= 4096 bytes', met: bytes <= 4096 });
   return rows;
 }
