@@ -10,7 +10,9 @@
  *
  * All of it twice: in a process's first runs, and after 40,000 model calls through Panoptes (a long-running server),
  * because V8 optimises each of Panoptes' per-call functions only after it has run many times. The conversations'
- * runs are interleaved, so each is measured at the same point of the process's life.
+ * runs are interleaved, so each is measured at the same point of the process's life. Most runs continue one of 50
+ * conversations (their sessions outlive the run); one agent starts a new conversation on every run, which also pays
+ * for creating the session and entering its first state, as the LangGraph suite's runs do.
  */
 import { HumanMessage } from '@langchain/core/messages';
 import { createAgent, createMiddleware, type AgentMiddleware } from 'langchain';
@@ -57,7 +59,12 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
   // The host's own price for any middleware with these hooks, whatever it does: the share Panoptes cannot remove.
   const noop = createMiddleware({ name: 'NoopMiddleware', wrapModelCall: (request, handler) => handler(request), wrapToolCall: (request, handler) => handler(request) });
   const input = () => ({ messages: [new HumanMessage('Please verify me, I am customer 42.')] });
-  const invoke = (agent: Agent, i: number) => agent.invoke(input(), { configurable: { thread_id: `s${i % 50}` } });
+  // Most agents continue 50 conversations, whose sessions the monitor keeps from run to run; the agents in `fresh`
+  // start a new conversation on every run, so Panoptes also creates its session and enters its first state.
+  const fresh = new Set<Agent>();
+  let conversationsStarted = 0;
+  const invoke = (agent: Agent, i: number) => agent.invoke(input(), { configurable: { thread_id: fresh.has(agent) ? `new-${conversationsStarted++}` : `s${i % 50}` } });
+  const startingFresh = (agent: Agent) => (fresh.add(agent), agent);
   const setups = Object.entries(conversations).map(([name, { script, modelCalls }]) => ({
     name,
     modelCalls,
@@ -96,8 +103,8 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
   // A process's first thousand runs of each conversation.
   const runs = SAMPLES + WARMUP;
   const early = await paired(
-    setups.map(({ agentWith }) => ({ plain: agentWith([], runs), noop: agentWith([noop], runs), watched: agentWith([watching()], runs) })),
-    [['plain', 'noop', 'watched'], ['watched', 'plain', 'noop'], ['noop', 'watched', 'plain']],
+    setups.map(({ agentWith }) => ({ plain: agentWith([], runs), noop: agentWith([noop], runs), watched: agentWith([watching()], runs), fresh: startingFresh(agentWith([watching()], runs)) })),
+    [['plain', 'noop', 'watched', 'fresh'], ['fresh', 'watched', 'plain', 'noop'], ['noop', 'fresh', 'watched', 'plain'], ['watched', 'plain', 'noop', 'fresh']],
   );
   const earlyOwnTimes = [];
   for (const setup of setups) earlyOwnTimes.push(await ownTime(setup));
@@ -106,7 +113,7 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
     const cpu = measured.perCall('watched', 'plain', 'cpuUs');
     rows.push({
       suite: 'adapters-langchain',
-      name: `added per model call, createAgent, ${setup.name}, CPU time, first runs of a process`,
+      name: `added per model call, createAgent, ${setup.name}, CPU time, first runs of a process, continuing conversations`,
       samples: SAMPLES,
       ...cpu,
       extra: {
@@ -118,6 +125,16 @@ export async function langchainAdapterBench(): Promise<BenchRow[]> {
       },
       target: '<= 200 us per model call',
       met: cpu.p50Us <= 200,
+    });
+    const freshCpu = measured.perCall('fresh', 'plain', 'cpuUs');
+    rows.push({
+      suite: 'adapters-langchain',
+      name: `added per model call, createAgent, ${setup.name}, CPU time, first runs of a process, a new conversation each run`,
+      samples: SAMPLES,
+      ...freshCpu,
+      extra: { 'run without Panoptes, p50 CPU us': measured.p50('plain', 'cpuUs'), 'model calls per run': setup.modelCalls },
+      target: '<= 200 us per model call',
+      met: freshCpu.p50Us <= 200,
     });
     rows.push({
       suite: 'adapters-langchain',
