@@ -7,7 +7,7 @@ import { createFailureLog, failOpenWith, type FailOpen, type FailureLog } from '
 import { namedSessionId } from '../langchain/session-id.js';
 import { decideToolCall, refusalMessage } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
-import { graphSessionAccess } from './graph-monitor.js';
+import { graphSessionAccess, type GraphSessionAccess } from './graph-monitor.js';
 import { graphSessionId } from './graph-session.js';
 import type { PanoptesGraphState } from './state.js';
 
@@ -41,6 +41,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
   readonly #monitor: Monitor | undefined;
   readonly #sentinel: SentinelSource | undefined;
   readonly #sessionId: string | undefined;
+  readonly #graphSession: GraphSessionAccess | undefined;
   readonly #failed: FailureLog;
   readonly #failOpen: FailOpen;
 
@@ -51,13 +52,14 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     this.#monitor = monitor;
     this.#sentinel = sentinel;
     this.#sessionId = sessionId;
+    this.#graphSession = monitor && graphSessionAccess(monitor);
     this.#failed = createFailureLog(logger, isGraphBubbleUp);
     this.#failOpen = failOpenWith(this.#failed);
   }
 
   protected override async run(input: unknown, config: LangGraphRunnableConfig): Promise<T> {
     const state = input as Partial<PanoptesGraphState>;
-    const graphSession = this.#monitor && graphSessionAccess(this.#monitor);
+    const graphSession = this.#graphSession;
     if (!graphSession || !Array.isArray(state?.messages)) return super.run(input, config);
     const session = graphSessionId(this.#sessionId, state.messages, config);
     try {

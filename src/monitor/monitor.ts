@@ -410,8 +410,7 @@ function unchanged(request: ModelRequest): BeforeModelResult {
   return new Unchanged(request);
 }
 
-// A class rather than an object literal with a getter: a literal's accessor is defined anew on every call, which
-// costs microseconds on each model call of an agent's run; a class's getter is defined once, on its prototype.
+// A class, as `lazyModelRequest`'s is: its getter is defined once, on the prototype, not on every call.
 class Unchanged {
   readonly action = 'proceed';
   readonly interventions: RenderedIntervention[] = [];
