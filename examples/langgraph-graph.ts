@@ -108,7 +108,7 @@ async function main() {
   await run(buildGraph(workflow).graph, { messages: [new HumanMessage(CUSTOMER)] });
 
   const paused = buildGraph(workflow).graph;
-  const saved = (await paused.getState(THREAD)).values.panoptes as MonitorSession | undefined;
+  const saved = (await paused.getState(THREAD)).values.panoptes as MonitorSession | null;
   console.log(pc.dim('\n-- the process restarts while the refund waits for approval --'));
   say.panoptes(`the checkpoint holds the session: trace ${saved?.workflow.trace.join(' -> ')}, ${saved?.workflow.refusals.length ?? 0} refusal(s), waiting: ${saved?.pendingToolStates.map((pending) => pending.toolName).join(', ') || 'nothing'}`);
 

@@ -3,10 +3,11 @@ import { createMemorySessionStore, createMonitor, type MaybePromise, type Memory
 /** A monitor whose sessions live in graph state: nodes load the thread's session before using it. */
 export interface GraphMonitor extends Monitor {
   /**
-   * Makes the session the graph state holds the one the monitor continues; `undefined` (a new thread, or a graph
-   * run without a checkpointer) starts the session afresh. The nodes of `panoptes/langgraph` call it for you.
+   * Makes the session the graph state holds the one the monitor continues; none (`null` on a new thread, or
+   * `undefined` in a graph without the channel) starts the session afresh. The nodes of `panoptes/langgraph` call it
+   * for you.
    */
-  load(sessionId: string, session: MonitorSession | undefined): Promise<void>;
+  load(sessionId: string, session: MonitorSession | null | undefined): Promise<void>;
 }
 
 /** Options of {@link createGraphMonitor}: those of `createMonitor`, without a store (graph state is the store). */
@@ -29,7 +30,7 @@ export function createGraphMonitor(options: GraphMonitorOptions): GraphMonitor {
   const store = createMemorySessionStore<MonitorSession>(options.clock ? { clock: options.clock } : {});
   // The monitor itself, extended (not a copy): `syncFirst` finds its synchronous calls by identity.
   const monitor = Object.assign(createMonitor({ ...options, store }), {
-    async load(sessionId: string, session: MonitorSession | undefined) {
+    async load(sessionId: string, session: MonitorSession | null | undefined) {
       adoptSession(store, sessionId, session);
     },
   });
@@ -49,8 +50,8 @@ export function isGraphMonitor(monitor: Monitor): monitor is GraphMonitor {
 
 /** How a node reaches the session a graph monitor keeps for graph state. */
 export interface GraphSessionAccess {
-  /** Makes the session from graph state the one the monitor continues (`undefined`: start afresh). */
-  adopt(sessionId: string, session: MonitorSession | undefined): MaybePromise<void>;
+  /** Makes the session from graph state the one the monitor continues (none: start afresh). */
+  adopt(sessionId: string, session: MonitorSession | null | undefined): MaybePromise<void>;
   /** The session as it stands now, for the node's state update. */
   current(sessionId: string): MaybePromise<MonitorSession | undefined>;
 }
@@ -67,7 +68,7 @@ export function graphSessionAccess(monitor: Monitor): GraphSessionAccess | undef
   return { adopt: (sessionId, session) => monitor.load(sessionId, session), current: (sessionId) => monitor.session(sessionId) };
 }
 
-function adoptSession(store: MemorySessionStore<MonitorSession>, sessionId: string, session: MonitorSession | undefined): void {
+function adoptSession(store: MemorySessionStore<MonitorSession>, sessionId: string, session: MonitorSession | null | undefined): void {
   if (session) store.set(sessionId, session);
   else store.delete(sessionId);
 }

@@ -2,7 +2,8 @@ import { AIMessage, HumanMessage, type BaseMessage, type ToolMessage } from '@la
 import { tool } from '@langchain/core/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createGraphMonitor, GuardedToolNode, isGraphMonitor, wrapModelNode } from '../../../adapters/langgraph/index.js';
+import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { createGraphMonitor, GuardedToolNode, isGraphMonitor, PanoptesAnnotation, wrapModelNode } from '../../../adapters/langgraph/index.js';
 import { policyTools } from '../../../adapters/langchain/index.js';
 import { createMonitor, InvalidOptionError, isPromiseLike, syncFirst } from '../../../src/index.js';
 import { refundSetup } from '../../guards/helpers.js';
@@ -17,6 +18,14 @@ describe('createGraphMonitor', () => {
     const after = calls.afterModel('g1', { content: 'tell me more', toolCalls: [] });
     expect(isPromiseLike(after)).toBe(false);
     expect((await monitor.session('g1'))!.workflow.state).toBe('identify_issue');
+  });
+});
+
+describe('PanoptesAnnotation', () => {
+  it('holds null until a node writes a session, so LangGraph never reads it as an empty channel', async () => {
+    const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
+    const graph = new StateGraph(State).addNode('quiet', () => ({})).addEdge(START, 'quiet').addEdge('quiet', END).compile();
+    expect((await graph.invoke({ messages: [] })).panoptes).toBeNull();
   });
 });
 

@@ -17,7 +17,7 @@ declare const issueRefund: StructuredToolInterface;
 
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
 type GraphState = typeof State.State;
-expectTypeOf<GraphState['panoptes']>().toEqualTypeOf<MonitorSession | undefined>();
+expectTypeOf<GraphState['panoptes']>().toEqualTypeOf<MonitorSession | null>();
 expectTypeOf<GraphState['messages']>().toEqualTypeOf<BaseMessage[]>();
 expectTypeOf(new GuardedToolNode([issueRefund], { monitor: createGraphMonitor({ workflow }) })).toExtend<ToolNode>();
 
@@ -32,7 +32,7 @@ export async function docExamples() {
     .addEdge('tools', 'agent')
     .compile();
   const state = await graph.invoke({ messages: [] });
-  expectTypeOf(state.panoptes).toEqualTypeOf<MonitorSession | undefined>();
+  expectTypeOf(state.panoptes).toEqualTypeOf<MonitorSession | null>();
 
   expectTypeOf(isGraphMonitor(monitor)).toBeBoolean();
   expectTypeOf(isGraphMonitor(createMonitor({ workflow }))).toBeBoolean();
