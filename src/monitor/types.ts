@@ -52,7 +52,7 @@ export interface MonitorOptions {
   store?: SessionStore<MonitorSession>;
   /** @default systemClock */
   clock?: Clock;
-  /** Trace states, history entries and steps kept per session. @default 100 */
+  /** Trace states, steps, deviations and refusals kept per session. @default 100 */
   historyLimit?: number;
   /** Receives Panoptes' own failures, once per cause. @default console */
   logger?: Logger;

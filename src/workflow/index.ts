@@ -24,7 +24,7 @@ export { GUARD_VARIABLES, type GuardInput } from './guard.js';
 export type { SourcePosition } from './positions.js';
 
 // The state machine, linting and diagram (written beside the loader by other engineers).
-export type { ClassificationMethod, DeviationRecord, HistoryEntry, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
+export type { ClassificationMethod, DeviationRecord, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
 export {
   createSnapshot,
   DEFAULT_HISTORY_LIMIT,

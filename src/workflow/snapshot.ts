@@ -5,22 +5,6 @@ import type { Severity } from './types.js';
 /** Which tier of the classifier decided a state, or `initial` for the state a session starts in. */
 export type ClassificationMethod = 'initial' | 'tool_call' | 'pattern' | 'embedding' | 'fallback';
 
-/** One state entered, with how it was recognised. */
-export interface HistoryEntry {
-  /** 1-based position in the trace. */
-  position: number;
-  state: string;
-  from?: string;
-  /** Milliseconds since the epoch, from the injected clock. */
-  at: number;
-  confidence: number;
-  method: ClassificationMethod;
-  /** Whether the workflow's transitions allow `from -> state`. */
-  allowed: boolean;
-  /** The caller's step number (e.g. the model turn), when it gave one. */
-  step?: number;
-}
-
 /** A constraint that became violated. */
 export interface ViolationRecord {
   constraint: string;
@@ -72,7 +56,6 @@ export interface WorkflowSnapshot {
    */
   trace: string[];
   traceLength: number;
-  history: HistoryEntry[];
   historyLimit: number;
   /** Incremental constraint monitor states, by constraint name. */
   monitors: Record<string, MonitorState>;

@@ -12,12 +12,12 @@ import {
   type Verdict,
 } from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
-import type { ClassificationMethod, DeviationRecord, HistoryEntry, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
+import type { ClassificationMethod, DeviationRecord, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
 import type { ConstraintDefinition } from './types.js';
 import { deepFreeze, type Workflow } from './workflow.js';
 
 /**
- * Trace states and history entries a snapshot keeps by default. Older ones are dropped (the monitors have already
+ * Trace states (and deviations, refusals) a snapshot keeps by default. Older ones are dropped (the monitors have already
  * seen them, and `traceLength` keeps counting), so a step and a stored session cost the same however long the
  * session runs. Callers that need every state (an audit) pass `historyLimit: Infinity` or collect the effects.
  */
@@ -36,7 +36,7 @@ export type WorkflowEvent =
       method?: ClassificationMethod;
       /** Read by transition guards' `required_metadata` and `expression`. */
       metadata?: Record<string, unknown>;
-      /** The caller's step number, copied into history and violation records. */
+      /** The caller's step number, copied into deviation and violation records. */
       step?: number;
     }
   | {
@@ -80,7 +80,6 @@ export function createSnapshot(workflow: Workflow, { at, historyLimit = DEFAULT_
     state: initial.state,
     trace: initial.trace,
     traceLength: initial.traceLength,
-    history: initial.history.map((entry) => ({ ...entry, at })),
     historyLimit,
     monitors: initial.monitors,
     doomed: initial.doomed,
@@ -115,7 +114,6 @@ function startSnapshot(workflow: Workflow, { at, historyLimit }: { at: number; h
     state,
     trace: [],
     traceLength: 0,
-    history: [],
     historyLimit,
     monitors: Object.fromEntries(compiledConstraints(workflow).map((compiled) => [compiled.constraint.name, initialMonitorState(compiled)])),
     doomed: [],
@@ -207,10 +205,6 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   const confidence = event.confidence ?? 1;
   const method = event.method ?? 'tool_call';
   const allowed = initial || isMoveAllowed(workflow, from, to, { confidence, method, metadata: event.metadata });
-  // Records are written out in full rather than spread: a spread in the middle of a literal costs microseconds on
-  // every state entered (measured in a profile of an agent's run), a plain literal almost nothing.
-  const entry: HistoryEntry = initial ? { position, state: to, at: event.at, confidence, method, allowed } : { position, state: to, from, at: event.at, confidence, method, allowed };
-  if (event.step !== undefined) entry.step = event.step;
   if (!initial) effects.push({ type: 'state-entered', from, to, at: event.at, position });
 
   let interventions = snapshot.interventions;
@@ -223,6 +217,8 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
 
   let deviations = snapshot.deviations;
   if (!allowed) {
+    // Records are written out in full rather than spread: a spread in the middle of a literal costs microseconds on
+    // every state entered (measured in a profile of an agent's run), a plain literal almost nothing.
     const deviation: DeviationRecord = { from, to, position, at: event.at };
     if (event.step !== undefined) deviation.step = event.step;
     deviations = appendBounded(deviations, deviation, snapshot.historyLimit);
@@ -262,7 +258,6 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
       state: to,
       trace: appendBounded(snapshot.trace, to, snapshot.historyLimit),
       traceLength: position,
-      history: appendBounded(snapshot.history, entry, snapshot.historyLimit),
       historyLimit: snapshot.historyLimit,
       monitors,
       doomed: doomed.length === 0 && snapshot.doomed.length === 0 ? snapshot.doomed : doomed,
