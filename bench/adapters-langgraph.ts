@@ -1,9 +1,10 @@
 /**
  * The LangGraph adapter's added time per model call (DESIGN.md section 13: <= 0.2 ms without embeddings): the same
  * hand-built agent graph (model node, `ToolNode`, `toolsCondition`, a `MemorySaver`), without Panoptes and with
- * `wrapModelNode` + `GuardedToolNode`, in pairs of runs made moments apart. Each run is a new thread, so the graph
- * state (and with Panoptes the monitor's session in it) is checkpointed from the first step, as a server would.
- * Two conversations, as for LangChain: one model call answering in text, and a tool call checked, then the answer.
+ * `wrapModelNode` + `GuardedToolNode`, in pairs of runs made moments apart. The graph state (and with Panoptes the
+ * monitor's session in it) is checkpointed at every step, as a server would. Two conversations, as for LangChain, each
+ * run on a new thread: one model call answering in text, and a tool call checked, then the answer; and the second
+ * again, late in a long thread (turns 21-30), where the checkpoints hold a grown session.
  */
 import { HumanMessage, SystemMessage, type AIMessage } from '@langchain/core/messages';
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
@@ -45,33 +46,63 @@ function agentGraph(script: ReadonlyArray<() => AIMessage>, calls: number, watch
     .compile(compile);
 }
 
+/** Turns of each thread in the long-thread rows, and the turn from which they are measured (0-based). */
+const LONG_THREAD = { turns: 30, measuredFrom: 20 } as const;
+
+type Cost = { wallUs: number; cpuUs: number };
+type Graph = ReturnType<typeof agentGraph>;
+
+/**
+ * One conversation's pairs of runs: each call of `next` runs the plain and the watched graph on the same turn of a
+ * thread of their own (the order alternating), untimed turns first when a thread is to be measured late in its life.
+ */
+function pairs(graphs: Record<'plain' | 'watched', Graph>, { turns, measuredFrom }: { turns: number; measuredFrom: number }) {
+  let pair = 0;
+  let thread = 0;
+  let turn = 0;
+  const run = (variant: 'plain' | 'watched') => () => graphs[variant].invoke({ messages: [new HumanMessage(`Please verify me, I am customer 42 (turn ${turn + 1}).`)] }, { configurable: { thread_id: `${variant}-${thread}` } });
+  const step = async <T>(measure: (run: () => Promise<unknown>) => Promise<T>) => {
+    const order = pair++ % 2 ? (['watched', 'plain'] as const) : (['plain', 'watched'] as const);
+    const costs = {} as Record<'plain' | 'watched', T>;
+    for (const variant of order) costs[variant] = await measure(run(variant));
+    if (++turn === turns) [thread, turn] = [thread + 1, 0];
+    return costs;
+  };
+  return {
+    async next(): Promise<Record<'plain' | 'watched', Cost>> {
+      while (turn < measuredFrom) await step((untimed) => untimed());
+      return step(timedRun);
+    },
+  };
+}
+
 export async function langgraphAdapterBench(): Promise<BenchRow[]> {
-  const setups = Object.entries(conversations).map(([name, { script, modelCalls }]) => {
-    const runs = (SAMPLES + WARMUP + 10) * modelCalls;
-    return { name, modelCalls, graphs: { plain: agentGraph(script, runs, false), watched: agentGraph(script, runs, true) } };
+  const newThreads = Object.entries(conversations).map(([name, { script, modelCalls }]) => ({ name: `${name}, a new thread each run`, script, modelCalls, thread: { turns: 1, measuredFrom: 0 } }));
+  // A thread's later turns: the session in graph state has grown (steps, trace, deviations), and every checkpoint
+  // holds it again, as the messages.
+  const { script, modelCalls } = conversations['tool call checked, then the answer'];
+  const longThread = { name: `tool call checked, then the answer, turns ${LONG_THREAD.measuredFrom + 1}-${LONG_THREAD.turns} of a thread`, script, modelCalls, thread: LONG_THREAD };
+  const setups = [...newThreads, longThread].map(({ name, script, modelCalls, thread }) => {
+    const runs = (SAMPLES + WARMUP) * (thread.turns / (thread.turns - thread.measuredFrom)) * modelCalls + 10;
+    return { name, modelCalls, pairs: pairs({ plain: agentGraph(script, runs, false), watched: agentGraph(script, runs, true) }, thread) };
   });
-  const run = (graph: ReturnType<typeof agentGraph>, thread: string) => () => graph.invoke({ messages: [new HumanMessage('Please verify me, I am customer 42.')] }, { configurable: { thread_id: thread } });
-  const variants = ['plain', 'watched'] as const;
-  for (let i = 0; i < WARMUP; i++) for (const { graphs } of setups) for (const variant of variants) await run(graphs[variant], `${variant}-warm-${i}`)();
-  // Pairs in alternating order, the conversations interleaved: each difference compares runs made moments apart (see
-  // adapters-langchain.ts), and both conversations are measured at the same point of the process's life.
-  const costs = setups.map(() => ({ plain: [] as Array<{ wallUs: number; cpuUs: number }>, watched: [] as Array<{ wallUs: number; cpuUs: number }> }));
-  for (let i = 0; i < SAMPLES; i++) {
-    for (const [index, { graphs }] of setups.entries()) {
-      for (const variant of i % 2 ? ([...variants].reverse() as Array<(typeof variants)[number]>) : variants) costs[index]![variant].push(await timedRun(run(graphs[variant], `${variant}-${i}`)));
-    }
-  }
+  for (let i = 0; i < WARMUP; i++) for (const setup of setups) await setup.pairs.next();
+  // The conversations interleaved: each difference compares runs made moments apart (see adapters-langchain.ts), and
+  // every conversation is measured at the same point of the process's life.
+  const costs = setups.map(() => [] as Array<Record<'plain' | 'watched', Cost>>);
+  for (let i = 0; i < SAMPLES; i++) for (const [index, setup] of setups.entries()) costs[index]!.push(await setup.pairs.next());
   const rows: BenchRow[] = [];
   for (const [index, { name, modelCalls }] of setups.entries()) {
     const cost = costs[index]!;
-    const added = (measure: 'wallUs' | 'cpuUs') => summarize(cost.watched.map((sample, i) => (sample[measure] - cost.plain[i]![measure]) / modelCalls));
+    const added = (measure: keyof Cost) => summarize(cost.map((sample) => (sample.watched[measure] - sample.plain[measure]) / modelCalls));
+    const plain = (measure: keyof Cost) => Math.round(summarize(cost.map((sample) => sample.plain[measure])).p50Us);
     const cpu = added('cpuUs');
     rows.push({
       suite: 'adapters-langgraph',
       name: `added per model call, StateGraph + MemorySaver, ${name}, CPU time`,
       samples: SAMPLES,
       ...cpu,
-      extra: { 'run without Panoptes, p50 CPU us': Math.round(summarize(cost.plain.map((sample) => sample.cpuUs)).p50Us), 'model calls per run': modelCalls },
+      extra: { 'run without Panoptes, p50 CPU us': plain('cpuUs'), 'model calls per run': modelCalls },
       target: '<= 200 us per model call',
       met: cpu.p50Us <= 200,
     });
@@ -80,7 +111,7 @@ export async function langgraphAdapterBench(): Promise<BenchRow[]> {
       name: `added per model call, StateGraph + MemorySaver, ${name}, wall time`,
       samples: SAMPLES,
       ...added('wallUs'),
-      extra: { 'run without Panoptes, p50 wall us': Math.round(summarize(cost.plain.map((sample) => sample.wallUs)).p50Us), 'model calls per run': modelCalls },
+      extra: { 'run without Panoptes, p50 wall us': plain('wallUs'), 'model calls per run': modelCalls },
     });
   }
   return rows;
