@@ -21,8 +21,8 @@ import { fileURLToPath } from 'node:url';
 import pc from 'picocolors';
 import { z } from 'zod';
 import { textOf } from 'panoptes/langchain';
-import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode, type GraphMonitor } from 'panoptes/langgraph';
-import { loadWorkflow, type MonitorSession, type RenderedIntervention, type Workflow } from 'panoptes';
+import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, sessionFromState, wrapModelNode, type GraphMonitor } from 'panoptes/langgraph';
+import { loadWorkflow, type RenderedIntervention, type Workflow } from 'panoptes';
 
 const WORKFLOW = fileURLToPath(new URL('./workflows/customer-support.yaml', import.meta.url));
 const SYSTEM = 'You are the support agent of an online shop. Use the tools to help the customer. Be brief.';
@@ -108,7 +108,7 @@ async function main() {
   await run(buildGraph(workflow).graph, { messages: [new HumanMessage(CUSTOMER)] });
 
   const paused = buildGraph(workflow).graph;
-  const saved = (await paused.getState(THREAD)).values.panoptes as MonitorSession | null;
+  const saved = sessionFromState((await paused.getState(THREAD)).values);
   console.log(pc.dim('\n-- the process restarts while the refund waits for approval --'));
   say.panoptes(`the checkpoint holds the session: trace ${saved?.workflow.trace.join(' -> ')}, ${saved?.workflow.refusals.length ?? 0} refusal(s), waiting: ${saved?.pendingToolStates.map((pending) => pending.toolName).join(', ') || 'nothing'}`);
 

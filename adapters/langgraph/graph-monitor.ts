@@ -1,10 +1,11 @@
-import { createMemorySessionStore, createMonitor, type MaybePromise, type MemorySessionStore, type Monitor, type MonitorOptions, type MonitorSession } from '../../src/index.js';
+import { andThen, createMemorySessionStore, createMonitor, type MaybePromise, type MemorySessionStore, type Monitor, type MonitorOptions, type MonitorSession } from '../../src/index.js';
+import { isTextOf, parseSessionText, sessionText } from './session-text.js';
 
 /** A monitor whose sessions live in graph state: nodes load the thread's session before using it. */
 export interface GraphMonitor extends Monitor {
   /**
-   * Makes the session the graph state holds the one the monitor continues; none (`null` on a new thread, or
-   * `undefined` in a graph without the channel) starts the session afresh. The nodes of `panoptes/langgraph` call it
+   * Makes the session graph state holds (parsed from the channel's text) the one the monitor continues; none (`null`
+   * on a new thread, or `undefined` in a graph without the channel) starts the session afresh. The nodes of `panoptes/langgraph` call it
    * for you.
    */
   load(sessionId: string, session: MonitorSession | null | undefined): Promise<void>;
@@ -31,7 +32,8 @@ export function createGraphMonitor(options: GraphMonitorOptions): GraphMonitor {
   // The monitor itself, extended (not a copy): `syncFirst` finds its synchronous calls by identity.
   const monitor = Object.assign(createMonitor({ ...options, store }), {
     async load(sessionId: string, session: MonitorSession | null | undefined) {
-      adoptSession(store, sessionId, session);
+      if (session) store.set(sessionId, session);
+      else store.delete(sessionId);
     },
   });
   graphStores.set(monitor, store);
@@ -50,10 +52,10 @@ export function isGraphMonitor(monitor: Monitor): monitor is GraphMonitor {
 
 /** How a node reaches the session a graph monitor keeps for graph state. */
 export interface GraphSessionAccess {
-  /** Makes the session from graph state the one the monitor continues (none: start afresh). */
-  adopt(sessionId: string, session: MonitorSession | null | undefined): MaybePromise<void>;
-  /** The session as it stands now, for the node's state update. */
-  current(sessionId: string): MaybePromise<MonitorSession | undefined>;
+  /** Makes the session graph state holds (its JSON text) the one the monitor continues (none: start afresh). */
+  adopt(sessionId: string, text: string | null | undefined): MaybePromise<void>;
+  /** The session as it stands now, as JSON text for the node's state update. */
+  current(sessionId: string): MaybePromise<string | undefined>;
 }
 
 /**
@@ -63,12 +65,24 @@ export interface GraphSessionAccess {
  */
 export function graphSessionAccess(monitor: Monitor): GraphSessionAccess | undefined {
   const store = graphStores.get(monitor);
-  if (store) return { adopt: (sessionId, session) => adoptSession(store, sessionId, session), current: (sessionId) => store.get(sessionId) };
+  if (store) {
+    return {
+      adopt: (sessionId, text) => {
+        if (!text) return store.delete(sessionId);
+        return andThen(store.get(sessionId), (held) => {
+          // The thread's own last write, still in memory (or read back from a checkpoint): nothing to parse.
+          if (held !== undefined && isTextOf(held, text)) return;
+          store.delete(sessionId); // a text that does not parse leaves no stale session behind
+          return store.set(sessionId, parseSessionText(text));
+        });
+      },
+      current: (sessionId) => andThen(store.get(sessionId), (session) => session && sessionText(session)),
+    };
+  }
   if (!isGraphMonitor(monitor)) return undefined;
-  return { adopt: (sessionId, session) => monitor.load(sessionId, session), current: (sessionId) => monitor.session(sessionId) };
+  return {
+    adopt: (sessionId, text) => monitor.load(sessionId, text ? parseSessionText(text) : null),
+    current: (sessionId) => andThen(monitor.session(sessionId), (session) => session && sessionText(session)),
+  };
 }
 
-function adoptSession(store: MemorySessionStore<MonitorSession>, sessionId: string, session: MonitorSession | null | undefined): void {
-  if (session) store.set(sessionId, session);
-  else store.delete(sessionId);
-}

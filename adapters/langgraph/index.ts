@@ -3,7 +3,7 @@
  * channel that keeps the monitor's session in graph state, so checkpointers persist it.
  * @module panoptes/langgraph
  */
-export { PanoptesAnnotation, type PanoptesGraphState } from './state.js';
+export { PanoptesAnnotation, sessionFromState, type PanoptesGraphState } from './state.js';
 export { createGraphMonitor, isGraphMonitor, type GraphMonitor, type GraphMonitorOptions } from './graph-monitor.js';
 export { wrapModelNode, type ModelNode, type ModelNodeUpdate, type WrapModelNodeOptions } from './model-node.js';
 export { GuardedToolNode, type GuardedToolNodeOptions } from './tool-node.js';

@@ -1,6 +1,6 @@
 import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp, type LangGraphRunnableConfig } from '@langchain/langgraph';
-import { andThen, attempt, InvalidOptionError, lazyModelRequest, syncFirst, type BeforeModelResult, type Logger, type MaybePromise, type Monitor, type MonitorSession } from '../../src/index.js';
+import { andThen, attempt, InvalidOptionError, lazyModelRequest, syncFirst, type BeforeModelResult, type Logger, type MaybePromise, type Monitor } from '../../src/index.js';
 import { blockedResponse, defaultBlockMessage, type BlockMessage } from '../langchain/block-message.js';
 import { createFailureLog } from '../langchain/fail-open.js';
 import { fromChatMessages, toAssistantTurn, toChatMessages } from '../langchain/translate.js';
@@ -52,7 +52,7 @@ export type ModelNode<State extends PanoptesGraphState, Update extends ModelNode
 export function wrapModelNode<State extends PanoptesGraphState, Update extends ModelNodeUpdate>(
   node: ModelNode<State, Update>,
   { monitor, systemPrompt, sessionId, onBlock = 'end', blockMessage = defaultBlockMessage, logger = console }: WrapModelNodeOptions,
-): (state: State, config: LangGraphRunnableConfig) => Promise<(Update & { panoptes?: MonitorSession }) | { messages: BaseMessage[]; panoptes?: MonitorSession }> {
+): (state: State, config: LangGraphRunnableConfig) => Promise<(Update & { panoptes?: string }) | { messages: BaseMessage[]; panoptes?: string }> {
   if (!monitor || typeof monitor.beforeModel !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createGraphMonitor() or createMonitor().' });
   if (onBlock !== 'end' && onBlock !== 'throw') throw new InvalidOptionError({ parameter: 'onBlock', value: onBlock, fix: "Pass 'end' (the default) or 'throw'." });
   // Panoptes' own failures let the node run; LangGraph's interrupts are control flow and pass through.
@@ -69,7 +69,7 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     const request = system ? [system, ...stored] : stored;
 
     /** The node's update, with the session as it stands now when graph state keeps it and it changed. */
-    const withSession = <Result extends object>(update: Result): MaybePromise<Result & { panoptes?: MonitorSession }> =>
+    const withSession = <Result extends object>(update: Result): MaybePromise<Result & { panoptes?: string }> =>
       graphSession
         ? attempt(
             () => graphSession.current(session),

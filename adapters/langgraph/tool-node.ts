@@ -69,7 +69,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
       this.#failed('loading the session from graph state', error);
     }
     const result = await super.run(input, config);
-    let current: MonitorSession | undefined;
+    let current: string | undefined;
     try {
       const read = graphSession.current(session);
       current = isPromiseLike(read) ? await read : read;

@@ -5,7 +5,7 @@ import { Annotation, Command, END, INTERRUPT, interrupt, isInterrupted, MemorySa
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode, type GraphMonitor } from '../../../adapters/langgraph/index.js';
+import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, sessionFromState, wrapModelNode, type GraphMonitor } from '../../../adapters/langgraph/index.js';
 import { createSentinelSessions, parseRulebase, WorkflowViolationError, type SentinelSource } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
@@ -57,7 +57,7 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
 
     expect(requestsOf(model)).toEqual(requestsOf(plain));
     expect(refund).toHaveBeenCalledTimes(1);
-    expect(result.panoptes?.workflow.trace).toEqual(['greeting', 'verify_identity', 'account_action', 'resolution']);
+    expect(sessionFromState(result)?.workflow.trace).toEqual(['greeting', 'verify_identity', 'account_action', 'resolution']);
     expect(result.messages.map((message: BaseMessage) => message.getType())).toEqual(['human', 'ai', 'tool', 'ai', 'tool', 'ai']);
   });
 
@@ -78,7 +78,7 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
     expect(requests[1]![0]).toMatch(/^system:You are a support agent\.\n\n\[WORKFLOW GUIDANCE\]\nYou tried to act on the customer's account/);
     expect(requests[2]![0]).toBe(`system:${SYSTEM}`);
     expect(result.messages.map(describeMessage).join('\n')).not.toContain('WORKFLOW GUIDANCE');
-    expect(result.panoptes?.workflow.refusals).toHaveLength(1);
+    expect(sessionFromState(result)?.workflow.refusals).toHaveLength(1);
   });
 
   it('escalates past max_applications up to a block, which ends the run with an AI message', async () => {
@@ -116,8 +116,8 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
       monitoredGraph({ model: careless, tools: supportTools().tools, monitor }).invoke(ask('Refund A1.'), thread('a')),
       monitoredGraph({ model: careful, tools: supportTools().tools, monitor }).invoke(ask('Refund A1.'), thread('b')),
     ]);
-    expect(a.panoptes?.workflow.refusals).toHaveLength(1);
-    expect(b.panoptes?.workflow).toMatchObject({ refusals: [], trace: ['greeting', 'verify_identity', 'account_action', 'resolution'] });
+    expect(sessionFromState(a)?.workflow.refusals).toHaveLength(1);
+    expect(sessionFromState(b)?.workflow).toMatchObject({ refusals: [], trace: ['greeting', 'verify_identity', 'account_action', 'resolution'] });
     expect(requestsOf(careful).flat().join('\n')).not.toContain('WORKFLOW GUIDANCE');
   });
 
@@ -149,7 +149,7 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
     const result = await monitoredGraph({ model: after, tools, monitor, checkpointer }).invoke(new Command({ resume: 'yes' }), thread('t1'));
 
     expect(refund).toHaveBeenCalledTimes(1);
-    expect(result.panoptes?.workflow).toMatchObject({
+    expect(sessionFromState(result)?.workflow).toMatchObject({
       trace: ['greeting', 'verify_identity', 'account_action', 'resolution'],
       refusals: [expect.objectContaining({ state: 'account_action' })], // recorded before the restart
     });
@@ -220,7 +220,7 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
     expect(refusal.content).toMatch(/^issue_refund is not allowed yet\./);
     expect(lookup).toHaveBeenCalledTimes(1);
     expect(refund).not.toHaveBeenCalled();
-    expect(result.panoptes?.workflow.trace).toEqual(['start', 'lookup']);
+    expect(sessionFromState(result)?.workflow.trace).toEqual(['start', 'lookup']);
     const report = (await monitor.report('c1'))!;
     expect(report.trace).toEqual(['start', 'lookup']);
     expect(report.refusals).toEqual([expect.objectContaining({ state: 'refund', by: 'guard' })]);

@@ -1,9 +1,9 @@
 import { AIMessage, HumanMessage, type BaseMessage, type ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { createGraphMonitor, GuardedToolNode, isGraphMonitor, PanoptesAnnotation, wrapModelNode } from '../../../adapters/langgraph/index.js';
+import { createGraphMonitor, GuardedToolNode, isGraphMonitor, PanoptesAnnotation, sessionFromState, wrapModelNode } from '../../../adapters/langgraph/index.js';
 import { policyTools } from '../../../adapters/langchain/index.js';
 import { createMonitor, InvalidOptionError, isPromiseLike, syncFirst } from '../../../src/index.js';
 import { refundSetup } from '../../guards/helpers.js';
@@ -26,6 +26,22 @@ describe('PanoptesAnnotation', () => {
     const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
     const graph = new StateGraph(State).addNode('quiet', () => ({})).addEdge(START, 'quiet').addEdge('quiet', END).compile();
     expect((await graph.invoke({ messages: [] })).panoptes).toBeNull();
+  });
+});
+
+describe('sessionFromState', () => {
+  it('reads the session from the channel text, null before a node wrote one', async () => {
+    const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: recordingLogger() });
+    const update = await wrapModelNode(async () => ({ messages: [new AIMessage('Hello! How can I help you today?')] }), { monitor })({ messages: [new HumanMessage('hi')] }, { configurable: { thread_id: 't1' } });
+    expect(typeof update.panoptes).toBe('string');
+    expect(sessionFromState(update)).toEqual(await monitor.session('t1'));
+    expect(sessionFromState({ panoptes: null })).toBeNull();
+    expect(sessionFromState({})).toBeNull();
+  });
+
+  it('says what is wrong with a channel something else wrote', () => {
+    expect(() => sessionFromState({ panoptes: '[1, 2]' })).toThrow(new TypeError(`Graph state's panoptes channel holds "[1, 2]", not a monitor session. Only Panoptes' nodes should write it; reset it to null to start the session afresh.`));
+    expect(() => sessionFromState({ panoptes: 'not json' })).toThrow(SyntaxError);
   });
 });
 
@@ -57,7 +73,7 @@ describe('GuardedToolNode on its own', () => {
     const human = new HumanMessage('Weather in Oslo?');
     const config = { configurable: { thread_id: 'w' } };
     const afterModel = await modelNode({ messages: [human] }, config);
-    expect(afterModel.panoptes?.turns).toBe(1); // a turn was classified: the session changed
+    expect(sessionFromState(afterModel)?.turns).toBe(1); // a turn was classified: the session changed
     const weather = tool(async ({ city }: { city: string }) => `Sunny in ${city}.`, { name: 'lookup_weather', description: 'Weather', schema: z.object({ city: z.string() }) });
     const update = (await new GuardedToolNode([weather], { monitor }).invoke({ messages: [human, ...(afterModel.messages as BaseMessage[])], panoptes: afterModel.panoptes }, config)) as { messages: ToolMessage[]; panoptes?: unknown };
     expect(update.messages.map((message) => message.content)).toEqual(['Sunny in Oslo.']);
@@ -76,6 +92,35 @@ describe('wrapModelNode on its own', () => {
     expect(() => wrapModelNode(node, { monitor: createGraphMonitor({ workflow: supportWorkflow }), onBlock: 'stop' as never })).toThrow(/`onBlock`/);
   });
 
+  it('continues the session it wrote without parsing it again, also from a copy of its text (a checkpoint read back)', async () => {
+    const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: recordingLogger() });
+    const node = wrapModelNode(async () => ({ messages: [new AIMessage('Tell me more about the order.')] }), { monitor });
+    const config = { configurable: { thread_id: 't1' } };
+    const first = await node({ messages: [new HumanMessage('hi')] }, config);
+    const copy = JSON.parse(JSON.stringify(first.panoptes)) as string; // equal text, another string
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const second = await node({ messages: [new HumanMessage('hi')], panoptes: copy }, config);
+      expect(parse).not.toHaveBeenCalled();
+      expect(sessionFromState(second)?.turns).toBe(2);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('starts the session afresh when the channel holds something that is not a session, and logs it once', async () => {
+    const warnings: unknown[][] = [];
+    const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: { warn: (...args: unknown[]) => void warnings.push(args) } });
+    const node = wrapModelNode(async () => ({ messages: [new AIMessage('Hello! How can I help you today?')] }), { monitor, logger: { warn: (...args: unknown[]) => void warnings.push(args) } });
+    const config = { configurable: { thread_id: 't1' } };
+    await node({ messages: [new HumanMessage('hi')] }, config); // a session the corrupt text must not continue
+    const update = await node({ messages: [new HumanMessage('hi')], panoptes: '{"workflow":' }, config);
+
+    expect(update.messages).toEqual([new AIMessage('Hello! How can I help you today?')]);
+    expect(sessionFromState(update)?.turns).toBe(1);
+    expect(warnings).toEqual([['[panoptes] loading the session from graph state failed; the agent goes on unchecked. Later failures here are not logged.', expect.any(SyntaxError)]]);
+  });
+
   it('passes on an update of new messages as it is', async () => {
     const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: recordingLogger() });
     const answer = { messages: [new AIMessage('Hello! How can I help you today?')] };
@@ -90,7 +135,7 @@ describe('wrapModelNode on its own', () => {
     const human = new HumanMessage('hi');
     const update = await node({ messages: [human] }, { configurable: { thread_id: 't1' } });
     expect((update.messages as unknown[]).map((message) => (message as { content: unknown }).content)).toEqual(['hi', 'Hello! How can I help you today?']);
-    expect(update.panoptes?.turns).toBe(1);
+    expect(sessionFromState(update)?.turns).toBe(1);
     expect(isGraphMonitor(monitor)).toBe(true);
   });
 });

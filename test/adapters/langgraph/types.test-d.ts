@@ -7,7 +7,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Annotation, END, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { expectTypeOf } from 'vitest';
-import { createGraphMonitor, graphSessionId, GuardedToolNode, isGraphMonitor, PanoptesAnnotation, wrapModelNode } from '../../../adapters/langgraph/index.js';
+import { createGraphMonitor, graphSessionId, GuardedToolNode, isGraphMonitor, PanoptesAnnotation, sessionFromState, wrapModelNode } from '../../../adapters/langgraph/index.js';
 import { createMonitor, loadWorkflow, type MonitorSession, type Workflow } from '../../../src/index.js';
 
 declare const workflow: Workflow;
@@ -17,7 +17,8 @@ declare const issueRefund: StructuredToolInterface;
 
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
 type GraphState = typeof State.State;
-expectTypeOf<GraphState['panoptes']>().toEqualTypeOf<MonitorSession | null>();
+expectTypeOf<GraphState['panoptes']>().toEqualTypeOf<string | null>();
+expectTypeOf(sessionFromState).returns.toEqualTypeOf<MonitorSession | null>();
 expectTypeOf<GraphState['messages']>().toEqualTypeOf<BaseMessage[]>();
 expectTypeOf(new GuardedToolNode([issueRefund], { monitor: createGraphMonitor({ workflow }) })).toExtend<ToolNode>();
 
@@ -32,7 +33,9 @@ export async function docExamples() {
     .addEdge('tools', 'agent')
     .compile();
   const state = await graph.invoke({ messages: [] });
-  expectTypeOf(state.panoptes).toEqualTypeOf<MonitorSession | null>();
+  expectTypeOf(state.panoptes).toEqualTypeOf<string | null>();
+  const saved = (await graph.getState({ configurable: { thread_id: 'ticket-1042' } })).values;
+  expectTypeOf(sessionFromState(saved)?.workflow.trace).toEqualTypeOf<string[] | undefined>();
 
   expectTypeOf(isGraphMonitor(monitor)).toBeBoolean();
   expectTypeOf(isGraphMonitor(createMonitor({ workflow }))).toBeBoolean();
