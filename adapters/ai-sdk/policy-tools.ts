@@ -1,5 +1,5 @@
 import { jsonSchema, tool, type Tool } from 'ai';
-import { createPolicyTools, type Monitor, type SentinelSource } from '../../src/index.js';
+import { createPolicyTools, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
 import { sessionOfCall, type ToolSessionId } from './tool-call-sessions.js';
 
 /** Options of {@link policyTools}: how a call finds its conversation, for per-conversation sentinels. */
@@ -8,6 +8,8 @@ export interface PolicyToolsOptions {
   sessionId?: ToolSessionId;
   /** Without `sessionId`: the monitor whose `panoptesMiddleware` recorded which session asked for each call. */
   monitor?: Monitor;
+  /** Where the tools' own first failure is reported (the model reads that the policy could not be consulted). @default console */
+  logger?: Logger;
 }
 
 /**
@@ -19,9 +21,9 @@ export interface PolicyToolsOptions {
  * const tools = { ...guardTools(airlineTools, { sentinel }), ...policyTools(sentinel) };
  * await generateText({ model, tools, prompt, stopWhen: stepCountIs(10) });
  */
-export function policyTools(sentinel: SentinelSource, { sessionId, monitor }: PolicyToolsOptions = {}): Record<string, Tool<Record<string, string>, PolicyToolOutput>> {
+export function policyTools(sentinel: SentinelSource, { sessionId, monitor, logger }: PolicyToolsOptions = {}): Record<string, Tool<Record<string, string>, PolicyToolOutput>> {
   return Object.fromEntries(
-    createPolicyTools(sentinel).map((policyTool) => [
+    createPolicyTools(sentinel, logger ? { logger } : {}).map((policyTool) => [
       policyTool.name,
       tool<Record<string, string>, PolicyToolOutput>({
         description: policyTool.description,

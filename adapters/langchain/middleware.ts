@@ -128,7 +128,7 @@ export function panoptesMiddleware({
 
   return createMiddleware({
     name,
-    ...(sentinel && withPolicyTools ? { tools: policyToolsFindingSession(sentinel, (config) => namedSessionId(sessionId, config) ?? policyCallSessions.get(config.toolCall?.id ?? '')) } : {}),
+    ...(sentinel && withPolicyTools ? { tools: policyToolsFindingSession(sentinel, (config) => namedSessionId(sessionId, config) ?? policyCallSessions.get(config.toolCall?.id ?? ''), logger) } : {}),
 
     // Sync-first: with a session in memory the monitor answers at once, and the call pays no promise of Panoptes'
     // own beyond the one that waits for the model (each costs microseconds inside an agent's run).

@@ -1,6 +1,6 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { tool, type DynamicStructuredTool } from '@langchain/core/tools';
-import { createPolicyTools, type PolicyTool, type SentinelSource } from '../../src/index.js';
+import { createPolicyTools, type Logger, type PolicyTool, type SentinelSource } from '../../src/index.js';
 import { namedSessionId } from './session-id.js';
 
 /**
@@ -10,12 +10,13 @@ import { namedSessionId } from './session-id.js';
  * per-conversation sentinels, each call acts on the sentinel of its run's `configurable.thread_id` (or
  * `metadata.session_id`, or `sessionId` when given). When the run names none, the ones `panoptesMiddleware`
  * registers use the session it hashed from the conversation, and `GuardedToolNode` hands its hashed session to the
- * tools it runs as `metadata.session_id`.
+ * tools it runs as `metadata.session_id`. A failure of their own (a call that names no conversation) is logged once
+ * to `logger` (default `console`); the model reads that the policy could not be consulted.
  * @example
  * const agent = createAgent({ model, tools: [...wrapTools(tools, { sentinel }), ...policyTools(sentinel)] });
  */
-export function policyTools(sentinel: SentinelSource, { sessionId }: { sessionId?: string } = {}): DynamicStructuredTool[] {
-  return policyToolsFindingSession(sentinel, (config) => namedSessionId(sessionId, config));
+export function policyTools(sentinel: SentinelSource, { sessionId, logger }: { sessionId?: string; logger?: Logger } = {}): DynamicStructuredTool[] {
+  return policyToolsFindingSession(sentinel, (config) => namedSessionId(sessionId, config), logger);
 }
 
 /** The parts of a tool run's config a policy tool reads to find its conversation. */
@@ -29,8 +30,8 @@ export interface ToolRunConfig {
  * The policy tools, each call acting on the sentinel of the session `sessionOf` finds for it. The middleware passes
  * the session it worked out for the call (a hash of the conversation when the run names none).
  */
-export function policyToolsFindingSession(sentinel: SentinelSource, sessionOf: (config: ToolRunConfig) => string | undefined): DynamicStructuredTool[] {
-  return createPolicyTools(sentinel).map((policyTool) => toLangChainTool(policyTool, sessionOf));
+export function policyToolsFindingSession(sentinel: SentinelSource, sessionOf: (config: ToolRunConfig) => string | undefined, logger?: Logger): DynamicStructuredTool[] {
+  return createPolicyTools(sentinel, logger ? { logger } : {}).map((policyTool) => toLangChainTool(policyTool, sessionOf));
 }
 
 function toLangChainTool(policyTool: PolicyTool, sessionOf: (config: ToolRunConfig) => string | undefined): DynamicStructuredTool {

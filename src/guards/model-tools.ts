@@ -1,5 +1,6 @@
 import { isHostControlFlow } from '../errors/index.js';
 import { formatFact } from '../facts/index.js';
+import type { Logger } from '../monitor/index.js';
 import type { Sentinel } from './sentinel.js';
 import { sentinelFor, type SentinelSource } from './sentinel-sessions.js';
 import { SentinelInputError } from './sentinel-input-error.js';
@@ -35,11 +36,13 @@ export interface PolicyTool {
  * record the user's confirmation of an askable. Their names are the sentinel's `toolNames`, which the blockers'
  * texts refer to.
  * @param source The sentinel they act on, or per-conversation sentinels (each call then names its session).
+ * @param options.logger Where a failure of the tools' own is reported (the model reads that the policy could not be
+ * consulted): the first one, with its error; later ones are not logged. @default console
  * @example
  * const tools = createPolicyTools(sentinel); // [query_policy, set_context, record_confirmation]
  * const result = await tools[0].execute({ goal: 'cancellable(reservation_of_interest)' });
  */
-export function createPolicyTools(source: SentinelSource): PolicyTool[] {
+export function createPolicyTools(source: SentinelSource, { logger = console }: { logger?: Logger } = {}): PolicyTool[] {
   const { rulebase, toolNames } = source;
   const contexts = [...rulebase.contexts.values()];
   const askables = [...rulebase.askables.values()];
@@ -47,12 +50,17 @@ export function createPolicyTools(source: SentinelSource): PolicyTool[] {
     ...[...rulebase.rules].map(([name, clauses]) => `${name}/${clauses[0]!.args.length}`),
     ...[...rulebase.data.values()].map((declaration) => `${declaration.predicate}/${declaration.params.length}`),
   ];
+  let failureLogged = false;
   const guard = async (call: { sessionId?: string | undefined } | undefined, run: (sentinel: Sentinel) => Promise<string> | string): Promise<PolicyToolResult> => {
     try {
       return { content: await run(sentinelFor(source, call?.sessionId)), isError: false };
     } catch (error) {
       if (isHostControlFlow(error)) throw error;
       if (SentinelInputError.isInstance(error)) return { content: error.modelText, isError: true };
+      // Not the model's doing (a call that names no conversation, a failing data tool): the model can only go on,
+      // so whoever runs the agent must hear of it.
+      if (!failureLogged) logger.warn('[panoptes] A policy tool failed; the model was told the policy could not be consulted. Later failures of these tools are not logged.', error);
+      failureLogged = true;
       return { content: 'The policy could not be consulted right now.', isError: true };
     }
   };

@@ -82,11 +82,23 @@ describe('per-conversation sentinels', () => {
 
   it("the model's policy tools act on the conversation of the call", async () => {
     const { sentinels } = setup();
-    const [query, bind] = createPolicyTools(sentinels);
+    const warnings: unknown[][] = [];
+    const [query, bind] = createPolicyTools(sentinels, { logger: { warn: (...args: unknown[]) => void warnings.push(args) } });
     expect(await bind!.execute({ name: 'booking_of_interest', value: 'BK1' }, { sessionId: 'alice' })).toEqual({ content: 'booking_of_interest = "BK1".', isError: false });
     expect(sentinels.forSession('alice').facts.context('booking_of_interest')?.value).toBe('BK1');
     expect(sentinels.forSession('bob').facts.context('booking_of_interest')).toBeUndefined();
     expect((await query!.execute({ goal: 'refundable(booking_of_interest)' }, { sessionId: 'bob' })).content).toContain('booking_of_interest');
+    expect(warnings).toEqual([]);
+  });
+
+  it('a policy tool call that names no conversation tells the model the policy could not be consulted, and is logged once', async () => {
+    const { sentinels } = setup();
+    const warnings: unknown[][] = [];
+    const [query, bind] = createPolicyTools(sentinels, { logger: { warn: (...args: unknown[]) => void warnings.push(args) } });
     expect(await bind!.execute({ name: 'booking_of_interest', value: 'BK1' })).toEqual({ content: 'The policy could not be consulted right now.', isError: true });
+    expect(await query!.execute({ goal: 'refundable(booking_of_interest)' })).toEqual({ content: 'The policy could not be consulted right now.', isError: true });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]![0]).toBe('[panoptes] A policy tool failed; the model was told the policy could not be consulted. Later failures of these tools are not logged.');
+    expect(InvalidOptionError.isInstance(warnings[0]![1]) && (warnings[0]![1] as InvalidOptionError).message).toMatch(/Per-conversation sentinels need the session id of each call/);
   });
 });

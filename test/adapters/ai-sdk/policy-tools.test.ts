@@ -1,7 +1,8 @@
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { guardTools, policyTools } from '../../../adapters/ai-sdk/index.js';
-import { refundSetup } from '../../guards/helpers.js';
+import { createSentinelSessions, parseRulebase } from '../../../src/index.js';
+import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
 import { callTool, say, sequenceModel } from './fixtures.js';
 
 describe('policyTools', () => {
@@ -33,5 +34,14 @@ describe('policyTools', () => {
     expect(toolOutputs[1]).toEqual({ type: 'text', value: 'booking_of_interest = "B1".' });
     expect(toolOutputs[2]).toEqual({ type: 'text', value: 'Recorded: customer_confirms("B1").' });
     expect(toolOutputs[3]).toEqual({ type: 'text', value: 'Refunded B1.' });
+  });
+
+  it('with per-conversation sentinels, a call no conversation asked for is logged to the given logger', async () => {
+    const sentinels = createSentinelSessions({ rulebase: parseRulebase(REFUND_RULES), tools: { get_booking: { execute: async () => undefined } } });
+    const warnings: string[] = [];
+    const tools = policyTools(sentinels, { logger: { warn: (message: string) => void warnings.push(message) } });
+    const output = await tools.set_context!.execute!({ name: 'booking_of_interest', value: 'B1' }, { toolCallId: 's1', messages: [] });
+    expect(output).toEqual({ content: 'The policy could not be consulted right now.', isError: true });
+    expect(warnings).toEqual([expect.stringMatching(/^\[panoptes\] A policy tool failed/)]);
   });
 });

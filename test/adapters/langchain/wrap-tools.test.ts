@@ -126,6 +126,13 @@ describe('wrapTools', () => {
     expect(await guarded!.invoke(call, alice)).toMatchObject({ status: 'success', content: 'Refunded B1.' });
   });
 
+  it('with per-conversation sentinels, a policy tool run that names no thread is logged to the given logger', async () => {
+    const logger = recordingLogger();
+    const [, bind] = policyTools(refundSessions(), { logger });
+    expect(await bind!.invoke({ name: 'booking_of_interest', value: 'B1' })).toBe('The policy could not be consulted right now.');
+    expect(logger.warnings).toEqual([expect.stringMatching(/^\[panoptes\] A policy tool failed/)]);
+  });
+
   it('needs a sentinel or a monitor, and a sentinel that is one', () => {
     expect(() => wrapTools([], {})).toThrow(InvalidOptionError);
     expect(() => wrapTools([], { sentinel: {} as Sentinel })).toThrow(expect.objectContaining({ parameter: 'sentinel' }));
