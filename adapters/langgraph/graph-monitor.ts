@@ -12,7 +12,18 @@ export interface GraphMonitor extends Monitor {
 }
 
 /** Options of {@link createGraphMonitor}: those of `createMonitor`, without a store (graph state is the store). */
-export type GraphMonitorOptions = Omit<MonitorOptions, 'store'>;
+export interface GraphMonitorOptions extends Omit<MonitorOptions, 'store' | 'historyLimit'> {
+  /**
+   * Trace states, steps, deviations and refusals kept per session. Fewer than a plain monitor keeps (100): every
+   * checkpoint of a thread holds the session again, and LangGraph's cost per step grows with its size (about 17 us
+   * per KB of session per model call, measured). The verdicts do not depend on it; the report lists only what was
+   * kept. @default 20
+   */
+  historyLimit?: number;
+}
+
+/** The history a graph monitor keeps unless told otherwise: see {@link GraphMonitorOptions.historyLimit}. */
+export const GRAPH_HISTORY_LIMIT = 20;
 
 /** The in-memory store of each monitor `createGraphMonitor` made, which the nodes read and write without a promise. */
 const graphStores = new WeakMap<Monitor, MemorySessionStore<MonitorSession>>();
@@ -27,10 +38,10 @@ const graphStores = new WeakMap<Monitor, MemorySessionStore<MonitorSession>>();
  * const monitor = createGraphMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });
  * const graph = new StateGraph(State).addNode('agent', wrapModelNode(callModel, { monitor })).addNode('tools', new GuardedToolNode(tools, { monitor }));
  */
-export function createGraphMonitor(options: GraphMonitorOptions): GraphMonitor {
+export function createGraphMonitor({ historyLimit = GRAPH_HISTORY_LIMIT, ...options }: GraphMonitorOptions): GraphMonitor {
   const store = createMemorySessionStore<MonitorSession>(options.clock ? { clock: options.clock } : {});
   // The monitor itself, extended (not a copy): `syncFirst` finds its synchronous calls by identity.
-  const monitor = Object.assign(createMonitor({ ...options, store }), {
+  const monitor = Object.assign(createMonitor({ ...options, historyLimit, store }), {
     async load(sessionId: string, session: MonitorSession | null | undefined) {
       if (session) store.set(sessionId, session);
       else store.delete(sessionId);

@@ -3,7 +3,7 @@ import { tool } from '@langchain/core/tools';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { createGraphMonitor, GuardedToolNode, isGraphMonitor, PanoptesAnnotation, sessionFromState, wrapModelNode } from '../../../adapters/langgraph/index.js';
+import { createGraphMonitor, GRAPH_HISTORY_LIMIT, GuardedToolNode, isGraphMonitor, PanoptesAnnotation, sessionFromState, wrapModelNode } from '../../../adapters/langgraph/index.js';
 import { policyTools } from '../../../adapters/langchain/index.js';
 import { createMonitor, InvalidOptionError, isPromiseLike, syncFirst } from '../../../src/index.js';
 import { refundSetup } from '../../guards/helpers.js';
@@ -18,6 +18,18 @@ describe('createGraphMonitor', () => {
     const after = calls.afterModel('g1', { content: 'tell me more', toolCalls: [] });
     expect(isPromiseLike(after)).toBe(false);
     expect((await monitor.session('g1'))!.workflow.state).toBe('identify_issue');
+  });
+
+  it('keeps the last 20 steps unless told otherwise: every checkpoint holds the session again', async () => {
+    const kept = async (options: { historyLimit?: number }) => {
+      const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: recordingLogger(), ...options });
+      for (let turn = 0; turn < GRAPH_HISTORY_LIMIT + 5; turn++) await monitor.afterModel('g1', { content: 'tell me more', toolCalls: [] });
+      const session = (await monitor.session('g1'))!;
+      return { steps: session.steps.length, stepCount: session.stepCount };
+    };
+    expect(GRAPH_HISTORY_LIMIT).toBe(20);
+    expect(await kept({})).toEqual({ steps: 20, stepCount: 25 });
+    expect(await kept({ historyLimit: 100 })).toEqual({ steps: 25, stepCount: 25 });
   });
 });
 
