@@ -5,8 +5,8 @@ import { isTextOf, parseSessionText, sessionText } from './session-text.js';
 export interface GraphMonitor extends Monitor {
   /**
    * Makes the session graph state holds (parsed from the channel's text) the one the monitor continues; none (`null`
-   * on a new thread, or `undefined` in a graph without the channel) starts the session afresh. The nodes of `panoptes/langgraph` call it
-   * for you.
+   * on a new thread, or `undefined` in a graph without the channel) starts the session afresh. The nodes of
+   * `panoptes/langgraph` call it for you.
    */
   load(sessionId: string, session: MonitorSession | null | undefined): Promise<void>;
 }
