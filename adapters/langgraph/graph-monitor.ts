@@ -1,4 +1,4 @@
-import { andThen, createMemorySessionStore, createMonitor, type MaybePromise, type MemorySessionStore, type Monitor, type MonitorOptions, type MonitorSession } from '../../src/index.js';
+import { andThen, createMemorySessionStore, createMonitor, type MaybePromise, type MemorySessionStore, type Monitor, type MonitorOptions, type MonitorSession, type SessionStore } from '../../src/index.js';
 import { isTextOf, parseSessionText, sessionText } from './session-text.js';
 
 /** A monitor whose sessions live in graph state: nodes load the thread's session before using it. */
@@ -63,8 +63,11 @@ export function isGraphMonitor(monitor: Monitor): monitor is GraphMonitor {
 
 /** How a node reaches the session a graph monitor keeps for graph state. */
 export interface GraphSessionAccess {
-  /** Makes the session graph state holds (its JSON text) the one the monitor continues (none: start afresh). */
-  adopt(sessionId: string, text: string | null | undefined): MaybePromise<void>;
+  /**
+   * Makes the session graph state holds (its JSON text) the one the monitor continues (none: start afresh).
+   * `fanOut`: the node is one of several tasks of one step that all read this text (a `Send` per tool call).
+   */
+  adopt(sessionId: string, text: string | null | undefined, step?: { fanOut: boolean }): MaybePromise<void>;
   /** The session as it stands now, as JSON text for the node's state update. */
   current(sessionId: string): MaybePromise<string | undefined>;
 }
@@ -76,24 +79,37 @@ export interface GraphSessionAccess {
  */
 export function graphSessionAccess(monitor: Monitor): GraphSessionAccess | undefined {
   const store = graphStores.get(monitor);
-  if (store) {
-    return {
-      adopt: (sessionId, text) => {
-        if (!text) return store.delete(sessionId);
-        return andThen(store.get(sessionId), (held) => {
-          // The thread's own last write, still in memory (or read back from a checkpoint): nothing to parse.
-          if (held !== undefined && isTextOf(held, text)) return;
-          store.delete(sessionId); // a text that does not parse leaves no stale session behind
-          return store.set(sessionId, parseSessionText(text));
-        });
-      },
-      current: (sessionId) => andThen(store.get(sessionId), (session) => session && sessionText(session)),
-    };
-  }
+  if (store) return sessionAccess(store);
   if (!isGraphMonitor(monitor)) return undefined;
-  return {
-    adopt: (sessionId, text) => monitor.load(sessionId, text ? parseSessionText(text) : null),
-    current: (sessionId) => andThen(monitor.session(sessionId), (session) => session && sessionText(session)),
-  };
+  return sessionAccess({ get: (sessionId) => monitor.session(sessionId), set: (sessionId, session) => monitor.load(sessionId, session), delete: (sessionId) => monitor.load(sessionId, null) });
 }
 
+const NOT_FAN_OUT = { fanOut: false } as const;
+
+/** Threads whose last step was a fan-out; an entry lives until the thread's next step, so the bound is a backstop. */
+const MAX_FAN_OUTS = 10_000;
+
+function sessionAccess(sessions: SessionStore<MonitorSession>): GraphSessionAccess {
+  // The tasks of a fan-out all read the same text from state, while each changes the session held here (the monitor
+  // takes their checks in turn): a task that went back to the text would undo its siblings' records. So, by thread,
+  // the text the current fan-out's tasks read: the session held here descends from it.
+  const fanOutTexts = new Map<string, string>();
+  return {
+    adopt(sessionId, text, { fanOut } = NOT_FAN_OUT) {
+      const siblingsRead = fanOutTexts.get(sessionId);
+      if (!fanOut || !text) fanOutTexts.delete(sessionId);
+      else if (siblingsRead !== text) {
+        if (fanOutTexts.size >= MAX_FAN_OUTS) fanOutTexts.delete(fanOutTexts.keys().next().value!);
+        fanOutTexts.set(sessionId, text);
+      }
+      if (!text) return sessions.delete(sessionId);
+      return andThen(sessions.get(sessionId), (held) => {
+        // The thread's own last write, still in memory (or read back from a checkpoint), or what a sibling made of
+        // it: nothing to parse.
+        if (held !== undefined && (isTextOf(held, text) || (fanOut && siblingsRead === text))) return;
+        return andThen(sessions.delete(sessionId), () => sessions.set(sessionId, parseSessionText(text))); // a text that does not parse leaves no stale session
+      });
+    },
+    current: (sessionId) => andThen(sessions.get(sessionId), (session) => session && sessionText(session)),
+  };
+}

@@ -33,6 +33,9 @@ export interface GuardedToolNodeOptions extends ToolNodeOptions {
  * fail-open handling rethrows anything `isGraphBubbleUp` recognises, because they are LangGraph's control flow,
  * not failures.
  * With per-conversation sentinels, each call is judged by its thread's sentinel (the same session id as the monitor's).
+ * Tool calls fanned out with `Send` (a task per call, `{ ...state, lg_tool_call }`, as `createAgent` routes them)
+ * share their thread's session: the monitor takes their checks in turn, and each task continues what the others
+ * recorded.
  * @throws {InvalidOptionError} at construction when neither `monitor` nor `sentinel` is given, or `sentinel` is not one.
  * @example
  * graph.addNode('tools', new GuardedToolNode([verifyIdentity, issueRefund], { monitor }));
@@ -62,8 +65,10 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     const graphSession = this.#graphSession;
     if (!graphSession || !Array.isArray(state?.messages)) return super.run(input, config);
     const session = graphSessionId(this.#sessionId, state.messages, config);
+    // A `Send` of one tool call: a task beside others of the same step, which all read the same session from state.
+    const step = { fanOut: 'lg_tool_call' in state };
     try {
-      const adopted = graphSession.adopt(session, state.panoptes);
+      const adopted = graphSession.adopt(session, state.panoptes, step);
       if (isPromiseLike(adopted)) await adopted;
     } catch (error) {
       this.#failed('loading the session from graph state', error);

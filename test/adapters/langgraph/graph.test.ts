@@ -1,12 +1,12 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel, type FakeBuiltModel } from '@langchain/core/testing';
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
-import { Annotation, Command, END, INTERRUPT, interrupt, isInterrupted, MemorySaver, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { Annotation, Command, END, INTERRUPT, interrupt, isInterrupted, MemorySaver, MessagesAnnotation, Send, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, sessionFromState, wrapModelNode, type GraphMonitor } from '../../../adapters/langgraph/index.js';
-import { createSentinelSessions, parseRulebase, WorkflowViolationError, type SentinelSource } from '../../../src/index.js';
+import { createFactStore, createSentinel, createSentinelSessions, parseRulebase, WorkflowViolationError, type SentinelSource } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
 import { policyTools } from '../../../adapters/langchain/index.js';
@@ -156,6 +156,21 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
     expect((await monitor.report('t1'))!.refusals).toHaveLength(1);
   });
 
+  it("time travel: a run forked from an earlier checkpoint continues that checkpoint's session, not the one in memory", async () => {
+    const monitor = graphMonitor();
+    const model = compliantModel().respond(new AIMessage('Verified. Is there anything else I can help with?'));
+    const graph = monitoredGraph({ model, tools: supportTools().tools, monitor, checkpointer: new MemorySaver() });
+    await graph.invoke(ask('Refund order A1, I am customer 42.'), thread('t1'));
+    expect((await monitor.session('t1'))!.turns).toBe(3);
+
+    const history = [];
+    for await (const snapshot of graph.getStateHistory(thread('t1'))) history.push(snapshot);
+    const afterFirstCall = history.find((snapshot) => snapshot.next.includes('tools') && sessionFromState(snapshot.values)?.turns === 1)!;
+    const forked = await graph.invoke(null, afterFirstCall.config);
+
+    expect(sessionFromState(forked)).toMatchObject({ turns: 2, workflow: { trace: ['greeting', 'verify_identity', 'resolution'] } });
+  });
+
   it('a sentinel-denied call becomes an error ToolMessage with the blockers, and the tool never runs', async () => {
     const { sentinel } = refundSetup({ B1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
     const refund = vi.fn(async () => 'Refunded.');
@@ -240,5 +255,55 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
     expect(calls).toEqual([]);
     expect(refund).not.toHaveBeenCalled();
     expect((await monitor.report('c1'))!).toMatchObject({ trace: ['start'], refusals: [expect.objectContaining({ state: 'refund', by: 'workflow' })] });
+  });
+
+  describe('tool calls fanned out with Send (a task per call, as createAgent routes them)', () => {
+    /** The graph with the model's tool calls sent one by one to the guarded tool node, which all read the same state. */
+    function fannedOutGraph({ model, tools, monitor, sentinel }: { model: FakeBuiltModel; tools: StructuredToolInterface[]; monitor: GraphMonitor; sentinel?: SentinelSource }) {
+      const route = (state: typeof State.State) => {
+        const calls = (state.messages.at(-1) as AIMessage).tool_calls ?? [];
+        return calls.length === 0 ? END : calls.map((call) => new Send('tools', { ...state, lg_tool_call: call }));
+      };
+      return new StateGraph(State)
+        .addNode('agent', wrapModelNode(async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] }), { monitor }))
+        .addNode('tools', new GuardedToolNode(tools, { monitor, ...(sentinel ? { sentinel } : {}) }))
+        .addEdge(START, 'agent')
+        .addConditionalEdges('agent', route, ['tools', END])
+        .addEdge('tools', 'agent')
+        .compile({ checkpointer: new MemorySaver() });
+    }
+    const both = (...calls: Array<[name: string, args: Record<string, unknown>, id: string]>) =>
+      new AIMessage({ content: '', tool_calls: calls.map(([name, args, id]) => ({ id, name, args, type: 'tool_call' as const })) });
+
+    it("keeps every task's records: a task does not go back to the session its siblings changed", async () => {
+      const monitor = graphMonitor(refundWorkflow);
+      const { tools, refund } = refundTools();
+      const model = fakeModel()
+        .respond(both(['issue_refund', { booking_id: 'B1' }, 'r0'], ['get_booking', { booking_id: 'B1' }, 'g1']))
+        .respond(new AIMessage('Let me check first.'));
+      const result = await fannedOutGraph({ model, tools, monitor }).invoke(ask('Refund B1.'), thread('c1'));
+
+      expect(refund).not.toHaveBeenCalled();
+      expect(sessionFromState(result)?.workflow).toMatchObject({ trace: ['start', 'lookup'], refusals: [expect.objectContaining({ state: 'refund', by: 'workflow' })] });
+      expect((await monitor.report('c1'))!.refusals).toHaveLength(1);
+    });
+
+    it("keeps a slow check's refusal: the monitor takes the tasks' checks in turn, so the task beside it writes after it", async () => {
+      const monitor = graphMonitor(refundWorkflow);
+      const { tools, refund } = refundTools();
+      // The rules fetch the booking slowly, so the lookup beside the refund starts before the refund's check ends.
+      const slowBooking = async () => (await new Promise((resolve) => setTimeout(resolve, 20)), { status: 'cancelled_by_airline', delay_minutes: 0 });
+      const sentinel = createSentinel({ rulebase: parseRulebase(REFUND_RULES), facts: createFactStore(), tools: { get_booking: { execute: slowBooking } } });
+      sentinel.bindContext('booking_of_interest', 'B1'); // not confirmed: refused once the booking is fetched
+      const model = fakeModel()
+        .respond(callTool('get_booking', { booking_id: 'B1' }, 'g0'))
+        .respond(both(['issue_refund', { booking_id: 'B1' }, 'r1'], ['get_booking', { booking_id: 'B1' }, 'g2']))
+        .respond(new AIMessage('Do you confirm the refund?'));
+      const result = await fannedOutGraph({ model, tools, monitor, sentinel }).invoke(ask('Refund B1.'), thread('c1'));
+
+      expect(refund).not.toHaveBeenCalled();
+      expect(sessionFromState(result)?.workflow.refusals).toEqual([expect.objectContaining({ state: 'refund', by: 'guard' })]);
+      expect((await monitor.report('c1'))!.refusals).toHaveLength(1);
+    });
   });
 });
