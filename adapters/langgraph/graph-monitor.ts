@@ -78,11 +78,18 @@ export interface GraphSessionAccess {
  * only once their own monitor calls have settled, so nothing for the session is in flight when they read it.
  */
 export function graphSessionAccess(monitor: Monitor): GraphSessionAccess | undefined {
+  let access = accesses.get(monitor);
+  if (access) return access;
   const store = graphStores.get(monitor);
-  if (store) return sessionAccess(store);
-  if (!isGraphMonitor(monitor)) return undefined;
-  return sessionAccess({ get: (sessionId) => monitor.session(sessionId), set: (sessionId, session) => monitor.load(sessionId, session), delete: (sessionId) => monitor.load(sessionId, null) });
+  if (store) access = sessionAccess(store);
+  else if (isGraphMonitor(monitor)) access = sessionAccess({ get: (sessionId) => monitor.session(sessionId), set: (sessionId, session) => monitor.load(sessionId, session), delete: (sessionId) => monitor.load(sessionId, null) });
+  else return undefined;
+  accesses.set(monitor, access);
+  return access;
 }
+
+/** One session access per monitor, shared by all its nodes: each step's adopt ends the fan-out before it. */
+const accesses = new WeakMap<Monitor, GraphSessionAccess>();
 
 const NOT_FAN_OUT = { fanOut: false } as const;
 

@@ -288,6 +288,24 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
       expect((await monitor.report('c1'))!.refusals).toHaveLength(1);
     });
 
+    it('time travel to a fan-out step: its tasks start from that step\'s session again', async () => {
+      const monitor = graphMonitor(refundWorkflow);
+      const { tools } = refundTools();
+      const model = fakeModel()
+        .respond(both(['issue_refund', { booking_id: 'B1' }, 'r0'], ['get_booking', { booking_id: 'B1' }, 'g1']))
+        .respond(new AIMessage('Let me check first.'))
+        .respond(new AIMessage('Checked.'));
+      const graph = fannedOutGraph({ model, tools, monitor });
+      await graph.invoke(ask('Refund B1.'), thread('c1'));
+
+      let beforeFanOut;
+      for await (const snapshot of graph.getStateHistory(thread('c1'))) if (snapshot.next.includes('tools')) beforeFanOut = snapshot;
+      const forked = await graph.invoke(null, beforeFanOut!.config);
+
+      // The checkpoint's session (one turn) and the fork's turn; not the first run's two turns carried over.
+      expect(sessionFromState(forked)).toMatchObject({ turns: 2, workflow: { refusals: [expect.objectContaining({ state: 'refund' })] } });
+    });
+
     it("keeps a slow check's refusal: the monitor takes the tasks' checks in turn, so the task beside it writes after it", async () => {
       const monitor = graphMonitor(refundWorkflow);
       const { tools, refund } = refundTools();
