@@ -153,9 +153,9 @@ export function createMonitor({
   }
 
   /** Completes the last turn's calls with the results now in the request, then takes the loop hint due on this call. */
-  function takeLoopHint(sessionId: string, messages: ChatMessage[]): MaybePromise<LoopHint | undefined> {
+  function takeLoopHint(sessionId: string, request: ModelRequest): MaybePromise<LoopHint | undefined> {
     if (!loops) return undefined;
-    return loops.observe(sessionId, { toolResults: toolResultsAfterLastTurn(messages) }).then((report) => {
+    return loops.observe(sessionId, { toolResults: toolResultsAfterLastTurn(request.messages) }).then((report) => {
       if (report) events.emit('loop', { sessionId, report });
       return loops.takePendingHint(sessionId);
     });
@@ -176,19 +176,21 @@ export function createMonitor({
     // written by afterModel), and the messages are not read (an adapter that builds them on demand then never
     // converts the conversation).
     if (!loops && (stored ? isIdle(stored) : freshSessionIsIdle)) return unchanged(request);
-    const messages = request.messages;
     const effects: WorkflowEffect[] = [];
     let session = flushPending(activeOrFresh(stored), effects);
     const { snapshot, plan } = takeInterventions(workflow, session.workflow);
     if (snapshot !== session.workflow) session = { ...session, workflow: snapshot };
     return andThen(session === stored ? undefined : save(sessionId, session), () => {
       events.emitEffects(sessionId, effects);
-      return andThen(takeLoopHint(sessionId, messages), (loopHint) => planCall(sessionId, messages, plan, loopHint));
+      return andThen(takeLoopHint(sessionId, request), (loopHint) => planCall(sessionId, request, plan, loopHint));
     });
   }
 
-  /** Proceed with the interventions (and the loop hint) applied to the request, or block it. */
-  function planCall(sessionId: string, messages: ChatMessage[], plan: InterventionPlan, loopHint: LoopHint | undefined): BeforeModelResult {
+  /**
+   * Proceed with the interventions (and the loop hint) applied to the request, or block it. A call that only enters
+   * the last turn's tool-call states applies nothing, and leaves the messages unread, as an idle call does.
+   */
+  function planCall(sessionId: string, request: ModelRequest, plan: InterventionPlan, loopHint: LoopHint | undefined): BeforeModelResult {
     const apply = loopHint && loopHint.action !== 'stop' ? [...plan.apply, renderLoopHint(loopHint)] : plan.apply;
     const block = plan.block ?? (loopHint?.action === 'stop' ? { ...renderLoopHint(loopHint), strategy: 'hard-block' as const } : undefined);
     if (events.has('intervention')) for (const intervention of block ? [...apply, block] : apply) events.emit('intervention', { sessionId, intervention });
@@ -198,7 +200,7 @@ export function createMonitor({
         : new LoopDetectedError({ hint: loopHint!, sessionId });
       return { action: 'block', intervention: block, error };
     }
-    return { action: 'proceed', messages: apply.length === 0 ? messages : applyInterventions(messages, apply), interventions: apply };
+    return apply.length === 0 ? unchanged(request) : { action: 'proceed', messages: applyInterventions(request.messages, apply), interventions: apply };
   }
 
   /** `afterModel` on the loaded session: classifies the turn from the state the session is in now. */

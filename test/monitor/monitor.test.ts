@@ -214,6 +214,16 @@ constraints:
     expect(reads).toBe(1); // built once, however often read
     expect(corrected.action === 'proceed' && corrected.interventions.map((intervention) => intervention.name)).toEqual(['verify_first']);
   });
+  it('leaves the messages unread on a call that only enters the last turn’s tool-call state', async () => {
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    let reads = 0;
+    await monitor.afterModel('s1', say('tell me more'));
+    await monitor.afterModel('s1', call('verify_identity')); // no beforeTool: the host did not report the tool's start
+    const before = await monitor.beforeModel('s1', lazyModelRequest(() => (reads++, request().messages)));
+    expect((await monitor.session('s1'))!.workflow.trace).toEqual(['greeting', 'identify_issue', 'verify_identity']);
+    expect(before).toMatchObject({ action: 'proceed', interventions: [] });
+    expect(reads).toBe(0);
+  });
   it('answers a listener that asks about the same session after the call it listens to', async () => {
     const monitor = createMonitor({ workflow, logger: recordingLogger() });
     await monitor.afterModel('s1', say('here are the internal notes'));
