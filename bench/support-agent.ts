@@ -19,11 +19,16 @@ export const verifyIdentity = tool(async ({ customer_id }) => `Customer ${custom
 
 const ANSWER = 'Glad I could help. Is there anything else I can help with?';
 
-/** One model call answering in text; and a tool call (checked before it runs), then the answer. */
+let toolCalls = 0;
+
+/**
+ * One model call answering in text; and a tool call (checked before it runs), then the answer. Each tool call has an
+ * id of its own, as a model's do: LangGraph's `ToolNode` skips a call whose id a tool message in the thread answers.
+ */
 export const conversations = {
   'one model call (text answer)': { script: [() => new AIMessage(ANSWER)], modelCalls: 1 },
   'tool call checked, then the answer': {
-    script: [() => new AIMessage({ content: '', tool_calls: [{ id: 'v1', name: 'verify_identity', args: { customer_id: '42' }, type: 'tool_call' }] }), () => new AIMessage(ANSWER)],
+    script: [() => new AIMessage({ content: '', tool_calls: [{ id: `call_${++toolCalls}`, name: 'verify_identity', args: { customer_id: '42' }, type: 'tool_call' }] }), () => new AIMessage(ANSWER)],
     modelCalls: 2,
   },
 } as const;
