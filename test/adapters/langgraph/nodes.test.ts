@@ -51,8 +51,32 @@ describe('sessionFromState', () => {
     expect(sessionFromState({})).toBeNull();
   });
 
+  it('keeps steps and deviations as tuples in the text, and reads them back as the records the monitor holds', async () => {
+    const monitor = createGraphMonitor({ workflow: supportWorkflow, logger: recordingLogger() });
+    // Straight from the greeting to the resolution: a move the workflow does not list, so a deviation.
+    const update = await wrapModelNode(async () => ({ messages: [new AIMessage('Glad I could help. Is there anything else I can help with?')] }), { monitor })({ messages: [new HumanMessage('hi')] }, { configurable: { thread_id: 't1' } });
+
+    const held = (await monitor.session('t1'))!;
+    const [step] = held.steps;
+    const [deviation] = held.workflow.deviations;
+    expect(deviation).toMatchObject({ from: 'greeting', to: 'resolution', step: 1 });
+    const text = JSON.parse(update.panoptes!) as { steps: unknown[]; workflow: { deviations: unknown[] } };
+    expect(text.steps).toEqual([[1, 1, 'resolution', step!.method, step!.confidence]]);
+    expect(text.workflow.deviations).toEqual([['greeting', 'resolution', deviation!.position, deviation!.at, 1]]);
+    expect(sessionFromState(update)).toEqual(held);
+  });
+
+  it('reads steps and deviations written as objects, and a deviation without a step', () => {
+    const session = { workflow: { state: 'resolution', deviations: [{ from: 'greeting', to: 'resolution', position: 1, at: 5 }] }, steps: [{ index: 1, turn: 1, state: 'resolution', method: 'pattern', confidence: 0.9 }] };
+    expect(sessionFromState({ panoptes: JSON.stringify(session) })).toEqual(session);
+    const compact = { workflow: { state: 'resolution', deviations: [['greeting', 'resolution', 1, 5, null]] }, steps: [[1, 1, 'resolution', 'pattern', 0.9]] };
+    expect(sessionFromState({ panoptes: JSON.stringify(compact) })).toEqual(session);
+  });
+
   it('says what is wrong with a channel something else wrote', () => {
-    expect(() => sessionFromState({ panoptes: '[1, 2]' })).toThrow(new TypeError(`Graph state's panoptes channel holds "[1, 2]", not a monitor session. Only Panoptes' nodes should write it; reset it to null to start the session afresh.`));
+    const notASession = (text: string) => new TypeError(`Graph state's panoptes channel holds ${JSON.stringify(text.slice(0, 40))}, not a monitor session. Only Panoptes' nodes should write it; reset it to null to start the session afresh.`);
+    expect(() => sessionFromState({ panoptes: '[1, 2]' })).toThrow(notASession('[1, 2]'));
+    expect(() => sessionFromState({ panoptes: '{"steps":[]}' })).toThrow(notASession('{"steps":[]}'));
     expect(() => sessionFromState({ panoptes: 'not json' })).toThrow(SyntaxError);
   });
 });
