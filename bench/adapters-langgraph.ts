@@ -13,7 +13,7 @@ import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode 
 import { summarize, timedRun, type BenchRow } from './harness.js';
 import { conversations, scriptedModel, supportWorkflow, verifyIdentity } from './support-agent.js';
 
-const SAMPLES = 600;
+const SAMPLES = 1200;
 const WARMUP = 100;
 const SYSTEM_PROMPT = 'You are a support agent.';
 
@@ -23,9 +23,9 @@ const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotatio
  * The agent loop over a scripted model that answers from the script in turn; with Panoptes or without. Without, it
  * is the graph a user would write: no session channel, the node itself sending the same system prompt.
  */
-function agentGraph(script: ReadonlyArray<() => AIMessage>, calls: number, watched: boolean) {
+function agentGraph(script: ReadonlyArray<() => AIMessage>, calls: number, watched: boolean, checkpointer: MemorySaver) {
   const model = scriptedModel(script, calls);
-  const compile = { checkpointer: new MemorySaver() };
+  const compile = { checkpointer };
   if (!watched) {
     return new StateGraph(MessagesAnnotation)
       .addNode('agent', async (state) => ({ messages: [await model.invoke([new SystemMessage(SYSTEM_PROMPT), ...state.messages])] }))
@@ -50,26 +50,35 @@ function agentGraph(script: ReadonlyArray<() => AIMessage>, calls: number, watch
 const LONG_THREAD = { turns: 30, measuredFrom: 20 } as const;
 
 type Cost = { wallUs: number; cpuUs: number };
-type Graph = ReturnType<typeof agentGraph>;
+type Variant = 'plain' | 'watched';
 
 /**
  * One conversation's pairs of runs: each call of `next` runs the plain and the watched graph on the same turn of a
  * thread of their own (the order alternating), untimed turns first when a thread is to be measured late in its life.
+ * A thread's checkpoints are deleted when it ends, as a server's database would hold them rather than its heap: a
+ * `MemorySaver` keeping every thread of the run grew the heap by hundreds of MB, and the garbage collector's work
+ * on it, counted in the process's CPU time, moved the medians of the long threads' differences by milliseconds.
  */
-function pairs(graphs: Record<'plain' | 'watched', Graph>, { turns, measuredFrom }: { turns: number; measuredFrom: number }) {
+function pairs(script: ReadonlyArray<() => AIMessage>, calls: number, { turns, measuredFrom }: { turns: number; measuredFrom: number }) {
+  const checkpointers = { plain: new MemorySaver(), watched: new MemorySaver() };
+  const graphs = { plain: agentGraph(script, calls, false, checkpointers.plain), watched: agentGraph(script, calls, true, checkpointers.watched) };
   let pair = 0;
   let thread = 0;
   let turn = 0;
-  const run = (variant: 'plain' | 'watched') => () => graphs[variant].invoke({ messages: [new HumanMessage(`Please verify me, I am customer 42 (turn ${turn + 1}).`)] }, { configurable: { thread_id: `${variant}-${thread}` } });
+  const threadOf = (variant: Variant) => `${variant}-${thread}`;
+  const run = (variant: Variant) => () => graphs[variant].invoke({ messages: [new HumanMessage(`Please verify me, I am customer 42 (turn ${turn + 1}).`)] }, { configurable: { thread_id: threadOf(variant) } });
   const step = async <T>(measure: (run: () => Promise<unknown>) => Promise<T>) => {
     const order = pair++ % 2 ? (['watched', 'plain'] as const) : (['plain', 'watched'] as const);
-    const costs = {} as Record<'plain' | 'watched', T>;
+    const costs = {} as Record<Variant, T>;
     for (const variant of order) costs[variant] = await measure(run(variant));
-    if (++turn === turns) [thread, turn] = [thread + 1, 0];
+    if (++turn === turns) {
+      for (const variant of order) await checkpointers[variant].deleteThread(threadOf(variant));
+      [thread, turn] = [thread + 1, 0];
+    }
     return costs;
   };
   return {
-    async next(): Promise<Record<'plain' | 'watched', Cost>> {
+    async next(): Promise<Record<Variant, Cost>> {
       while (turn < measuredFrom) await step((untimed) => untimed());
       return step(timedRun);
     },
@@ -84,12 +93,12 @@ export async function langgraphAdapterBench(): Promise<BenchRow[]> {
   const longThread = { name: `tool call checked, then the answer, turns ${LONG_THREAD.measuredFrom + 1}-${LONG_THREAD.turns} of a thread`, script, modelCalls, thread: LONG_THREAD };
   const setups = [...newThreads, longThread].map(({ name, script, modelCalls, thread }) => {
     const runs = (SAMPLES + WARMUP) * (thread.turns / (thread.turns - thread.measuredFrom)) * modelCalls + 10;
-    return { name, modelCalls, pairs: pairs({ plain: agentGraph(script, runs, false), watched: agentGraph(script, runs, true) }, thread) };
+    return { name, modelCalls, pairs: pairs(script, runs, thread) };
   });
   for (let i = 0; i < WARMUP; i++) for (const setup of setups) await setup.pairs.next();
   // The conversations interleaved: each difference compares runs made moments apart (see adapters-langchain.ts), and
   // every conversation is measured at the same point of the process's life.
-  const costs = setups.map(() => [] as Array<Record<'plain' | 'watched', Cost>>);
+  const costs = setups.map(() => [] as Array<Record<Variant, Cost>>);
   for (let i = 0; i < SAMPLES; i++) for (const [index, setup] of setups.entries()) costs[index]!.push(await setup.pairs.next());
   const rows: BenchRow[] = [];
   for (const [index, { name, modelCalls }] of setups.entries()) {
