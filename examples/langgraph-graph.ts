@@ -78,12 +78,9 @@ const checkpointer = new MemorySaver(); // shared by both "processes", as a data
 /** Builds the graph one process runs: its own monitor, the shared checkpointer. */
 function buildGraph(workflow: Workflow) {
   const monitor = createGraphMonitor({ workflow });
-  const applied: RenderedIntervention[] = [];
-  monitor.on('intervention', ({ intervention }) => void applied.push(intervention));
-  const callModel = async (state: typeof State.State) => {
-    for (const intervention of applied.splice(0)) say.panoptes(`added guidance to this call only: ${pc.italic(intervention.text.replace(/\s+/g, ' ').trim())}`);
-    return { messages: [await model.invoke(state.messages)] };
-  };
+  const guidance: RenderedIntervention[] = [];
+  monitor.on('intervention', ({ intervention }) => void guidance.push(intervention));
+  const callModel = async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] });
   const graph = new StateGraph(State)
     .addNode('agent', wrapModelNode(callModel, { monitor, systemPrompt: SYSTEM }))
     .addNode('tools', new GuardedToolNode(tools, { monitor }))
@@ -91,13 +88,20 @@ function buildGraph(workflow: Workflow) {
     .addConditionalEdges('agent', toolsCondition, ['tools', END])
     .addEdge('tools', 'agent')
     .compile({ checkpointer });
-  return { graph, monitor };
+  return { graph, monitor, guidance };
 }
 
-async function run(graph: ReturnType<typeof buildGraph>['graph'], input: Parameters<ReturnType<typeof buildGraph>['graph']['stream']>[0]) {
+type Built = ReturnType<typeof buildGraph>;
+
+async function run({ graph, guidance }: Built, input: Parameters<Built['graph']['stream']>[0]) {
   for await (const update of await graph.stream(input, { ...THREAD, streamMode: 'updates' })) {
     if (isInterrupted<string>(update)) for (const pending of update[INTERRUPT]) say.human(pc.dim(`(asked) ${pending.value}`));
-    for (const change of Object.values(update as Record<string, { messages?: BaseMessage[] } | undefined>)) for (const message of change?.messages ?? []) tell(message);
+    for (const [node, change] of Object.entries(update as Record<string, { messages?: BaseMessage[] } | undefined>)) {
+      // The guidance went into the model call this update reports; the graph may run that call before the stream
+      // hands us the step before it, so it is told here, in the story's order.
+      if (node === 'agent') for (const intervention of guidance.splice(0)) say.panoptes(`added guidance to this call only: ${pc.italic(intervention.text.replace(/\s+/g, ' ').trim())}`);
+      for (const message of change?.messages ?? []) tell(message);
+    }
   }
 }
 
@@ -105,17 +109,17 @@ async function main() {
   const workflow = await loadWorkflow(WORKFLOW);
   console.log(pc.bold(`\nPanoptes + LangGraph: workflow '${workflow.name}', ${online ? 'gpt-4o-mini' : 'a scripted model (set OPENAI_API_KEY for a real one)'}\n`));
   say.customer(CUSTOMER);
-  await run(buildGraph(workflow).graph, { messages: [new HumanMessage(CUSTOMER)] });
+  await run(buildGraph(workflow), { messages: [new HumanMessage(CUSTOMER)] });
 
   const paused = buildGraph(workflow).graph;
   const saved = sessionFromState((await paused.getState(THREAD)).values);
   console.log(pc.dim('\n-- the process restarts while the refund waits for approval --'));
   say.panoptes(`the checkpoint holds the session: trace ${saved?.workflow.trace.join(' -> ')}, ${saved?.workflow.refusals.length ?? 0} refusal(s), waiting: ${saved?.pendingToolStates.map((pending) => pending.toolName).join(', ') || 'nothing'}`);
 
-  const { graph, monitor } = buildGraph(workflow); // a new monitor that has never seen this thread
+  const resumed = buildGraph(workflow); // a new monitor that has never seen this thread
   say.human('approved');
-  await run(graph, new Command({ resume: 'approved' }));
-  await printReport(monitor);
+  await run(resumed, new Command({ resume: 'approved' }));
+  await printReport(resumed.monitor);
 }
 
 function tell(message: BaseMessage) {
