@@ -8,7 +8,8 @@ import { parseSessionText } from './session-text.js';
  * the messages and a resumed thread continues with the same trace, verdicts and pending interventions, in any
  * process. Text, not the session object: a checkpointer serialises every value of every checkpoint one by one, and
  * reads them back the same way, which late in a long thread cost more than the monitor's own work (388 us added per
- * model call as an object, 217-222 us as text, with 100 entries of history). Read it with {@link sessionFromState}.
+ * model call as an object, 217-222 us as text, with 100 entries of history). Steps and deviations go as tuples, to
+ * keep the text small; read it with {@link sessionFromState}.
  * A node that does not write it leaves it as it was. `null` until the first node writes it: LangGraph throws (and
  * catches) an error for every read of an empty channel, which cost tens of microseconds per run.
  * @example
