@@ -4,7 +4,7 @@
  */
 import type { BaseMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { Annotation, END, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { expectTypeOf } from 'vitest';
 import { createGraphMonitor, graphSessionId, GuardedToolNode, isGraphMonitor, PanoptesAnnotation, sessionFromState, wrapModelNode } from '../../../adapters/langgraph/index.js';
@@ -36,6 +36,19 @@ export async function docExamples() {
   expectTypeOf(state.panoptes).toEqualTypeOf<string | null>();
   const saved = (await graph.getState({ configurable: { thread_id: 'ticket-1042' } })).values;
   expectTypeOf(sessionFromState(saved)?.workflow.trace).toEqualTypeOf<string[] | undefined>();
+
+  // The README's snippet as written: an inline node, a checkpointer.
+  const systemPrompt = 'You are a support agent.';
+  const checkpointer = new MemorySaver();
+  const tools = [verifyIdentity, issueRefund];
+  const readmeGraph = new StateGraph(State)
+    .addNode('agent', wrapModelNode(async (state) => ({ messages: [await model.invoke(state.messages)] }), { monitor, systemPrompt }))
+    .addNode('tools', new GuardedToolNode(tools, { monitor }))
+    .addEdge(START, 'agent')
+    .addConditionalEdges('agent', toolsCondition, ['tools', END])
+    .addEdge('tools', 'agent')
+    .compile({ checkpointer });
+  expectTypeOf((await readmeGraph.invoke({ messages: [] }, { configurable: { thread_id: 'ticket-1042' } })).panoptes).toEqualTypeOf<string | null>();
 
   expectTypeOf(isGraphMonitor(monitor)).toBeBoolean();
   expectTypeOf(isGraphMonitor(createMonitor({ workflow }))).toBeBoolean();
