@@ -4,12 +4,11 @@ import {
   guardToolCall,
   InvalidOptionError,
   isSentinelSessions,
-  type Blocker,
+  toolRefusal,
   type Logger,
   type Monitor,
-  type ProofStatus,
   type SentinelSource,
-  type ToolCallDecision,
+  type ToolRefusal,
 } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
 import { sessionOfCall, type ToolSessionId } from './tool-call-sessions.js';
@@ -26,19 +25,8 @@ export const REFUSAL_TYPE = 'panoptes-refusal';
  * What a guarded tool returns instead of running: the model reads `reason` as an error result; the app can read
  * who refused and why.
  */
-export interface ToolCallRefusal {
+export interface ToolCallRefusal extends ToolRefusal {
   type: typeof REFUSAL_TYPE;
-  /** The monitor (the workflow forbids this step now) or the sentinel (the rules do not prove the call allowed). */
-  by: 'monitor' | 'sentinel';
-  tool: string;
-  /** Text for the model: why the call did not run and what to do instead. */
-  reason: string;
-  /** From the monitor: the constraints the call would have violated. */
-  constraints?: string[];
-  /** From the sentinel: `blocked` (something can unblock it) or `failed` (the facts say no). */
-  status?: ProofStatus;
-  /** From the sentinel: what stands between the call and its proof. */
-  blockers?: Blocker[];
 }
 
 /** Options of {@link guardTools}. Give a monitor, a sentinel, or both. */
@@ -119,19 +107,12 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
             sessionId: id,
             onMonitorError: (error) => failOpen.note('The pre-emptive check (monitor.beforeTool)', 'The pre-emptive check (monitor.beforeTool) failed; the call goes on unchanged.', error),
           });
-    return decision.allowed ? undefined : toRefusal(name, decision);
+    return decision.allowed ? undefined : { type: REFUSAL_TYPE, ...toolRefusal(name, decision) };
   }
 
   const guarded: Record<string, unknown> = {};
   for (const [name, tool] of Object.entries(tools)) guarded[name] = guardTool(name, tool, refusalOf);
   return guarded as GuardedTools<TOOLS>;
-}
-
-/** The core's refusal in this adapter's terms: `by` names the guard the app configured, the monitor or the sentinel. */
-function toRefusal(tool: string, decision: Extract<ToolCallDecision, { allowed: false }>): ToolCallRefusal {
-  if (decision.by === 'workflow') return { type: REFUSAL_TYPE, by: 'monitor', tool, reason: decision.reason, constraints: decision.constraints };
-  const { check } = decision;
-  return { type: REFUSAL_TYPE, by: 'sentinel', tool, reason: decision.reason, ...(check ? { status: check.status, blockers: check.blockers } : {}) };
 }
 
 /**

@@ -3,19 +3,10 @@
  * @module
  */
 import type { CallToolRequestParams, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Blocker, ProofStatus, ToolCall, ToolCallDecision } from '../../src/index.js';
+import type { ToolCall, ToolRefusal } from '../../src/index.js';
 
 /** Why a guarded call did not reach the server, as `wrapMcpClient` reports it in the result's `_meta`. */
-export interface McpRefusal {
-  /** The monitor (the workflow forbids this step now) or the sentinel (the rules do not prove the call allowed). */
-  by: 'monitor' | 'sentinel';
-  tool: string;
-  /** Text for the model: why the call did not run and what to do instead. */
-  reason: string;
-  constraints?: string[];
-  status?: ProofStatus;
-  blockers?: Blocker[];
-}
+export type McpRefusal = ToolRefusal;
 
 /** The `_meta` key under which a refused result carries its {@link McpRefusal}. */
 export const REFUSAL_META_KEY = 'panoptes/refusal';
@@ -27,19 +18,6 @@ export const REFUSAL_META_KEY = 'panoptes/refusal';
  */
 export function toCoreToolCall(params: CallToolRequestParams): ToolCall {
   return { name: params.name, args: params.arguments ?? {} };
-}
-
-/**
- * The core's refusal of a call in this adapter's terms: `by` names the guard the app configured, the monitor or the
- * sentinel, with the constraints or the sentinel's blockers.
- * @example
- * const decision = await guardToolCall(toCoreToolCall(params), { monitor, sentinel, sessionId });
- * if (!decision.allowed) return refusalResult(toMcpRefusal(params.name, decision));
- */
-export function toMcpRefusal(tool: string, decision: Extract<ToolCallDecision, { allowed: false }>): McpRefusal {
-  if (decision.by === 'workflow') return { by: 'monitor', tool, reason: decision.reason, constraints: decision.constraints };
-  const { check } = decision;
-  return { by: 'sentinel', tool, reason: decision.reason, ...(check ? { status: check.status, blockers: check.blockers } : {}) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
-import { assertSentinelOption, guardToolCall, InvalidOptionError, isSentinelSessions, type Logger, type Monitor, type SentinelSource, type ToolCall, type ToolCallDecision } from '../../src/index.js';
-import { refusalResult, toCoreToolCall, toMcpRefusal } from './translate.js';
+import { assertSentinelOption, guardToolCall, InvalidOptionError, isSentinelSessions, toolRefusal, type Logger, type Monitor, type SentinelSource, type ToolCall, type ToolCallDecision } from '../../src/index.js';
+import { refusalResult, toCoreToolCall } from './translate.js';
 
 /** What `wrapMcpClient` needs of a client: the official SDK's `Client`, or anything with its `callTool`. */
 export type McpToolClient = Pick<Client, 'callTool'>;
@@ -72,7 +72,7 @@ export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, { mo
 
   const callTool: McpToolClient['callTool'] = async function guardedCallTool(params, resultSchema, options) {
     const decision = await decide(params, toCoreToolCall(params));
-    return decision.allowed ? client.callTool(params, resultSchema, options) : refusalResult(toMcpRefusal(params.name, decision));
+    return decision.allowed ? client.callTool(params, resultSchema, options) : refusalResult(toolRefusal(params.name, decision));
   };
 
   // A proxy rather than a copy: the SDK's Client keeps state on itself (capabilities, validators), so every other

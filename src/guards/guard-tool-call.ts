@@ -3,7 +3,7 @@ import type { ToolCall } from '../messages/index.js';
 import { andThen, isPromiseLike, type MaybePromise } from '../async/index.js';
 import type { BeforeToolResult, Monitor, ToolGuard } from '../monitor/index.js';
 import { syncFirst } from '../monitor/sync-first.js';
-import type { CheckResult } from './result.js';
+import type { Blocker, CheckResult, ProofStatus } from './result.js';
 import type { Sentinel } from './sentinel.js';
 import { sentinelFor, type SentinelSource } from './sentinel-sessions.js';
 
@@ -21,6 +21,36 @@ export type ToolCallDecision =
       /** The sentinel's full result, with its blockers (`by: 'rules'`). */
       check?: CheckResult;
     };
+
+/**
+ * A refused tool call as plain data, for a host's error result: which guard the app configured refused it (the
+ * monitor or the sentinel), the text for the model, and the constraints or the sentinel's blockers.
+ */
+export interface ToolRefusal {
+  /** The monitor (the workflow forbids this step now) or the sentinel (the rules do not prove the call allowed). */
+  by: 'monitor' | 'sentinel';
+  tool: string;
+  /** Text for the model: why the call did not run and what to do instead. */
+  reason: string;
+  /** From the monitor: the constraints the call would have violated. */
+  constraints?: string[];
+  /** From the sentinel: `blocked` (something can unblock it) or `failed` (the facts say no). */
+  status?: ProofStatus;
+  /** From the sentinel: what stands between the call and its proof. */
+  blockers?: Blocker[];
+}
+
+/**
+ * The refusal in a decision, as the data a host's result carries.
+ * @example
+ * const decision = await guardToolCall({ name: 'issue_refund', args }, { monitor, sentinel, sessionId });
+ * if (!decision.allowed) return { isError: true, refusal: toolRefusal('issue_refund', decision) };
+ */
+export function toolRefusal(tool: string, decision: Extract<ToolCallDecision, { allowed: false }>): ToolRefusal {
+  if (decision.by === 'workflow') return { by: 'monitor', tool, reason: decision.reason, constraints: decision.constraints };
+  const { check } = decision;
+  return { by: 'sentinel', tool, reason: decision.reason, ...(check ? { status: check.status, blockers: check.blockers } : {}) };
+}
 
 export interface GuardToolCallOptions {
   monitor?: Monitor | undefined;

@@ -26,4 +26,4 @@ export {
   type SentinelSessionsOptions,
   type SentinelSource,
 } from './sentinel-sessions.js';
-export { guardToolCall, guardToolCallSyncFirst, type GuardToolCallOptions, type ToolCallDecision } from './guard-tool-call.js';
+export { guardToolCall, guardToolCallSyncFirst, toolRefusal, type GuardToolCallOptions, type ToolCallDecision, type ToolRefusal } from './guard-tool-call.js';

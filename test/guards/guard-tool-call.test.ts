@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMonitor, guardToolCall, parseWorkflow } from '../../src/index.js';
+import { createMonitor, guardToolCall, parseWorkflow, toolRefusal, type CheckResult } from '../../src/index.js';
 import { refundSetup } from './helpers.js';
 
 const workflow = parseWorkflow(`
@@ -68,5 +68,19 @@ describe('guardToolCall edge cases', () => {
     const decision = await guardToolCall(refundCall, { monitor: broken, sentinel, sessionId: 's1', onMonitorError: (error) => errors.push(error) });
     expect(decision).toMatchObject({ allowed: false, by: 'rules' });
     expect(errors).toEqual([new Error('store exploded')]);
+  });
+});
+
+describe('toolRefusal', () => {
+  it("names the guard that refused: the core's workflow refusal is the monitor's, a rules refusal the sentinel's", () => {
+    expect(toolRefusal('issue_refund', { allowed: false, by: 'workflow', reason: 'Verify first.', constraints: ['verify_first'] })).toEqual({
+      by: 'monitor',
+      tool: 'issue_refund',
+      reason: 'Verify first.',
+      constraints: ['verify_first'],
+    });
+    const check: CheckResult = { allowed: false, status: 'blocked', tool: 'issue_refund', args: {}, blockers: [{ kind: 'no-guard', tool: 'issue_refund' }], text: 'Not yet.', message: 'denied' };
+    expect(toolRefusal('issue_refund', { allowed: false, by: 'rules', reason: 'Not yet.', constraints: [], check })).toEqual({ by: 'sentinel', tool: 'issue_refund', reason: 'Not yet.', status: 'blocked', blockers: check.blockers });
+    expect(toolRefusal('issue_refund', { allowed: false, by: 'rules', reason: 'Its policy check failed.', constraints: [] })).toEqual({ by: 'sentinel', tool: 'issue_refund', reason: 'Its policy check failed.' });
   });
 });

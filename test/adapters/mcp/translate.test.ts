@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusalOf, refusalResult, resultData, toCoreToolCall, toMcpRefusal } from '../../../adapters/mcp/translate.js';
-import type { CheckResult } from '../../../src/index.js';
+import { refusalOf, refusalResult, resultData, toCoreToolCall } from '../../../adapters/mcp/translate.js';
 
 describe('MCP translation', () => {
   it('reads a call request as a core tool call', () => {
@@ -14,18 +13,6 @@ describe('MCP translation', () => {
     expect(result).toEqual({ content: [{ type: 'text', text: 'Verify first.' }], isError: true, _meta: { 'panoptes/refusal': refusal } });
     expect(refusalOf(JSON.parse(JSON.stringify(result)))).toEqual(refusal);
     expect(refusalOf({ content: [], _meta: { other: 1 } })).toBeUndefined();
-  });
-
-  it("names the guard that refused: the core's workflow refusal is the monitor's, a rules refusal the sentinel's", () => {
-    expect(toMcpRefusal('issue_refund', { allowed: false, by: 'workflow', reason: 'Verify first.', constraints: ['verify_first'] })).toEqual({
-      by: 'monitor',
-      tool: 'issue_refund',
-      reason: 'Verify first.',
-      constraints: ['verify_first'],
-    });
-    const check: CheckResult = { allowed: false, status: 'blocked', tool: 'issue_refund', args: {}, blockers: [{ kind: 'no-guard', tool: 'issue_refund' }], text: 'Not yet.', message: 'denied' };
-    expect(toMcpRefusal('issue_refund', { allowed: false, by: 'rules', reason: 'Not yet.', constraints: [], check })).toEqual({ by: 'sentinel', tool: 'issue_refund', reason: 'Not yet.', status: 'blocked', blockers: check.blockers });
-    expect(toMcpRefusal('issue_refund', { allowed: false, by: 'rules', reason: 'Its policy check failed.', constraints: [] })).toEqual({ by: 'sentinel', tool: 'issue_refund', reason: 'Its policy check failed.' });
   });
 
   it('gives data tools structured content first, then text parsed as JSON, then the text', () => {
