@@ -13,11 +13,14 @@ import {
   WorkflowViolationError,
   type BeforeModelResult,
   type Logger,
+  type MaybePromise,
   type Monitor,
   type PanoptesError,
   type SentinelSource,
   type SessionReport,
 } from '../../src/index.js';
+import { graphSessionAccess, type GraphMonitor, type GraphSessionAccess } from '../langgraph/graph-monitor.js';
+import { modelAnswerWithSession, panoptesAgentState, sessionTextOf, toolResultWithSession } from './agent-state-session.js';
 import { blockedResponse, blockOf, defaultBlockMessage, type BlockMessage } from './block-message.js';
 import { createSessionFinder } from './conversation-session.js';
 import { createFailureLog, failOpenWith } from './fail-open.js';
@@ -36,7 +39,13 @@ export const FACTS_HEADER = '[KNOWN FACTS]';
 
 /** Options of {@link panoptesMiddleware}. Give a `monitor`, a `sentinel`, or both. */
 export interface PanoptesMiddlewareOptions {
-  /** The workflow monitor: interventions before each model call, classification after it, refusals before tools. */
+  /**
+   * The workflow monitor: interventions before each model call, classification after it, refusals before tools.
+   * One from `createGraphMonitor` (`panoptes/langgraph`) keeps each thread's session in the agent's state (a
+   * `panoptes` field, JSON text), so the agent's checkpointer persists it and a thread continued by another process
+   * keeps its verdicts; any other monitor keeps its sessions in its own store, which by default is one process's
+   * memory.
+   */
   monitor?: Monitor;
   /**
    * The policy sentinel: every tool call is proved allowed before it runs, and the known facts go into the system
@@ -92,6 +101,8 @@ export interface PanoptesMiddlewareOptions {
  *   `guardToolCall`). A refused call never runs, and one the rules refuse never enters the workflow's trace; the
  *   model receives an error `ToolMessage` saying what to do instead.
  * - `afterAgent` (with `onReport` or `closeSession`): publishes the session's report.
+ * - With a graph monitor, `wrapModelCall` and `wrapToolCall` first take the thread's session from agent state, and
+ *   return it with their result (a `Command` that writes `panoptes`) when their step changed it.
  *
  * Panoptes' own failures (an embedder down, a store timing out) never fail the agent: the call goes on unchecked
  * and the failure is logged once.
@@ -101,6 +112,8 @@ export interface PanoptesMiddlewareOptions {
  * const agent = createAgent({ model, tools, middleware: [panoptesMiddleware({ monitor })] });
  * await agent.invoke({ messages: [new HumanMessage('Refund order A1')] }, { configurable: { thread_id: 'c-42' } });
  */
+export function panoptesMiddleware(options: PanoptesMiddlewareOptions & { monitor: GraphMonitor }): AgentMiddleware<typeof panoptesAgentState>;
+export function panoptesMiddleware(options: PanoptesMiddlewareOptions): AgentMiddleware;
 export function panoptesMiddleware({
   monitor,
   sentinel,
@@ -125,17 +138,22 @@ export function panoptesMiddleware({
   const policyCallSessions = new Map<string, string>();
   const policyToolNames = new Set<string>(sentinel ? Object.values(sentinel.toolNames) : []);
   const calls = monitor && syncFirst(monitor);
+  // A monitor from createGraphMonitor keeps each thread's session in agent state, where the checkpointer persists it.
+  const agentState = monitor && graphSessionAccess(monitor);
 
   return createMiddleware({
     name,
+    ...(agentState ? { stateSchema: panoptesAgentState } : {}),
     ...(sentinel && withPolicyTools ? { tools: policyToolsFindingSession(sentinel, (config) => namedSessionId(sessionId, config) ?? policyCallSessions.get(config.toolCall?.id ?? ''), logger) } : {}),
 
     // Sync-first: with a session in memory the monitor answers at once, and the call pays no promise of Panoptes'
     // own beyond the one that waits for the model (each costs microseconds inside an agent's run).
     wrapModelCall: function panoptesModelCall(request, handler) {
       const session = sessionOf(request.runtime.configurable, request.messages, () => textOf(request.systemMessage.content));
+      let modelRan = false;
       const callModel = (next: typeof request) => {
         const withFacts = sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next;
+        modelRan = true;
         if (!calls) return handler(withFacts);
         return andThen(handler(withFacts), (response) =>
           attempt(
@@ -154,7 +172,13 @@ export function panoptesMiddleware({
         return callModel(before && before.interventions.length > 0 ? withChatMessages(request, before.messages) : request);
       };
       // The conversation is converted only if the monitor reads it: a call with nothing due never does.
-      return attempt(() => calls.beforeModel(session, lazyModelRequest(() => requestToChatMessages(request))), proceed, (error) => (failed('monitor.beforeModel', error), proceed(undefined)));
+      const check = () => attempt(() => calls.beforeModel(session, lazyModelRequest(() => requestToChatMessages(request))), proceed, (error) => (failed('monitor.beforeModel', error), proceed(undefined)));
+      if (!agentState) return check();
+      const stored = sessionTextOf(request.state);
+      return andThen(
+        attempt(() => agentState.adopt(session, stored), noop, (error) => failed('loading the session from agent state', error)),
+        () => andThen(check(), (answer) => withSessionOf(agentState, session, stored, answer, (text) => modelAnswerWithSession(answer, modelRan, text), failed)),
+      );
     },
 
     ...(monitor && onBlock === 'throw'
@@ -172,15 +196,23 @@ export function panoptesMiddleware({
     wrapToolCall: function panoptesToolCall(request, handler) {
       const call = toToolCall(request.toolCall);
       const session = monitor || perConversation ? sessionOf(request.runtime.configurable, request.state.messages) : undefined;
-      return andThen(decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen), (decision) => {
-        if (!decision.allowed) return refusalMessage(call, decision.reason);
-        if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) return handler(request);
-        // A policy tool sees only the run's config: when the run names no session, tell it the one found here (a
-        // hash of the conversation's opening), by its tool call id.
-        const id = call.id;
-        policyCallSessions.set(id, session);
-        return Promise.resolve(handler(request)).finally(() => policyCallSessions.delete(id));
-      });
+      const decideAndRun = () =>
+        andThen(decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen), (decision) => {
+          if (!decision.allowed) return refusalMessage(call, decision.reason);
+          if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) return handler(request);
+          // A policy tool sees only the run's config: when the run names no session, tell it the one found here (a
+          // hash of the conversation's opening), by its tool call id.
+          const id = call.id;
+          policyCallSessions.set(id, session);
+          return Promise.resolve(handler(request)).finally(() => policyCallSessions.delete(id));
+        });
+      if (!agentState || session === undefined) return decideAndRun();
+      // The tool calls of one answer run side by side, each reading the session text the answer's step wrote.
+      const stored = sessionTextOf(request.state);
+      return andThen(
+        attempt(() => agentState.adopt(session, stored, FAN_OUT), noop, (error) => failed('loading the session from agent state', error)),
+        () => andThen(decideAndRun(), (result) => withSessionOf(agentState, session, stored, result, (text) => toolResultWithSession(result, text), failed)),
+      );
     },
 
     ...(monitor && (onReport || closeSession)
@@ -194,6 +226,26 @@ export function panoptesMiddleware({
         }
       : {}),
   });
+}
+
+const FAN_OUT = { fanOut: true } as const;
+
+function noop(): void {}
+
+/** `result`, or `withSession(text)` when the session in memory changed from the text agent state holds. */
+function withSessionOf<Result, WithSession>(
+  agentState: GraphSessionAccess,
+  session: string,
+  stored: string | null | undefined,
+  result: Result,
+  withSession: (text: string) => WithSession,
+  failed: (what: string, error: unknown) => void,
+): MaybePromise<Result | WithSession> {
+  return attempt(
+    () => agentState.current(session),
+    (current) => (current && current !== stored ? withSession(current) : result),
+    (error) => (failed('reading the session for agent state', error), result),
+  );
 }
 
 function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools }: { monitor?: Monitor; sentinel?: SentinelSource; sessionId?: string; onBlock: string; withPolicyTools: boolean }): void {

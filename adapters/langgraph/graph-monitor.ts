@@ -29,10 +29,11 @@ export const GRAPH_HISTORY_LIMIT = 20;
 const graphStores = new WeakMap<Monitor, MemorySessionStore<MonitorSession>>();
 
 /**
- * Creates a monitor for LangGraph graphs. Graph state, not the monitor, is where a session lives: each node of
- * `panoptes/langgraph` loads the session from state (`PanoptesAnnotation`) before a check and writes it back after,
- * so a checkpointer persists it and a thread resumed elsewhere continues with the same verdicts. The monitor only
- * keeps a bounded cache between the two.
+ * Creates a monitor for LangGraph graphs, hand-built or `createAgent`'s. Graph state, not the monitor, is where a
+ * session lives: each node of `panoptes/langgraph` (and the `panoptes/langchain` middleware) loads the session from
+ * state (`PanoptesAnnotation`, or the middleware's own field) before a check and writes it back after, so a
+ * checkpointer persists it and a thread resumed elsewhere continues with the same verdicts. The monitor only keeps a
+ * bounded cache between the two.
  * @throws {InvalidOptionError} for the options `createMonitor` rejects.
  * @example
  * const monitor = createGraphMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });

@@ -5,6 +5,7 @@
 import { HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
 import type { DynamicStructuredTool, StructuredToolInterface } from '@langchain/core/tools';
+import { MemorySaver } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { createAgent, type AgentMiddleware } from 'langchain';
 import { expectTypeOf } from 'vitest';
@@ -24,6 +25,7 @@ import {
   wrapTools,
   type PanoptesMiddlewareOptions,
 } from '../../../adapters/langchain/index.js';
+import { createGraphMonitor, sessionFromState } from '../../../adapters/langgraph/index.js';
 import { conversationSessionId, createMonitor, loadWorkflow, type Monitor, type Sentinel } from '../../../src/index.js';
 
 declare const monitor: Monitor;
@@ -48,6 +50,11 @@ export async function docExamples() {
   const support = createMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });
   createAgent({ model, tools: [...wrapTools(tools, { sentinel }), ...policyTools(sentinel)], middleware: [panoptesMiddleware({ monitor: support, sentinel })] });
   panoptesMiddleware({ monitor, blockMessage: (block) => `Sorry, I cannot continue. (${defaultBlockMessage(block)})` });
+  // With a graph monitor, the session is in the agent's state, typed.
+  const checkpointed = createAgent({ model, tools, middleware: [panoptesMiddleware({ monitor: createGraphMonitor({ workflow: await loadWorkflow('support.yaml') }) })], checkpointer: new MemorySaver() });
+  const state = await checkpointed.invoke({ messages: [new HumanMessage('Refund order A1')] }, { configurable: { thread_id: 'c-42' } });
+  expectTypeOf(state.panoptes).toEqualTypeOf<string | null>();
+  expectTypeOf(sessionFromState(state)?.workflow.trace).toEqualTypeOf<string[] | undefined>();
   const systemPrompt = '';
   expectTypeOf(systemPrompt.includes(FACTS_HEADER)).toBeBoolean();
 
