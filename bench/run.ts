@@ -26,6 +26,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   guards: async () => (await import('./guards.js')).guardsBench,
   loops: async () => (await import('./loops.js')).loopsBench,
   'adapters-langchain': async () => (await import('./adapters-langchain.js')).langchainAdapterBench,
+  'adapters-langchain-checkpointed': async () => (await import('./adapters-langchain-checkpointed.js')).langchainCheckpointedBench,
   'adapters-langgraph': async () => (await import('./adapters-langgraph.js')).langgraphAdapterBench,
   'adapters-ai-sdk': async () => (await import('./adapters-ai-sdk.js')).aiSdkAdapterBench,
 };
