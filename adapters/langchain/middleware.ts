@@ -13,13 +13,12 @@ import {
   WorkflowViolationError,
   type BeforeModelResult,
   type Logger,
-  type MaybePromise,
   type Monitor,
   type PanoptesError,
   type SentinelSource,
   type SessionReport,
 } from '../../src/index.js';
-import { graphSessionAccess, type GraphMonitor, type GraphSessionAccess } from '../langgraph/graph-monitor.js';
+import { graphSessionAccess, onGraphSession, type GraphMonitor } from '../langgraph/graph-monitor.js';
 import { modelAnswerWithSession, panoptesAgentState, sessionTextOf, toolResultWithSession } from './agent-state-session.js';
 import { blockedResponse, blockOf, defaultBlockMessage, type BlockMessage } from './block-message.js';
 import { createSessionFinder } from './conversation-session.js';
@@ -174,11 +173,7 @@ export function panoptesMiddleware({
       // The conversation is converted only if the monitor reads it: a call with nothing due never does.
       const check = () => attempt(() => calls.beforeModel(session, lazyModelRequest(() => requestToChatMessages(request))), proceed, (error) => (failed('monitor.beforeModel', error), proceed(undefined)));
       if (!agentState) return check();
-      const stored = sessionTextOf(request.state);
-      return andThen(
-        attempt(() => agentState.adopt(session, stored), noop, (error) => failed('loading the session from agent state', error)),
-        () => andThen(check(), (answer) => withSessionOf(agentState, session, stored, answer, (text) => modelAnswerWithSession(answer, modelRan, text), failed)),
-      );
+      return onGraphSession(agentState, { sessionId: session, stored: sessionTextOf(request.state), where: 'agent state' }, check, (answer, text) => modelAnswerWithSession(answer, modelRan, text), failed);
     },
 
     ...(monitor && onBlock === 'throw'
@@ -208,11 +203,7 @@ export function panoptesMiddleware({
         });
       if (!agentState || session === undefined) return decideAndRun();
       // The tool calls of one answer run side by side, each reading the session text the answer's step wrote.
-      const stored = sessionTextOf(request.state);
-      return andThen(
-        attempt(() => agentState.adopt(session, stored, FAN_OUT), noop, (error) => failed('loading the session from agent state', error)),
-        () => andThen(decideAndRun(), (result) => withSessionOf(agentState, session, stored, result, (text) => toolResultWithSession(result, text), failed)),
-      );
+      return onGraphSession(agentState, { sessionId: session, stored: sessionTextOf(request.state), fanOut: true, where: 'agent state' }, decideAndRun, toolResultWithSession, failed);
     },
 
     ...(monitor && (onReport || closeSession)
@@ -226,26 +217,6 @@ export function panoptesMiddleware({
         }
       : {}),
   });
-}
-
-const FAN_OUT = { fanOut: true } as const;
-
-function noop(): void {}
-
-/** `result`, or `withSession(text)` when the session in memory changed from the text agent state holds. */
-function withSessionOf<Result, WithSession>(
-  agentState: GraphSessionAccess,
-  session: string,
-  stored: string | null | undefined,
-  result: Result,
-  withSession: (text: string) => WithSession,
-  failed: (what: string, error: unknown) => void,
-): MaybePromise<Result | WithSession> {
-  return attempt(
-    () => agentState.current(session),
-    (current) => (current && current !== stored ? withSession(current) : result),
-    (error) => (failed('reading the session for agent state', error), result),
-  );
 }
 
 function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools }: { monitor?: Monitor; sentinel?: SentinelSource; sessionId?: string; onBlock: string; withPolicyTools: boolean }): void {

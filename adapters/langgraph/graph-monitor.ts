@@ -1,4 +1,4 @@
-import { andThen, createMemorySessionStore, createMonitor, type MaybePromise, type MemorySessionStore, type Monitor, type MonitorOptions, type MonitorSession, type SessionStore } from '../../src/index.js';
+import { andThen, attempt, createMemorySessionStore, createMonitor, type MaybePromise, type MemorySessionStore, type Monitor, type MonitorOptions, type MonitorSession, type SessionStore } from '../../src/index.js';
 import { isTextOf, parseSessionText, sessionText } from './session-text.js';
 
 /** A monitor whose sessions live in graph state: nodes load the thread's session before using it. */
@@ -89,10 +89,44 @@ export function graphSessionAccess(monitor: Monitor): GraphSessionAccess | undef
   return access;
 }
 
+/** Where a step reports Panoptes' own failures with the session, as `createFailureLog` makes it. */
+export type SessionFailureLog = (where: string, error: unknown) => void;
+
+/**
+ * Runs one step of a node (a model call, a tool call) on the thread's session in graph state: makes the session
+ * the text `stored` holds the one the monitor continues, runs the step, then hands `write` the session's new text
+ * when the step changed it, for the step's state update. Panoptes' own failures (a text that does not parse, a store
+ * that fails) go to `failed`, naming `where` the session lives, and the step goes on.
+ * @example
+ * return onGraphSession(access, { sessionId, stored: state.panoptes, where: 'graph state' }, check, (update, panoptes) => ({ ...update, panoptes }), failed);
+ */
+export function onGraphSession<Result, Written>(
+  access: GraphSessionAccess,
+  { sessionId, stored, fanOut = false, where }: { sessionId: string; stored: string | null | undefined; fanOut?: boolean; where: string },
+  step: () => MaybePromise<Result>,
+  write: (result: Result, text: string) => Written,
+  failed: SessionFailureLog,
+): MaybePromise<Result | Written> {
+  return andThen(
+    attempt(() => access.adopt(sessionId, stored, fanOut ? FAN_OUT : NOT_FAN_OUT), noop, (error) => failed(`loading the session from ${where}`, error)),
+    () =>
+      andThen(step(), (result) =>
+        attempt(
+          () => access.current(sessionId),
+          (current) => (current && current !== stored ? write(result, current) : result),
+          (error) => (failed(`reading the session for ${where}`, error), result),
+        ),
+      ),
+  );
+}
+
+function noop(): void {}
+
 /** One session access per monitor, shared by all its nodes: each step's adopt ends the fan-out before it. */
 const accesses = new WeakMap<Monitor, GraphSessionAccess>();
 
 const NOT_FAN_OUT = { fanOut: false } as const;
+const FAN_OUT = { fanOut: true } as const;
 
 /** Threads whose last step was a fan-out; an entry lives until the thread's next step, so the bound is a backstop. */
 const MAX_FAN_OUTS = 10_000;

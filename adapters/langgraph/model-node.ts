@@ -4,7 +4,7 @@ import { andThen, attempt, InvalidOptionError, lazyModelRequest, syncFirst, type
 import { blockedResponse, defaultBlockMessage, type BlockMessage } from '../langchain/block-message.js';
 import { createFailureLog } from '../langchain/fail-open.js';
 import { fromChatMessages, toAssistantTurn, toChatMessages } from '../langchain/translate.js';
-import { graphSessionAccess } from './graph-monitor.js';
+import { graphSessionAccess, onGraphSession } from './graph-monitor.js';
 import { graphSessionId } from './graph-session.js';
 import type { PanoptesGraphState } from './state.js';
 
@@ -68,29 +68,20 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     const session = graphSessionId(sessionId, stored, config);
     const request = system ? [system, ...stored] : stored;
 
-    /** The node's update, with the session as it stands now when graph state keeps it and it changed. */
-    const withSession = <Result extends object>(update: Result): MaybePromise<Result & { panoptes?: string }> =>
-      graphSession
-        ? attempt(
-            () => graphSession.current(session),
-            (current) => (current && current !== state.panoptes ? { ...update, panoptes: current } : update),
-            (error) => (failed('reading the session for graph state', error), update),
-          )
-        : update;
     const classify = (output: Update, sent: BaseMessage[]) => {
       const update = withoutRequestOnly(output, sent, stored);
       const response = lastAiMessage(output);
-      if (!response) return withSession(update);
+      if (!response) return update;
       return attempt(
         () => calls.afterModel(session, toAssistantTurn(response)),
-        () => withSession(update),
-        (error) => (failed('monitor.afterModel', error), withSession(update)),
+        () => update,
+        (error) => (failed('monitor.afterModel', error), update),
       );
     };
-    const proceed = (before: BeforeModelResult | undefined) => {
+    const proceed = (before: BeforeModelResult | undefined): MaybePromise<Update | { messages: BaseMessage[] }> => {
       if (before?.action === 'block') {
         if (onBlock === 'throw') throw before.error;
-        return withSession({ messages: [blockedResponse(before.intervention, session, blockMessage)] });
+        return { messages: [blockedResponse(before.intervention, session, blockMessage)] };
       }
       const sent = before && before.interventions.length > 0 ? fromChatMessages(before.messages) : request;
       return andThen(node({ ...state, messages: sent }, config), (output) => classify(output, sent));
@@ -103,8 +94,9 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
         (error) => (failed('monitor.beforeModel', error), proceed(undefined)),
       );
     try {
+      // With a graph monitor, the session goes back into graph state with the node's update when the step changed it.
       return Promise.resolve(
-        graphSession ? attempt(() => graphSession.adopt(session, state.panoptes), check, (error) => (failed('loading the session from graph state', error), check())) : check(),
+        graphSession ? onGraphSession(graphSession, { sessionId: session, stored: state.panoptes, where: 'graph state' }, check, (update, panoptes) => ({ ...update, panoptes }), failed) : check(),
       );
     } catch (error) {
       return Promise.reject(error); // a block with onBlock 'throw', or the node's own synchronous throw

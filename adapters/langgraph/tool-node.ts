@@ -2,12 +2,12 @@ import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/tool';
 import { isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
-import { assertSentinelOption, InvalidOptionError, isPromiseLike, isSentinelSessions, type Logger, type Monitor, type MonitorSession, type SentinelSource } from '../../src/index.js';
+import { assertSentinelOption, InvalidOptionError, isSentinelSessions, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
 import { createFailureLog, failOpenWith, type FailOpen, type FailureLog } from '../langchain/fail-open.js';
 import { namedSessionId } from '../langchain/session-id.js';
 import { decideToolCall, refusalMessage } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
-import { graphSessionAccess, type GraphSessionAccess } from './graph-monitor.js';
+import { graphSessionAccess, onGraphSession, type GraphSessionAccess } from './graph-monitor.js';
 import { graphSessionId } from './graph-session.js';
 import type { PanoptesGraphState } from './state.js';
 
@@ -65,25 +65,16 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     const graphSession = this.#graphSession;
     if (!graphSession || !Array.isArray(state?.messages)) return super.run(input, config);
     const session = graphSessionId(this.#sessionId, state.messages, config);
-    // A `Send` of one tool call: a task beside others of the same step, which all read the same session from state.
-    const step = { fanOut: 'lg_tool_call' in state };
-    try {
-      const adopted = graphSession.adopt(session, state.panoptes, step);
-      if (isPromiseLike(adopted)) await adopted;
-    } catch (error) {
-      this.#failed('loading the session from graph state', error);
-    }
-    const result = await super.run(input, config);
-    let current: string | undefined;
-    try {
-      const read = graphSession.current(session);
-      current = isPromiseLike(read) ? await read : read;
-    } catch (error) {
-      this.#failed('reading the session for graph state', error);
-    }
-    if (current === undefined || current === state.panoptes) return result; // unchanged: nothing to write
-    // ToolNode answers with `{ messages }`, or with a list of updates and commands when a tool returned a Command.
-    return (Array.isArray(result) ? [...result, { panoptes: current }] : { ...(result as object), panoptes: current }) as T;
+    // A `Send` of one tool call (`lg_tool_call`): a task beside others of the same step, which all read the same
+    // session from state. ToolNode answers with `{ messages }`, or with a list of updates and commands when a tool
+    // returned a Command.
+    return onGraphSession(
+      graphSession,
+      { sessionId: session, stored: state.panoptes, fanOut: 'lg_tool_call' in state, where: 'graph state' },
+      () => super.run(input, config),
+      (result, panoptes) => (Array.isArray(result) ? [...result, { panoptes }] : { ...(result as object), panoptes }) as T,
+      this.#failed,
+    );
   }
 
   protected override async runTool(call: LangChainToolCall, config: LangGraphRunnableConfig, state: unknown): Promise<ToolMessage | Command> {
