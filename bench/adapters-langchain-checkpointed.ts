@@ -5,9 +5,8 @@
  * only pass the call on (LangChain's own price for any middleware with `wrapModelCall` and `wrapToolCall`), and the
  * same with a state field (the price of a middleware with state); with `panoptesMiddleware` over a plain monitor
  * (sessions in the monitor's memory), and over a graph monitor (the session in the agent's state, checkpointed with
- * the messages). The tool-call conversation, on a new thread each
- * run and late in a long thread (turns 21-30). A thread's checkpoints are deleted when it ends (see
- * adapters-langgraph.ts).
+ * the messages). The tool-call conversation, on a new thread each run and late in a long thread (turns 21-30). A
+ * thread's checkpoints are deleted when it ends (see adapters-langgraph.ts).
  */
 import { HumanMessage, type AIMessage } from '@langchain/core/messages';
 import { MemorySaver, ReducedValue, StateSchema } from '@langchain/langgraph';

@@ -1,14 +1,12 @@
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
-import { Command, interrupt, MemorySaver } from '@langchain/langgraph';
-import { tool } from '@langchain/core/tools';
+import { Command, MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
-import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
 import { panoptesMiddleware } from '../../../adapters/langchain/index.js';
 import { createGraphMonitor, sessionFromState } from '../../../adapters/langgraph/index.js';
 import { WorkflowViolationError } from '../../../src/index.js';
-import { callTool, describeMessage, recordingLogger, requestsOf, strictSupportWorkflow, supportMonitor, supportTools, supportWorkflow } from './helpers.js';
+import { callTool, describeMessage, humanVerifiedTools, recordingLogger, requestsOf, strictSupportWorkflow, supportMonitor, supportTools, supportWorkflow } from './helpers.js';
 
 const SYSTEM = 'You are a support agent.';
 const ask = (text: string) => ({ messages: [new HumanMessage(text)] });
@@ -65,10 +63,7 @@ describe('panoptesMiddleware with a graph monitor: the session in agent state', 
 
   it('resumes an interrupted tool in a new process with the refusal recorded before the restart', async () => {
     const checkpointer = new MemorySaver();
-    const { issueRefund, refund } = supportTools();
-    const verify = vi.fn(async ({ customer_id }: { customer_id: string }) => `Customer ${customer_id} verified: ${String(interrupt(`Is this customer ${customer_id}?`))}.`);
-    const verifyIdentity = tool(verify, { name: 'verify_identity', description: 'Verify the customer, asking a human', schema: z.object({ customer_id: z.string() }) });
-    const tools = [verifyIdentity, issueRefund];
+    const { tools, refund } = humanVerifiedTools();
 
     const before = fakeModel().respond(callTool('issue_refund', { order_id: 'A1' }, 'r0')).respond(callTool('verify_identity', { customer_id: '42' }, 'v1'));
     await createAgent({ model: before, tools, middleware: [panoptesMiddleware({ monitor: graphMonitor() })], checkpointer }).invoke(ask('Refund order A1.'), thread('c1'));

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { FakeBuiltModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
+import { interrupt } from '@langchain/langgraph';
 import { vi } from 'vitest';
 import { z } from 'zod';
 import { createMonitor, createSentinelSessions, parseRulebase, parseWorkflow, type Logger, type MonitorOptions } from '../../../src/index.js';
@@ -80,6 +81,17 @@ export function supportTools() {
   const verifyIdentity = tool(verify, { name: 'verify_identity', description: 'Verify the customer', schema: z.object({ customer_id: z.string() }) });
   const issueRefund = tool(refund, { name: 'issue_refund', description: 'Refund an order', schema: z.object({ order_id: z.string() }) });
   return { verify, refund, verifyIdentity, issueRefund, tools: [verifyIdentity, issueRefund] };
+}
+
+/**
+ * The support tools, with a `verify_identity` that asks a human (LangGraph's `interrupt()`) before it answers: a
+ * run pauses inside it and resumes with `Command({ resume })`.
+ */
+export function humanVerifiedTools() {
+  const { refund, issueRefund } = supportTools();
+  const verify = vi.fn(async ({ customer_id }: { customer_id: string }) => `Customer ${customer_id} verified: ${String(interrupt(`Is this customer ${customer_id}?`))}.`);
+  const verifyIdentity = tool(verify, { name: 'verify_identity', description: 'Verify the customer, asking a human', schema: z.object({ customer_id: z.string() }) });
+  return { verify, refund, tools: [verifyIdentity, issueRefund] };
 }
 
 /** A message as a line a test can compare: its kind, text, and any tool calls or tool status. */

@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel, type FakeBuiltModel } from '@langchain/core/testing';
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
-import { Annotation, Command, END, INTERRUPT, interrupt, isInterrupted, MemorySaver, MessagesAnnotation, Send, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { Annotation, Command, END, INTERRUPT, isInterrupted, MemorySaver, MessagesAnnotation, Send, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import { createFactStore, createSentinel, createSentinelSessions, parseRulebase,
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
 import { policyTools } from '../../../adapters/langchain/index.js';
-import { callTool, describeMessage, provedRefundCalls, recordingLogger, refundSentinels, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportTools, supportWorkflow } from '../langchain/helpers.js';
+import { callTool, describeMessage, humanVerifiedTools, provedRefundCalls, recordingLogger, refundSentinels, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportTools, supportWorkflow } from '../langchain/helpers.js';
 
 const SYSTEM = 'You are a support agent.';
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
@@ -133,10 +133,7 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
 
   it('resumes an interrupted thread in a new process with the same session: the checkpointer persisted it', async () => {
     const checkpointer = new MemorySaver();
-    const { refund, issueRefund } = supportTools();
-    const verify = vi.fn(async ({ customer_id }: { customer_id: string }) => `Customer ${customer_id} verified: ${String(interrupt(`Is this customer ${customer_id}?`))}.`);
-    const verifyIdentity = tool(verify, { name: 'verify_identity', description: 'Verify the customer, asking a human', schema: z.object({ customer_id: z.string() }) });
-    const tools = [verifyIdentity, issueRefund];
+    const { tools, refund } = humanVerifiedTools();
 
     const before = fakeModel().respond(callTool('issue_refund', { order_id: 'A1' }, 'r0')).respond(callTool('verify_identity', { customer_id: '42' }, 'v1'));
     const paused = await monitoredGraph({ model: before, tools, monitor: graphMonitor(), checkpointer }).invoke(ask('Refund order A1.'), thread('t1'));
