@@ -1,6 +1,7 @@
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { Command, isCommand, ReducedValue, StateSchema } from '@langchain/langgraph';
 import { z } from 'zod';
+import { blockOf } from './block-message.js';
 
 /**
  * The agent-state field the middleware adds when its monitor comes from `createGraphMonitor`: the thread's session
@@ -22,8 +23,8 @@ export function sessionTextOf(state: unknown): string | null | undefined {
  * answer from the model (also through other middleware), so the command only writes the session; when Panoptes
  * answered instead (a block), the command carries that answer too.
  */
-export function modelAnswerWithSession(answer: BaseMessage, modelRan: boolean, panoptes: string): Command {
-  return new Command({ update: modelRan ? { panoptes } : { messages: [answer], panoptes } });
+export function modelAnswerWithSession(answer: BaseMessage, panoptes: string): Command {
+  return new Command({ update: blockOf(answer) ? { messages: [answer], panoptes } : { panoptes } });
 }
 
 /** A tool call's result (its message, or the tool's own command) with the session written into agent state. */

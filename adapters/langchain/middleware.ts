@@ -149,10 +149,8 @@ export function panoptesMiddleware({
     // own beyond the one that waits for the model (each costs microseconds inside an agent's run).
     wrapModelCall: function panoptesModelCall(request, handler) {
       const session = sessionOf(request.runtime.configurable, request.messages, () => textOf(request.systemMessage.content));
-      let modelRan = false;
       const callModel = (next: typeof request) => {
         const withFacts = sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next;
-        modelRan = true;
         if (!calls) return handler(withFacts);
         return andThen(handler(withFacts), (response) =>
           attempt(
@@ -173,7 +171,7 @@ export function panoptesMiddleware({
       // The conversation is converted only if the monitor reads it: a call with nothing due never does.
       const check = () => attempt(() => calls.beforeModel(session, lazyModelRequest(() => requestToChatMessages(request))), proceed, (error) => (failed('monitor.beforeModel', error), proceed(undefined)));
       if (!agentState) return check();
-      return onGraphSession(agentState, { sessionId: session, stored: sessionTextOf(request.state), where: 'agent state' }, check, (answer, text) => modelAnswerWithSession(answer, modelRan, text), failed);
+      return onGraphSession(agentState, { sessionId: session, stored: sessionTextOf(request.state), where: 'agent state' }, check, modelAnswerWithSession, failed);
     },
 
     ...(monitor && onBlock === 'throw'
