@@ -1,9 +1,9 @@
 import type { LanguageModelMiddleware } from 'ai';
-import { InvalidOptionError, isPromiseLike, lazyModelRequest, syncFirst, type Logger, type Monitor } from '../../src/index.js';
+import { conversationSessionsOf, InvalidOptionError, isPromiseLike, lazyModelRequest, syncFirst, type Logger, type Monitor } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
 import { classifyingStream, type ClassifyResponse } from './classifying-stream.js';
 import type { CallOptions } from './host-types.js';
-import { sessionIdOf, withSessionMetadata } from './session-id.js';
+import { namedSessionIdOf, withSessionMetadata } from './session-id.js';
 import { rememberToolCalls } from './tool-call-sessions.js';
 import { toAssistantTurn, toChatMessages, withInterventions } from './translate.js';
 
@@ -13,8 +13,9 @@ export interface PanoptesMiddlewareOptions {
   monitor: Monitor;
   /**
    * The session every call through this model belongs to. When absent, each call names its own:
-   * `providerOptions.panoptes.sessionId`, then the `x-panoptes-session-id` header, then a stable hash of the opening
-   * system prompt and first user message. Per-call values do not override this option.
+   * `providerOptions.panoptes.sessionId`, then the `x-panoptes-session-id` header; a call that names none continues
+   * the session whose recorded history its prompt carries (a new conversation starts a new session, and two
+   * conversations never share one once they differ). Per-call values do not override this option.
    * @default undefined
    */
   sessionId?: string;
@@ -44,10 +45,11 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Pass a non-empty string, or leave it out to take the id from each call.' });
   }
   const failOpen = createFailOpen(logger);
-  // The session found in transformParams, for wrapGenerate/wrapStream: they see the edited prompt, whose system
-  // message carries guidance, so hashing it again would name another session. The host passes the same object on.
+  const conversations = conversationSessionsOf(monitor);
+  // The session found in transformParams, for wrapGenerate/wrapStream: they see the edited prompt, which carries
+  // guidance, and placing it by its conversation again would start another session. The host passes the object on.
   const sessions = new WeakMap<CallOptions, string>();
-  const sessionOf = (params: CallOptions) => sessions.get(params) ?? sessionIdOf(params, sessionId);
+  const sessionOf = (params: CallOptions) => sessions.get(params) ?? namedSessionIdOf(params, sessionId) ?? conversations.sessionOf(toChatMessages(params.prompt).messages);
 
   // The monitor is awaited in place, in a `try` of our own, rather than through a fail-open wrapper: a wrapper is an
   // async function and promise more per call, and hops cost far more inside a streaming host than in a tight loop.
@@ -56,6 +58,7 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
   const classify: ClassifyResponse = async (id, content) => {
     try {
       const turn = toAssistantTurn(content);
+      conversations.answered(id, turn); // a later request carrying this answer continues the session
       rememberToolCalls(monitor, id, turn.toolCalls); // synchronously, before the host can run any of them
       const after = calls.afterModel(id, turn);
       if (isPromiseLike(after)) await after;
@@ -68,13 +71,13 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
     specificationVersion: 'v3',
 
     transformParams: async function panoptesTransformParams({ params }) {
-      const id = sessionIdOf(params, sessionId);
+      // Converted only if something reads it: a call that names its session and has nothing due never does.
+      let converted: ReturnType<typeof toChatMessages> | undefined;
+      const convert = () => (converted ??= toChatMessages(params.prompt));
+      const id = namedSessionIdOf(params, sessionId) ?? conversations.sessionOf(convert().messages);
       let next = params;
       let blocked: Error | undefined;
       try {
-        // Converted only if the monitor reads it: a call with nothing due never does.
-        let converted: ReturnType<typeof toChatMessages> | undefined;
-        const convert = () => (converted ??= toChatMessages(params.prompt));
         const answer = calls.beforeModel(id, lazyModelRequest(() => convert().messages));
         const before = isPromiseLike(answer) ? await answer : answer;
         if (before.action === 'block') blocked = before.error;

@@ -37,22 +37,6 @@ export function toChatMessages(prompt: Prompt): ConvertedPrompt {
   return { messages, origins };
 }
 
-/**
- * The opening of a prompt in the core's form, all that `conversationSessionId` reads: its leading system messages
- * and its first user message. Only these are converted, so naming a session costs the same on a long conversation.
- * @example
- * conversationSessionId(openingMessages(params.prompt)) // 'conversation-…'
- */
-export function openingMessages(prompt: Prompt): ChatMessage[] {
-  const opening: ChatMessage[] = [];
-  for (const message of prompt) {
-    if (message.role !== 'system') break;
-    opening.push(...fromPromptMessage(message));
-  }
-  const firstUser = prompt.find((message) => message.role === 'user');
-  return firstUser === undefined ? opening : [...opening, ...fromPromptMessage(firstUser)];
-}
-
 function fromPromptMessage(message: PromptMessage): ChatMessage[] {
   switch (message.role) {
     case 'system':

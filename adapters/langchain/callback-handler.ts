@@ -2,12 +2,12 @@ import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { Serialized } from '@langchain/core/load/serializable';
 import type { ChatGeneration, LLMResult } from '@langchain/core/outputs';
-import { conversationSessionId, InvalidOptionError, type Logger, type Monitor } from '../../src/index.js';
+import { conversationSessionsOf, InvalidOptionError, type Logger, type Monitor } from '../../src/index.js';
 import { createFailOpen, type FailOpen } from './fail-open.js';
 import { resolveSessionId } from './session-id.js';
 import { ToolCallRefusedError } from './tool-call-refused-error.js';
 import { decideToolCall } from './tool-decision.js';
-import { conversationOpening, toAssistantTurn, toChatMessages } from './translate.js';
+import { toAssistantTurn, toChatMessages } from './translate.js';
 
 // Tool calls announced by a response, remembered until their tool starts: bounded for calls that never run.
 const REMEMBERED_TOOL_CALLS = 10_000;
@@ -22,7 +22,12 @@ export interface PanoptesCallbackHandlerOptions {
    * @default false
    */
   raiseError?: boolean;
-  /** The session of every run observed. Without it, the run's `metadata.session_id`, then `metadata.thread_id` (LangGraph copies `configurable.thread_id` there), else a hash of the system prompt and first user message. */
+  /**
+   * The session of every run observed. Without it, the run's `metadata.session_id`, then `metadata.thread_id`
+   * (LangGraph copies `configurable.thread_id` there; a plain chain does not, since LangChain gives callback handlers
+   * the run's metadata but not its `configurable`: pass `metadata: { thread_id }` there), else the session whose
+   * recorded history the model call's messages continue (a new conversation starts one).
+   */
   sessionId?: string;
   /**
    * Run the handler in the foreground, so the monitor has seen a response before the tools it asked for start.
@@ -75,11 +80,11 @@ export class PanoptesCallbackHandler extends BaseCallbackHandler {
   }
 
   override async handleChatModelStart(_llm: Serialized, prompts: BaseMessage[][], runId: string, _parentRunId?: string, _extra?: Record<string, unknown>, _tags?: string[], metadata?: Record<string, unknown>): Promise<void> {
-    const messages = prompts[0] ?? [];
-    const sessionId = this.#sessionOf(metadata, () => conversationSessionId(conversationOpening(messages)));
+    const messages = toChatMessages(prompts[0] ?? []);
+    const sessionId = this.#sessionOf(metadata, () => conversationSessionsOf(this.#monitor).sessionOf(messages));
     this.#runSessions.set(runId, sessionId);
     if (!this.raiseError) return;
-    const before = await this.#failOpen('monitor.beforeModel', () => this.#monitor.beforeModel(sessionId, { messages: toChatMessages(messages) }), undefined);
+    const before = await this.#failOpen('monitor.beforeModel', () => this.#monitor.beforeModel(sessionId, { messages }), undefined);
     if (before?.action === 'block') throw before.error;
     if (before && before.interventions.length > 0 && !this.#warnedUnapplied) {
       this.#warnedUnapplied = true;
@@ -93,6 +98,7 @@ export class PanoptesCallbackHandler extends BaseCallbackHandler {
     const message = (output.generations[0]?.[0] as ChatGeneration | undefined)?.message;
     if (sessionId === undefined || !message || message.getType() !== 'ai') return;
     const turn = toAssistantTurn(message);
+    conversationSessionsOf(this.#monitor).answered(sessionId, turn);
     for (const call of turn.toolCalls) if (call.id) this.#rememberToolCall(call.id, sessionId);
     await this.#failOpen('monitor.afterModel', () => this.#monitor.afterModel(sessionId, turn), undefined);
   }

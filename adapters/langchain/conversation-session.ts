@@ -1,35 +1,41 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { getConfig } from '@langchain/langgraph';
-import { conversationSessionId } from '../../src/index.js';
+import { conversationSessionsOf, type AssistantTurn } from '../../src/index.js';
 import { sessionIdFrom } from './session-id.js';
-import { conversationOpening } from './translate.js';
-
-// Enough to cover every live thread of a busy process; an evicted entry only matters for a thread with no id.
-const REMEMBERED_THREADS = 10_000;
+import { toChatMessages } from './translate.js';
 
 /**
- * Finds the session of a `createAgent` hook: the option, `configurable.thread_id`, `metadata.session_id`, else a
- * hash of the system prompt and the first user message (DESIGN.md section 7).
- *
- * Only `wrapModelCall` sees the system prompt (it is not part of the agent's state), so it passes `systemPrompt`
- * (read only when the hash is needed), and the id it hashes is remembered by the id of the thread's first message,
- * which LangGraph assigns once and keeps; the tool and after-agent hooks find it there.
+ * Finds the session of each `createAgent` hook (DESIGN.md section 7): the option, `configurable.thread_id`,
+ * `metadata.session_id`; a run that names none is placed by its conversation, in the registry of `owner` (the
+ * monitor, else the sentinel): the model hook continues the session whose recorded history the thread's messages
+ * carry (or starts one), and records each answer; a tool hook finds the session whose answer asked for its call.
  */
-export function createSessionFinder(option: string | undefined) {
-  const remembered = new Map<string, string>();
-
-  function hashed(messages: readonly BaseMessage[], systemPrompt: (() => string) | undefined): string {
-    const key = messages[0]?.id;
-    const known = key === undefined ? undefined : remembered.get(key);
-    if (known !== undefined && systemPrompt === undefined) return known;
-    const id = conversationSessionId(conversationOpening(messages, systemPrompt?.() ?? ''));
-    if (key !== undefined && systemPrompt !== undefined) remember(remembered, key, id);
-    return id;
-  }
-
-  return function sessionOf(configurable: { thread_id?: unknown } | undefined, messages: readonly BaseMessage[], systemPrompt?: () => string): string {
+export function createSessionFinder(option: string | undefined, owner: object) {
+  const conversations = conversationSessionsOf(owner);
+  const named = (configurable: { thread_id?: unknown } | undefined): string | undefined =>
     // The run's metadata is read only when nothing before it names the session: every hook asks.
-    return sessionIdFrom(option) ?? sessionIdFrom(configurable?.thread_id) ?? sessionIdFrom(currentMetadata()?.session_id) ?? hashed(messages, systemPrompt);
+    sessionIdFrom(option) ?? sessionIdFrom(configurable?.thread_id) ?? sessionIdFrom(currentMetadata()?.session_id);
+
+  return {
+    /** The session of a model call: named by the run, else placed by its conversation. */
+    ofModelCall(configurable: { thread_id?: unknown } | undefined, messages: readonly BaseMessage[]): string {
+      return named(configurable) ?? conversations.sessionOf(toChatMessages(messages));
+    },
+    /** Records the model's answer, so the next request that carries it continues the session. */
+    answered(sessionId: string, turn: AssistantTurn): void {
+      conversations.answered(sessionId, turn);
+    },
+    /**
+     * The session of a tool call: named by the run, else the one whose answer asked for it (by the call's id, else by
+     * the answer the thread ends with, placed now if nobody recorded it).
+     */
+    ofToolCall(configurable: { thread_id?: unknown } | undefined, toolCallId: string | undefined, messages: readonly BaseMessage[]): string {
+      return named(configurable) ?? (toolCallId === undefined ? undefined : conversations.sessionOfToolCall(toolCallId)) ?? conversations.sessionOfAnswer(toChatMessages(messages));
+    },
+    /** The session of a finished run: named by the run, else the one whose last answer the thread ends with. */
+    ofRun(configurable: { thread_id?: unknown } | undefined, messages: readonly BaseMessage[]): string | undefined {
+      return named(configurable) ?? conversations.sessionEndingWith(toChatMessages(messages));
+    },
   };
 }
 
@@ -40,10 +46,4 @@ function currentMetadata(): Record<string, unknown> | undefined {
   } catch {
     return undefined; // outside a LangGraph run
   }
-}
-
-function remember(map: Map<string, string>, key: string, value: string): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > REMEMBERED_THREADS) map.delete(map.keys().next().value!);
 }

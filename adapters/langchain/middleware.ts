@@ -54,7 +54,8 @@ export interface PanoptesMiddlewareOptions {
   sentinel?: SentinelSource;
   /**
    * The session of every run through this middleware. Without it, each run's `configurable.thread_id` names the
-   * session, then its `metadata.session_id`, else a hash of the system prompt and the first user message.
+   * session, then its `metadata.session_id`; a run that names none continues the session whose recorded history
+   * its messages carry (a new conversation starts one, and two conversations never share one once they differ).
    */
   sessionId?: string;
   /**
@@ -128,7 +129,7 @@ export function panoptesMiddleware({
   validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools });
   const failed = createFailureLog(logger, isGraphBubbleUp);
   const failOpen = failOpenWith(failed);
-  const sessionOf = createSessionFinder(sessionId);
+  const sessions = createSessionFinder(sessionId, (monitor ?? sentinel)!);
   // The monitor's own error for a block (WorkflowViolationError, or LoopDetectedError for a loop), kept from
   // wrapModelCall until afterModel throws it: the block message in the thread can only carry plain data.
   const blockErrors = new Map<string, PanoptesError>();
@@ -148,23 +149,27 @@ export function panoptesMiddleware({
     // Sync-first: with a session in memory the monitor answers at once, and the call pays no promise of Panoptes'
     // own beyond the one that waits for the model (each costs microseconds inside an agent's run).
     wrapModelCall: function panoptesModelCall(request, handler) {
-      const session = sessionOf(request.runtime.configurable, request.messages, () => textOf(request.systemMessage.content));
+      const session = sessions.ofModelCall(request.runtime.configurable, request.messages);
       const callModel = (next: typeof request) => {
         const withFacts = sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next;
-        if (!calls) return handler(withFacts);
-        return andThen(handler(withFacts), (response) =>
-          attempt(
-            () => calls.afterModel(session, toAssistantTurn(response)),
+        return andThen(handler(withFacts), (response) => {
+          const turn = toAssistantTurn(response);
+          sessions.answered(session, turn);
+          if (!calls) return response;
+          return attempt(
+            () => calls.afterModel(session, turn),
             () => response,
             (error) => (failed('monitor.afterModel', error), response),
-          ),
-        );
+          );
+        });
       };
       if (!calls) return callModel(request);
       const proceed = (before: BeforeModelResult | undefined) => {
         if (before?.action === 'block') {
           if (onBlock === 'throw') blockErrors.set(session, before.error);
-          return blockedResponse(before.intervention, session, blockMessage);
+          const answer = blockedResponse(before.intervention, session, blockMessage);
+          sessions.answered(session, toAssistantTurn(answer));
+          return answer;
         }
         return callModel(before && before.interventions.length > 0 ? withChatMessages(request, before.messages) : request);
       };
@@ -188,7 +193,7 @@ export function panoptesMiddleware({
 
     wrapToolCall: function panoptesToolCall(request, handler) {
       const call = toToolCall(request.toolCall);
-      const session = monitor || perConversation ? sessionOf(request.runtime.configurable, request.state.messages) : undefined;
+      const session = monitor || perConversation ? sessions.ofToolCall(request.runtime.configurable, call.id, request.state.messages) : undefined;
       const decideAndRun = () =>
         andThen(decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen), (decision) => {
           if (!decision.allowed) return refusalMessage(call, decision.reason);
@@ -207,7 +212,8 @@ export function panoptesMiddleware({
     ...(monitor && (onReport || closeSession)
       ? {
           afterAgent: async function panoptesAfterAgent(state, runtime) {
-            const session = sessionOf(runtime.configurable, state.messages);
+            const session = sessions.ofRun(runtime.configurable, state.messages);
+            if (session === undefined) return undefined;
             const report = await failOpen('monitor report', () => (closeSession ? monitor.endSession(session) : monitor.report(session)), undefined);
             if (report && onReport) await failOpen('onReport', async () => onReport(report), undefined);
             return undefined;

@@ -162,29 +162,6 @@ export function toAssistantTurn(message: BaseMessage): AssistantTurn {
   return { content: textOf(message.content), toolCalls: ((message as AIMessage).tool_calls ?? []).map(toToolCall) };
 }
 
-/**
- * The opening of a conversation in the core's form, all that `conversationSessionId` reads: the system prompt and the
- * first human message. `systemPrompt` is for hosts that keep it apart from the thread (`createAgent`); without it,
- * the thread's leading system messages are the prompt. Only these messages are converted, so naming a session costs
- * the same on a long thread.
- * @example
- * conversationSessionId(conversationOpening(state.messages, 'You are a support agent.')) // 'conversation-…'
- */
-export function conversationOpening(messages: readonly BaseMessage[], systemPrompt?: string): ChatMessage[] {
-  const opening: ChatMessage[] = [];
-  if (systemPrompt !== undefined) {
-    opening.push({ role: 'system', content: systemPrompt });
-  } else {
-    for (const message of messages) {
-      if (roleOf(message) !== 'system') break;
-      opening.push(toChatMessage(message));
-    }
-  }
-  const firstUser = messages.find((message) => message.getType() === 'human');
-  if (firstUser) opening.push(toChatMessage(firstUser));
-  return opening;
-}
-
 function roleOf(message: BaseMessage): ChatMessage['role'] {
   const type = message.getType();
   if (type === 'generic') {

@@ -5,7 +5,7 @@ import { blockedResponse, defaultBlockMessage, type BlockMessage } from '../lang
 import { createFailureLog } from '../langchain/fail-open.js';
 import { fromChatMessages, toAssistantTurn, toChatMessages } from '../langchain/translate.js';
 import { graphSessionAccess, onGraphSession } from './graph-monitor.js';
-import { graphSessionId } from './graph-session.js';
+import { answeredInSession, modelCallSessionId } from './graph-session.js';
 import type { PanoptesGraphState } from './state.js';
 
 /** Options of {@link wrapModelNode}. */
@@ -65,15 +65,17 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
 
   return function panoptesModelNode(state, config) {
     const stored = state.messages ?? [];
-    const session = graphSessionId(sessionId, stored, config);
+    const session = modelCallSessionId(sessionId, stored, config, monitor);
     const request = system ? [system, ...stored] : stored;
 
     const classify = (output: Update, sent: BaseMessage[]) => {
       const update = withoutRequestOnly(output, sent, stored);
       const response = lastAiMessage(output);
       if (!response) return update;
+      const turn = toAssistantTurn(response);
+      answeredInSession(monitor, session, turn);
       return attempt(
-        () => calls.afterModel(session, toAssistantTurn(response)),
+        () => calls.afterModel(session, turn),
         () => update,
         (error) => (failed('monitor.afterModel', error), update),
       );
@@ -81,7 +83,9 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     const proceed = (before: BeforeModelResult | undefined): MaybePromise<Update | { messages: BaseMessage[] }> => {
       if (before?.action === 'block') {
         if (onBlock === 'throw') throw before.error;
-        return { messages: [blockedResponse(before.intervention, session, blockMessage)] };
+        const answer = blockedResponse(before.intervention, session, blockMessage);
+        answeredInSession(monitor, session, toAssistantTurn(answer));
+        return { messages: [answer] };
       }
       const sent = before && before.interventions.length > 0 ? fromChatMessages(before.messages) : request;
       return andThen(node({ ...state, messages: sent }, config), (output) => classify(output, sent));

@@ -1,4 +1,4 @@
-import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
+import type { AIMessage, BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/tool';
 import { isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
@@ -8,7 +8,7 @@ import { namedSessionId } from '../langchain/session-id.js';
 import { decideToolCall, refusalMessage } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
 import { graphSessionAccess, onGraphSession, type GraphSessionAccess } from './graph-monitor.js';
-import { graphSessionId } from './graph-session.js';
+import { toolCallSessionId } from './graph-session.js';
 import type { PanoptesGraphState } from './state.js';
 
 /** Options of {@link GuardedToolNode}: LangGraph's `ToolNode` options, and the guards. Give a monitor, a sentinel, or both. */
@@ -64,7 +64,8 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     const state = input as Partial<PanoptesGraphState>;
     const graphSession = this.#graphSession;
     if (!graphSession || !Array.isArray(state?.messages)) return super.run(input, config);
-    const session = graphSessionId(this.#sessionId, state.messages, config);
+    const lastCalls = (state.messages.findLast((message) => message.getType() === 'ai') as AIMessage | undefined)?.tool_calls;
+    const session = toolCallSessionId(this.#sessionId, lastCalls?.[0]?.id, state.messages, config, this.#monitor!);
     // A `Send` of one tool call (`lg_tool_call`): a task beside others of the same step, which all read the same
     // session from state. ToolNode answers with `{ messages }`, or with a list of updates and commands when a tool
     // returned a Command.
@@ -81,7 +82,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     // A MessageGraph hands ToolNode the message list itself; a StateGraph hands it the state.
     const messages = Array.isArray(state) ? (state as BaseMessage[]) : (state as Partial<PanoptesGraphState> | undefined)?.messages;
     const needsSession = this.#monitor !== undefined || (this.#sentinel !== undefined && isSentinelSessions(this.#sentinel));
-    const session = needsSession && Array.isArray(messages) ? graphSessionId(this.#sessionId, messages, config) : undefined;
+    const session = needsSession && Array.isArray(messages) ? toolCallSessionId(this.#sessionId, call.id, messages, config, (this.#monitor ?? this.#sentinel)!) : undefined;
     const neutral = toToolCall(call);
     const decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session }, this.#failOpen);
     if (!decision.allowed) return refusalMessage(neutral, decision.reason);

@@ -1,6 +1,6 @@
 import { systemTimers, type Timers } from '../clock/index.js';
 import { DEFAULT_EMBEDDING_TIMEOUT_MS, withCache, withTimeout, type Embedder } from '../embed/index.js';
-import type { MaybePromise } from '../async/index.js';
+import { TimedOut, within, type MaybePromise } from '../async/index.js';
 import { InvalidOptionError } from '../errors/index.js';
 import type { AssistantTurn } from '../messages/index.js';
 import type { Workflow } from '../workflow/index.js';
@@ -29,9 +29,18 @@ export interface ClassifierOptions {
    * @default 8000
    */
   maxTextLength?: number;
-  /** Timer functions for the embedding budget, replaceable in tests. @default systemTimers */
+  /**
+   * Budget of embedding the exemplars once (loading a local model included), in milliseconds. Past it the warm-up
+   * rejects with its timeout, and the next turn that needs the exemplars tries again.
+   * @default 30000
+   */
+  warmUpTimeoutMs?: number;
+  /** Timer functions for the budgets, replaceable in tests. @default systemTimers */
   timers?: Timers;
 }
+
+/** Budget of embedding a workflow's exemplars once: a local model may take seconds to load, but not for ever. */
+export const DEFAULT_WARM_UP_TIMEOUT_MS = 30_000;
 
 /** Maps model responses to workflow states with the cascade tool calls -> patterns -> embeddings -> fallback. */
 export interface Classifier {
@@ -68,6 +77,7 @@ export function createSyncFirstClassifier({
   embeddings,
   embeddingTimeoutMs = DEFAULT_EMBEDDING_TIMEOUT_MS,
   maxTextLength = DEFAULT_MAX_TEXT_LENGTH,
+  warmUpTimeoutMs = DEFAULT_WARM_UP_TIMEOUT_MS,
   timers = systemTimers,
 }: ClassifierOptions): { classify(turn: AssistantTurn, currentState: string): MaybePromise<ClassificationResult[]>; warmUp(): Promise<void> } {
   if (!Number.isInteger(maxTextLength) || maxTextLength <= 0) {
@@ -79,17 +89,15 @@ export function createSyncFirstClassifier({
   const queries = embeddings && hasExemplars ? withTimeout(withCache(embeddings), { timeoutMs: embeddingTimeoutMs, timers }) : undefined;
   let ready: ExemplarIndex | undefined;
   let warming: Promise<void> | undefined;
-  let warmUpError: unknown;
   const warmUp = (): Promise<void> => {
     if (!embeddings || !hasExemplars || ready) return Promise.resolve();
-    warming ??= exemplarIndex(workflow, embeddings).then(
+    warming ??= Promise.resolve(within(exemplarIndex(workflow, embeddings), warmUpTimeoutMs, timers)).then(
       (index) => {
         ready = index;
       },
       (error: unknown) => {
         warming = undefined; // the next call tries again
-        warmUpError = error;
-        throw error;
+        throw error instanceof TimedOut ? new Error(`Embedding the workflow's exemplars took longer than ${warmUpTimeoutMs} ms (warmUpTimeoutMs).`) : error;
       },
     );
     return warming;
@@ -108,6 +116,19 @@ export function createSyncFirstClassifier({
     }
   }
 
+  /**
+   * A turn that needs the exemplars before they are embedded waits for them up to the embedding budget (the first
+   * turns of a process would otherwise all skip the tier), then falls back saying why: still warming up, or failed.
+   */
+  async function afterWarmUp(text: string, currentState: string): Promise<ClassificationResult[]> {
+    try {
+      await within(warmUp(), embeddingTimeoutMs, timers);
+    } catch (error) {
+      return error instanceof TimedOut ? fallback(currentState, 'warming-up') : fallback(currentState, 'embedding-failed', error);
+    }
+    return byExemplar(ready!, queries!, text, currentState);
+  }
+
   return {
     warmUp,
     classify(turn, currentState) {
@@ -118,11 +139,7 @@ export function createSyncFirstClassifier({
       const byPattern = classifyPatterns(workflow, text, currentState);
       if (byPattern) return [byPattern];
       if (!queries) return fallback(currentState, 'no-match');
-      if (!ready) {
-        const failed = warmUpError;
-        warmUp().catch(() => {}); // runs in the background; this turn does not wait for it
-        return failed === undefined ? fallback(currentState, 'warming-up') : fallback(currentState, 'embedding-failed', failed);
-      }
+      if (!ready) return afterWarmUp(text, currentState);
       return byExemplar(ready, queries, text, currentState);
     },
   };

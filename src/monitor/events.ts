@@ -1,9 +1,13 @@
+import { isPromiseLike } from '../async/index.js';
 import type { WorkflowEffect } from '../workflow/index.js';
 import type { MonitorEvents } from './types.js';
 
-type Listener<Name extends keyof MonitorEvents> = (payload: MonitorEvents[Name]) => void;
+type Listener<Name extends keyof MonitorEvents> = (payload: MonitorEvents[Name]) => unknown;
 
-/** A tiny typed emitter whose listeners cannot break the caller: a throwing listener is reported to `onError`. */
+/**
+ * A tiny typed emitter whose listeners cannot break the caller: a listener that throws, or returns a promise that
+ * rejects (an `async` listener), is reported to `onError`. Listeners are not awaited: a slow one holds up nothing.
+ */
 export function createEmitter(onError: (error: unknown) => void) {
   const listeners = new Map<keyof MonitorEvents, Set<Listener<never>>>();
   function emit<Name extends keyof MonitorEvents>(event: Name, payload: MonitorEvents[Name]): void {
@@ -11,7 +15,8 @@ export function createEmitter(onError: (error: unknown) => void) {
     if (!subscribed) return;
     for (const listener of subscribed) {
       try {
-        (listener as Listener<Name>)(payload);
+        const returned = (listener as Listener<Name>)(payload);
+        if (isPromiseLike(returned)) Promise.resolve(returned).catch(onError);
       } catch (error) {
         onError(error);
       }

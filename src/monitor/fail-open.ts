@@ -15,7 +15,12 @@ export function createMissCounter(logger: Logger) {
   return {
     record(cause: MissCause, message: string, error?: unknown) {
       counts[cause] = (counts[cause] ?? 0) + 1;
-      if (counts[cause] === 1) logger.warn(`[panoptes] ${message} The call goes on unchanged; later ${cause} failures are counted, not logged.`, error);
+      if (counts[cause] !== 1) return;
+      try {
+        logger.warn(`[panoptes] ${message} The call goes on unchanged; later ${cause} failures are counted, not logged.`, error);
+      } catch {
+        // A logger that throws is user code too: the miss is counted, and the agent's call is not failed over it.
+      }
     },
     counts: (): Readonly<Partial<Record<MissCause, number>>> => ({ ...counts }),
   };

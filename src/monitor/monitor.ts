@@ -1,6 +1,6 @@
 import type { ClassificationResult } from '../classify/index.js';
 import { createSyncFirstClassifier } from '../classify/classifier.js';
-import { systemClock } from '../clock/index.js';
+import { systemClock, systemTimers, type Timers } from '../clock/index.js';
 import { InvalidOptionError, isHostControlFlow, WorkflowViolationError } from '../errors/index.js';
 import { applyInterventions, type InterventionPlan, type RenderedIntervention } from '../intervene/index.js';
 import { createLoopDetector, LoopDetectedError, toolResultsAfterLastTurn, type LoopDetector, type LoopDetectorOptions, type LoopHint, type LoopReport } from '../loops/index.js';
@@ -19,7 +19,10 @@ import {
 import { createEmitter } from './events.js';
 import { createMissCounter } from './fail-open.js';
 import { createKeyedQueue } from './keyed-queue.js';
-import { andThen, isPromiseLike, type MaybePromise } from '../async/index.js';
+import { andThen, isPromiseLike, TimedOut, within, type MaybePromise } from '../async/index.js';
+import { createConversationSessions } from '../session/index.js';
+import { sessionShapeOf } from './session-shape.js';
+import { DEFAULT_GUARD_TIMEOUT_MS, DEFAULT_STORE_TIMEOUT_MS } from './defaults.js';
 import { refusalText } from './refusal-text.js';
 import { createSessionIo } from './session-io.js';
 import { registerSyncFirst, type SyncFirstMonitor } from './sync-first.js';
@@ -57,24 +60,46 @@ export function createMonitor({
   embeddings,
   embeddingTimeoutMs,
   clock = systemClock,
-  store = createMemorySessionStore<MonitorSession>({ clock }),
   historyLimit = DEFAULT_HISTORY_LIMIT,
   logger = console,
   loops: loopsOption = false,
+  store: storeOption,
+  storeTimeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+  guardTimeoutMs = DEFAULT_GUARD_TIMEOUT_MS,
+  warmUpTimeoutMs,
+  timers = systemTimers,
 }: MonitorOptions): Monitor {
   if (!(historyLimit === Infinity || (Number.isInteger(historyLimit) && historyLimit > 0))) {
     throw new InvalidOptionError({ parameter: 'historyLimit', value: historyLimit, fix: 'Pass a positive whole number, or Infinity to keep everything; the default is 100.' });
   }
+  assertMilliseconds('storeTimeoutMs', storeTimeoutMs, 'the default is 1000');
+  assertMilliseconds('guardTimeoutMs', guardTimeoutMs, 'the default is 30000');
+  const store = storeOption ?? createMemorySessionStore<MonitorSession>({ clock });
   const misses = createMissCounter(logger);
-  const events = createEmitter((error) => misses.record('listener', 'A monitor event listener threw.', error));
-  const classifier = createSyncFirstClassifier({ workflow, ...(embeddings ? { embeddings } : {}), ...(embeddingTimeoutMs ? { embeddingTimeoutMs } : {}) });
+  const events = createEmitter((error) => misses.record('listener', 'A monitor event listener threw or rejected.', error));
+  const classifier = createSyncFirstClassifier({
+    workflow,
+    timers,
+    ...(embeddings ? { embeddings } : {}),
+    ...(embeddingTimeoutMs ? { embeddingTimeoutMs } : {}),
+    ...(warmUpTimeoutMs ? { warmUpTimeoutMs } : {}),
+  });
   const serialised = createKeyedQueue();
   const loops = resolveLoopDetector(loopsOption, { ...(embeddings ? { embedder: embeddings } : {}), clock, logger, missCounter: misses });
-  const warmUp = async () => {
-    await Promise.all([classifier.warmUp(), loops?.warmUp()]);
+  const conversations = createConversationSessions<MonitorSession>();
+  let warming: Promise<void> | undefined;
+  const warmUp = (): Promise<void> => {
+    warming ??= Promise.all([classifier.warmUp(), loops?.warmUp()]).then(
+      () => undefined,
+      (error: unknown) => {
+        warming = undefined; // a later ready() tries again
+        throw error;
+      },
+    );
+    return warming;
   };
   // Warm up at once so the first real call is not a cold start; a failure here is reported, not thrown.
-  if (embeddings) warmUp().catch((error: unknown) => misses.record('embedding', 'Embedding the workflow exemplars failed.', error));
+  if (embeddings) warmUp().catch((error: unknown) => misses.record('embedding', 'Embedding the workflow exemplars failed or ran out of time; responses are classified without them until a retry succeeds.', error));
 
   const freshSession = (): MonitorSession => ({
     workflow: createSnapshot(workflow, { at: clock.now(), historyLimit }),
@@ -86,7 +111,13 @@ export function createMonitor({
 
   // A new session usually has nothing due either; one whose initial state already dooms a constraint has guidance.
   const freshSessionIsIdle = isIdle(freshSession());
-  const { load, save } = createSessionIo(store, misses);
+  const io = createSessionIo(store, misses, { timeoutMs: storeTimeoutMs, timers, isSession: storeOption ? sessionShapeOf(workflow) : isAnything });
+  // A session made as a fork of a conversation starts from the state its source had (see ConversationSessions).
+  const load = (sessionId: string): MaybePromise<MonitorSession | undefined> => andThen(io.load(sessionId), (stored) => stored ?? conversations.forkSource(sessionId));
+  const save = (sessionId: string, session: MonitorSession): MaybePromise<void> => {
+    conversations.keep(sessionId, session);
+    return io.save(sessionId, session);
+  };
 
   /** The session to continue: the stored one while it is active, else a new one. */
   const activeOrFresh = (stored: MonitorSession | undefined): MonitorSession => (stored && stored.workflow.status === 'active' ? stored : freshSession());
@@ -95,13 +126,15 @@ export function createMonitor({
   function apply(session: MonitorSession, event: WorkflowEvent, effects: WorkflowEffect[]): MonitorSession {
     const result = transition(workflow, session.workflow, event);
     effects.push(...result.effects);
-    return result.snapshot === session.workflow ? session : sessionRecord(result.snapshot, session.turns, session.steps, session.stepCount, session.pendingToolStates);
+    return result.snapshot === session.workflow ? session : sessionRecord(result.snapshot, session.turns, session.steps, session.stepCount, session.pendingToolStates, session.ranToolCalls);
   }
 
   /** Tool-call states whose call was never checked by `beforeTool` did run: they enter now, in call order. */
   function flushPending(session: MonitorSession, effects: WorkflowEffect[]): MonitorSession {
     if (session.pendingToolStates.length === 0) return session;
-    let next: MonitorSession = { ...session, pendingToolStates: [] };
+    const ran = session.pendingToolStates.flatMap((pending) => (pending.toolCallId === undefined ? [] : [pending.toolCallId]));
+    const ranToolCalls = ran.length === 0 ? session.ranToolCalls : lastOf(session.ranToolCalls ?? [], ran, RAN_TOOL_CALLS_KEPT);
+    let next: MonitorSession = { ...session, pendingToolStates: [], ...(ranToolCalls ? { ranToolCalls } : {}) };
     for (const pending of session.pendingToolStates) next = apply(next, enterEvent(pending.state, pending.confidence, 'tool_call', pending.step), effects);
     return next;
   }
@@ -123,15 +156,15 @@ export function createMonitor({
 
   /** The session with these steps recorded (the last `historyLimit` are kept), and the turn count and tool-call states given. */
   function withSteps(session: MonitorSession, steps: readonly StepRecord[], turns = session.turns, pendingToolStates = session.pendingToolStates): MonitorSession {
-    return sessionRecord(session.workflow, turns, lastOf(session.steps, steps, historyLimit), session.stepCount + steps.length, pendingToolStates);
+    return sessionRecord(session.workflow, turns, lastOf(session.steps, steps, historyLimit), session.stepCount + steps.length, pendingToolStates, session.ranToolCalls);
   }
 
   function countEmbeddingMisses(results: ClassificationResult[]): void {
     for (let index = 0; index < results.length; index++) {
       const evidence = results[index]!.evidence;
-      if (evidence.kind === 'fallback' && evidence.reason === 'embedding-failed') {
-        misses.record('embedding', 'The embedder failed or ran out of time; the response was classified without embeddings.', evidence.error);
-      }
+      if (evidence.kind !== 'fallback') continue;
+      if (evidence.reason === 'embedding-failed') misses.record('embedding', 'The embedder failed or ran out of time; the response was classified without embeddings.', evidence.error);
+      else if (evidence.reason === 'warming-up') misses.record('embedding', 'The exemplars were still being embedded after the embedding budget; the response was classified without them (await monitor.ready() at startup).');
     }
   }
 
@@ -254,6 +287,12 @@ export function createMonitor({
   function beforeToolWith(sessionId: string, session: MonitorSession, toolCall: ToolCall, guard: ToolGuard | undefined): MaybePromise<BeforeToolResult> {
     const pending = takePending(session.pendingToolStates, toolCall);
     if (pending) return checkToolCall(sessionId, { ...session, pendingToolStates: session.pendingToolStates.filter((entry) => entry !== pending) }, toolCall, pending, guard);
+    // A check that arrives after the next model call already entered this call's state (the host ran the tool and
+    // went on first): the state is in the trace once; only the guard is still asked, as guards fail closed.
+    if (toolCall.id !== undefined && session.ranToolCalls?.includes(toolCall.id)) {
+      const ranToolCalls = session.ranToolCalls.filter((id) => id !== toolCall.id);
+      return checkToolCall(sessionId, { ...session, ranToolCalls }, toolCall, undefined, guard);
+    }
     // A call the model response did not announce (or one already flushed): classify it by its name alone.
     return andThen(classifier.classify({ content: '', toolCalls: [toolCall] }, session.workflow.state), ([result]) => {
       if (result?.evidence.kind !== 'tool_call') return checkToolCall(sessionId, session, toolCall, undefined, guard);
@@ -280,7 +319,7 @@ export function createMonitor({
       const refused = apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason, constraints, step: pending.step }, effects);
       return finish(refused, { action: 'deny', by: 'workflow', state: pending.state, reason, constraints, effects });
     }
-    return andThen(guard ? runGuard(guard, toolCall) : ALLOWED, (verdict) => {
+    return andThen(guard ? runGuard(guard, toolCall, guardTimeoutMs, timers) : ALLOWED, (verdict) => {
       if (!verdict.allowed) {
         const refused = pending ? apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason: verdict.reason, constraints: [], by: 'guard', step: pending.step }, effects) : session;
         return finish(refused, { action: 'deny', by: 'guard', ...(pending ? { state: pending.state } : {}), reason: verdict.reason, constraints: [], effects });
@@ -300,7 +339,9 @@ export function createMonitor({
   const monitor: Monitor = {
     workflow,
     ...(loops ? { loops } : {}),
+    conversations,
     warmUp,
+    ready: warmUp,
     misses: () => misses.counts(),
     on: (event, listener) => events.on(event, listener),
 
@@ -363,9 +404,12 @@ export function createMonitor({
  * A session record with every field written out: on a model call's path a spread (`{ ...session, turns }`) costs
  * microseconds each time (seen in profiles of an agent's run), a plain literal almost nothing.
  */
-function sessionRecord(workflow: MonitorSession['workflow'], turns: number, steps: StepRecord[], stepCount: number, pendingToolStates: PendingToolState[]): MonitorSession {
-  return { workflow, turns, steps, stepCount, pendingToolStates };
+function sessionRecord(workflow: MonitorSession['workflow'], turns: number, steps: StepRecord[], stepCount: number, pendingToolStates: PendingToolState[], ranToolCalls: string[] | undefined): MonitorSession {
+  return ranToolCalls === undefined ? { workflow, turns, steps, stepCount, pendingToolStates } : { workflow, turns, steps, stepCount, pendingToolStates, ranToolCalls };
 }
+
+/** Ids of tool calls whose state entered unchecked that a session remembers, for a `beforeTool` that comes late. */
+const RAN_TOOL_CALLS_KEPT = 64;
 
 /** `loop:<kind>` guidance for the next call, in the system prompt like a workflow intervention. */
 function renderLoopHint(hint: LoopHint): RenderedIntervention {
@@ -385,17 +429,25 @@ const ALLOWED: ToolGuardVerdict = { allowed: true };
  * host's control flow (an interrupt raised by a data tool) is not a failure: it passes through, and nothing is
  * recorded for the call, which is checked again when the run resumes.
  */
-function runGuard(guard: ToolGuard, toolCall: ToolCall): MaybePromise<ToolGuardVerdict> {
+function runGuard(guard: ToolGuard, toolCall: ToolCall, timeoutMs: number, timers: Timers): MaybePromise<ToolGuardVerdict> {
   const refused = (error: unknown): ToolGuardVerdict => {
     if (isHostControlFlow(error)) throw error;
-    return { allowed: false, reason: `The call to ${toolCall.name} was refused: its policy check failed, so it did not run.` };
+    const why = error instanceof TimedOut ? `its policy check did not finish within ${timeoutMs} ms` : 'its policy check failed';
+    return { allowed: false, reason: `The call to ${toolCall.name} was refused: ${why}, so it did not run.` };
   };
   try {
-    const verdict = guard(toolCall);
+    const verdict = within(guard(toolCall), timeoutMs, timers);
     return isPromiseLike(verdict) ? Promise.resolve(verdict).catch(refused) : verdict;
   } catch (error) {
     return refused(error);
   }
+}
+
+/** Stands in for the shape check of sessions from the monitor's own store, which only ever holds what it saved. */
+const isAnything = (_value: unknown): _value is MonitorSession => true;
+
+function assertMilliseconds(parameter: string, value: number, defaults: string): void {
+  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) throw new InvalidOptionError({ parameter, value, fix: `Pass a positive number of milliseconds; ${defaults}.` });
 }
 
 /** The last `limit` of `kept` followed by `added`, copied once (a session keeps its last `historyLimit` steps). */

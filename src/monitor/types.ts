@@ -1,5 +1,6 @@
 import type { ClassificationResult } from '../classify/index.js';
-import type { Clock } from '../clock/index.js';
+import type { Clock, Timers } from '../clock/index.js';
+import type { ConversationSessions } from '../session/index.js';
 import type { Embedder } from '../embed/index.js';
 import type { PanoptesError } from '../errors/index.js';
 import type { LoopDetector, LoopDetectorOptions, LoopReport, LoopToolResult } from '../loops/index.js';
@@ -40,6 +41,11 @@ export interface MonitorSession {
   /** Steps classified so far, including any dropped from `steps`. */
   stepCount: number;
   pendingToolStates: PendingToolState[];
+  /**
+   * Ids of the latest tool calls whose state entered at a later model call, before any `beforeTool` for them: a late
+   * check of one of them records nothing again. Absent when there are none.
+   */
+  ranToolCalls?: string[];
 }
 
 export interface MonitorOptions {
@@ -48,8 +54,32 @@ export interface MonitorOptions {
   embeddings?: Embedder;
   /** Budget of one embedding on the model-call path, in milliseconds. @default 50 */
   embeddingTimeoutMs?: number;
-  /** Where sessions live. @default an in-memory store with a 1 hour TTL and at most 10,000 sessions */
+  /**
+   * Where sessions live. A value read back that is not a session of this workflow is discarded (counted as a `store`
+   * miss) and the session starts afresh.
+   * @default an in-memory store with a 1 hour TTL and at most 10,000 sessions
+   */
   store?: SessionStore<MonitorSession>;
+  /**
+   * Budget of one store read or write, in milliseconds. A read past it starts the session afresh, a write past it
+   * is abandoned; both are counted `store` misses, so a store that never answers cannot hold a session's calls.
+   * @default 1000
+   */
+  storeTimeoutMs?: number;
+  /**
+   * Budget of a tool guard (`beforeTool`'s `guard`, such as a sentinel's proof with its data tools), in
+   * milliseconds. Past it the call is refused: guards fail closed.
+   * @default 30000
+   */
+  guardTimeoutMs?: number;
+  /**
+   * Budget of embedding the workflow's exemplars once, in milliseconds (loading a local model included). Past it the
+   * warm-up is a counted, logged `embedding` miss and the next call tries again.
+   * @default 30000
+   */
+  warmUpTimeoutMs?: number;
+  /** Timer functions for the budgets above, replaceable in tests. @default systemTimers */
+  timers?: Timers;
   /** @default systemClock */
   clock?: Clock;
   /** Trace states, steps, deviations and refusals kept per session. @default 100 */
@@ -176,8 +206,20 @@ export interface Monitor {
   session(sessionId: string): Promise<MonitorSession | undefined>;
   /** Subscribes to an event; returns the unsubscribe function. */
   on<Name extends keyof MonitorEvents>(event: Name, listener: (payload: MonitorEvents[Name]) => void): () => void;
-  /** Embeds the workflow's exemplars now, so the first call does not wait. */
+  /** Embeds the workflow's exemplars now, so the first call does not wait. The same as {@link Monitor.ready}. */
   warmUp(): Promise<void>;
+  /**
+   * Resolves when the workflow's exemplars are embedded (at once without embeddings); rejects when embedding them
+   * failed or ran out of `warmUpTimeoutMs` (a later call tries again). The monitor starts this itself: a model call
+   * that arrives earlier waits for it up to the embedding budget, then goes on without the exemplar tier (a counted
+   * miss). Await it at startup to be sure the first responses are classified with exemplars.
+   */
+  ready(): Promise<void>;
+  /**
+   * Sessions of conversations that name none: the adapters place each model call that carries no thread or session
+   * id in the session whose recorded history its request continues (see `createConversationSessions`).
+   */
+  readonly conversations: ConversationSessions<MonitorSession>;
   /** Panoptes' own failures so far, by cause. */
   misses(): Readonly<Partial<Record<MissCause, number>>>;
   /** The loop detector in use, when loop detection is on. */

@@ -1,2 +1,8 @@
-/** Naming sessions: the id of a conversation nobody named, shared by every adapter. */
-export { conversationSessionId } from './session-id.js';
+/** Naming sessions: the session of a conversation nobody named, shared by every adapter. */
+export {
+  conversationSessionsOf,
+  createConversationSessions,
+  DEFAULT_CONVERSATION_LIMIT,
+  type ConversationSessions,
+  type ConversationSessionsOptions,
+} from './conversation-sessions.js';

@@ -124,11 +124,32 @@ describe('embedding tier', () => {
     expect(embedder.calls.filter((text) => text === 'Can I have your account number?')).toHaveLength(1);
   });
 
-  it('does not wait for the exemplars on the first call: it falls back and warms up in the background', async () => {
+  // Regression (issue 13): the first calls of a process skipped the exemplar tier while the exemplars were embedded.
+  it('waits for the exemplars on the first call, within the embedding budget', async () => {
     const classifier = createClassifier({ workflow, embeddings: createFakeEmbedder({ vectors }) });
+    expect((await classifier.classify(turn('Whats going wrong?'), 'greeting'))[0]).toMatchObject({ method: 'embedding', state: 'identify_issue' });
+  });
+
+  it('falls back saying so when the exemplars take longer than the embedding budget, and uses them once embedded', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const embeddings = createFakeEmbedder({ vectors });
+    const slow = { embedQuery: embeddings.embedQuery, embedDocuments: async (texts: string[]) => (await released, embeddings.embedDocuments(texts)) };
+    const classifier = createClassifier({ workflow, embeddings: slow, embeddingTimeoutMs: 10 });
     expect((await classifier.classify(turn('Whats going wrong?'), 'greeting'))[0]).toMatchObject({ method: 'fallback', evidence: { reason: 'warming-up' } });
+    release();
     await classifier.warmUp();
     expect((await classifier.classify(turn('Whats going wrong?'), 'greeting'))[0]!.method).toBe('embedding');
+  });
+
+  // Regression (issue 13): an embedDocuments that never answered left every call falling back for ever, silently.
+  it('gives up on a warm-up that never finishes after warmUpTimeoutMs: the warm-up rejects and calls say it failed', async () => {
+    const embeddings = createFakeEmbedder({ vectors });
+    const hung = { embedQuery: embeddings.embedQuery, embedDocuments: () => new Promise<number[][]>(() => {}) };
+    const classifier = createClassifier({ workflow, embeddings: hung, embeddingTimeoutMs: 5, warmUpTimeoutMs: 20 });
+    await expect(classifier.warmUp()).rejects.toThrow("Embedding the workflow's exemplars took longer than 20 ms (warmUpTimeoutMs).");
+    const [result] = await classifier.classify(turn('Whats going wrong?'), 'greeting');
+    expect(result).toMatchObject({ method: 'fallback', evidence: { reason: 'warming-up' } });
   });
 
   it('falls back, never rejects, when the embedder throws, returns garbage or hangs', async () => {

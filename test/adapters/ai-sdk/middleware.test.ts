@@ -179,15 +179,25 @@ describe('panoptesMiddleware through generateText', () => {
     expect(ran.sort()).toEqual(['issue_refund', 'issue_refund', 'verify_identity', 'verify_identity']);
   });
 
-  it('derives one stable session per conversation when no id is given', async () => {
+  it('places calls that name no session by their conversation: the same opening twice is two sessions, a continued conversation one', async () => {
     const monitor = createMonitor({ workflow, logger: recordingLogger() });
-    const model = wrapLanguageModel({ model: sequenceModel(say('tell me more')), middleware: panoptesMiddleware({ monitor }) });
-    const ask = (prompt: string) => generateText({ model, system: 'You are a support agent.', prompt });
-    const [first, again, other] = [await ask('Refund order 42.'), await ask('Refund order 42.'), await ask('Where is my parcel?')];
-    const ids = [first, again, other].map((result) => sessionIdFromMetadata(result.providerMetadata));
-    expect(ids[0]).toMatch(/^conversation-[0-9a-f]{28}$/);
-    expect(ids[1]).toBe(ids[0]);
-    expect(ids[2]).not.toBe(ids[0]);
+    const model = wrapLanguageModel({ model: sequenceModel(say('tell me more'), say('Could you tell me more?')), middleware: panoptesMiddleware({ monitor }) });
+    const system = 'You are a support agent.';
+    const ask = (prompt: string) => generateText({ model, system, prompt });
+    const [first, again] = [await ask('Refund order 42.'), await ask('Refund order 42.')];
+    const continued = await generateText({
+      model,
+      system,
+      messages: [
+        { role: 'user', content: 'Refund order 42.' },
+        { role: 'assistant', content: first.text },
+        { role: 'user', content: 'It arrived broken.' },
+      ],
+    });
+    const ids = [first, again, continued].map((result) => sessionIdFromMetadata(result.providerMetadata));
+    expect(ids[0]).toMatch(/^conversation-/);
+    expect(ids[1]).not.toBe(ids[0]);
+    expect(ids[2]).toBe(ids[0]);
     expect((await monitor.report(ids[0]!))!.steps).toHaveLength(2);
   });
 

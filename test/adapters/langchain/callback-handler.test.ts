@@ -2,8 +2,8 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/
 import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { PanoptesCallbackHandler, ToolCallRefusedError } from '../../../adapters/langchain/index.js';
-import { conversationSessionId, createMonitor, InvalidOptionError, PanoptesError, ToolCallDeniedError, WorkflowViolationError } from '../../../src/index.js';
+import { PanoptesCallbackHandler, toChatMessages, ToolCallRefusedError } from '../../../adapters/langchain/index.js';
+import { createMonitor, InvalidOptionError, PanoptesError, ToolCallDeniedError, WorkflowViolationError } from '../../../src/index.js';
 import { refundSetup } from '../../guards/helpers.js';
 import { callTool, describeMessage, recordingLogger, requestsOf, strictSupportWorkflow, supportMonitor, supportTools } from './helpers.js';
 
@@ -26,12 +26,14 @@ describe('PanoptesCallbackHandler', () => {
     expect(handler.awaitHandlers).toBe(true);
   });
 
-  it('names an unnamed session by its system prompt and first user message', async () => {
+  it('places an unnamed session by its conversation: the session whose answer the history carries', async () => {
     const { monitor } = supportMonitor();
-    const model = fakeModel().respond(new AIMessage('Is there anything else I can help with?'));
+    const answer = new AIMessage('Is there anything else I can help with?');
+    const model = fakeModel().respond(answer);
     await model.invoke(conversation, { callbacks: [new PanoptesCallbackHandler({ monitor })] });
-    const session = conversationSessionId([{ role: 'system', content: 'You are a support agent.' }, { role: 'user', content: 'Refund order A1.' }]);
-    expect((await monitor.report(session))!.trace).toEqual(['greeting', 'resolution']);
+    const session = monitor.conversations.sessionEndingWith(toChatMessages([...conversation, answer]));
+    expect(session).toMatch(/^conversation-/);
+    expect((await monitor.report(session!))!.trace).toEqual(['greeting', 'resolution']);
   });
 
   it('with raiseError, refuses a model call when a block is due: the model is never called', async () => {

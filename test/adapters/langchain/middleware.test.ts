@@ -6,7 +6,7 @@ import { tool } from '@langchain/core/tools';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { panoptesMiddleware } from '../../../adapters/langchain/index.js';
-import { conversationSessionId, createFactStore, createMonitor, createSentinel, InvalidOptionError, parseRulebase, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
+import { createFactStore, createMonitor, createSentinel, InvalidOptionError, parseRulebase, WorkflowViolationError, type SessionReport } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
 import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
 import { callTool, describeMessage, provedRefundCalls, recordingLogger, refundSentinels, refundTools, refundWorkflow, requestsOf, strictSupportWorkflow, supportMonitor, supportTools, supportWorkflow } from './helpers.js';
@@ -162,14 +162,14 @@ describe('panoptesMiddleware through createAgent', () => {
     expect(logger.warnings.map((warning) => warning.split(' failed')[0])).toEqual(['[panoptes] monitor.beforeModel', '[panoptes] monitor.afterModel']);
   });
 
-  it('names a session nobody named by its system prompt and first user message, the same on every hook', async () => {
+  it('places a run nobody named by its conversation: one session on every hook', async () => {
     const { monitor } = supportMonitor();
     const model = compliantModel();
-    const agent = createAgent({ model, tools: supportTools().tools, systemPrompt: SYSTEM, middleware: [panoptesMiddleware({ monitor, closeSession: true, onReport: () => {} })] });
+    const reports: SessionReport[] = [];
+    const agent = createAgent({ model, tools: supportTools().tools, systemPrompt: SYSTEM, middleware: [panoptesMiddleware({ monitor, closeSession: true, onReport: (report) => void reports.push(report) })] });
     await agent.invoke(ask('Refund order A1, I am customer 42.'));
 
-    const report = await monitor.report(conversationSessionId([{ role: 'system', content: SYSTEM }, { role: 'user', content: 'Refund order A1, I am customer 42.' }]));
-    expect(report).toMatchObject({ status: 'closed', trace: ['greeting', 'verify_identity', 'account_action', 'resolution'] });
+    expect(reports).toEqual([expect.objectContaining({ sessionId: expect.stringMatching(/^conversation-/), status: 'closed', trace: ['greeting', 'verify_identity', 'account_action', 'resolution'] })]);
   });
 
   it('checks its options at construction', () => {

@@ -26,7 +26,7 @@ import {
   type PanoptesMiddlewareOptions,
 } from '../../../adapters/langchain/index.js';
 import { createGraphMonitor, sessionFromState } from '../../../adapters/langgraph/index.js';
-import { conversationSessionId, createMonitor, loadWorkflow, type Monitor, type Sentinel } from '../../../src/index.js';
+import { createMonitor, loadWorkflow, type Monitor, type Sentinel } from '../../../src/index.js';
 
 declare const monitor: Monitor;
 declare const sentinel: Sentinel;
@@ -79,6 +79,6 @@ export async function docExamples() {
   expectTypeOf(hostOf(toChatMessage(human)) === human).toBeBoolean();
   const messages = [new SystemMessage('Be brief.'), human];
   expectTypeOf(fromChatMessages(toChatMessages(messages))).toEqualTypeOf<BaseMessage[]>();
-  expectTypeOf(resolveSessionId({ threadId: 't1', fallback: () => conversationSessionId(toChatMessages(messages)) })).toBeString();
+  expectTypeOf(resolveSessionId({ threadId: 't1', fallback: () => monitor.conversations.sessionOf(toChatMessages(messages)) })).toBeString();
   expectTypeOf(new ToolMessage({ content: '', tool_call_id: 'c1' })).toExtend<BaseMessage>();
 }

@@ -53,7 +53,8 @@ export async function docExamples() {
   expectTypeOf(isGraphMonitor(monitor)).toBeBoolean();
   expectTypeOf(isGraphMonitor(createMonitor({ workflow }))).toBeBoolean();
   const config: LangGraphRunnableConfig = { configurable: { thread_id: 'ticket-1042' } };
-  const sessionId = graphSessionId(undefined, state.messages, config);
-  const report = await monitor.report(sessionId);
+  const sessionId = graphSessionId(undefined, state.messages, config, monitor);
+  expectTypeOf(sessionId).toEqualTypeOf<string | undefined>();
+  const report = sessionId === undefined ? undefined : await monitor.report(sessionId);
   expectTypeOf(report?.trace).toEqualTypeOf<string[] | undefined>();
 }
