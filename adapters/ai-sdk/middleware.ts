@@ -56,15 +56,17 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
   // Sync-first: with the session in memory the monitor answers at once, and nothing is awaited.
   const calls = syncFirst(monitor);
   const classify: ClassifyResponse = async (id, content) => {
+    let turn: ReturnType<typeof toAssistantTurn> | undefined;
     try {
-      const turn = toAssistantTurn(content);
-      conversations.answered(id, turn); // a later request carrying this answer continues the session
+      turn = toAssistantTurn(content);
       rememberToolCalls(monitor, id, turn.toolCalls); // synchronously, before the host can run any of them
       const after = calls.afterModel(id, turn);
       if (isPromiseLike(after)) await after;
     } catch (error) {
       failOpen.failed('Classifying a response (monitor.afterModel)', error);
     }
+    // Once classified: a later request carrying this answer continues the session and finds that step done.
+    if (turn) conversations.answered(id, turn);
   };
 
   return {

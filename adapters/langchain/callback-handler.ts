@@ -98,9 +98,9 @@ export class PanoptesCallbackHandler extends BaseCallbackHandler {
     const message = (output.generations[0]?.[0] as ChatGeneration | undefined)?.message;
     if (sessionId === undefined || !message || message.getType() !== 'ai') return;
     const turn = toAssistantTurn(message);
-    conversationSessionsOf(this.#monitor).answered(sessionId, turn);
     for (const call of turn.toolCalls) if (call.id) this.#rememberToolCall(call.id, sessionId);
     await this.#failOpen('monitor.afterModel', () => this.#monitor.afterModel(sessionId, turn), undefined);
+    conversationSessionsOf(this.#monitor).answered(sessionId, turn);
   }
 
   override async handleLLMError(_error: unknown, runId: string): Promise<void> {

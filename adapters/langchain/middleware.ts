@@ -154,12 +154,13 @@ export function panoptesMiddleware({
         const withFacts = sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next;
         return andThen(handler(withFacts), (response) => {
           const turn = toAssistantTurn(response);
-          sessions.answered(session, turn);
-          if (!calls) return response;
+          // Recorded once the monitor has classified it, so a request that continues it finds that step done.
+          const answered = () => (sessions.answered(session, turn), response);
+          if (!calls) return answered();
           return attempt(
             () => calls.afterModel(session, turn),
-            () => response,
-            (error) => (failed('monitor.afterModel', error), response),
+            answered,
+            (error) => (failed('monitor.afterModel', error), answered()),
           );
         });
       };

@@ -73,11 +73,12 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
       const response = lastAiMessage(output);
       if (!response) return update;
       const turn = toAssistantTurn(response);
-      answeredInSession(monitor, session, turn);
+      // Recorded once classified, so a call that continues the thread finds that step done.
+      const answered = () => (answeredInSession(monitor, session, turn), update);
       return attempt(
         () => calls.afterModel(session, turn),
-        () => update,
-        (error) => (failed('monitor.afterModel', error), update),
+        answered,
+        (error) => (failed('monitor.afterModel', error), answered()),
       );
     };
     const proceed = (before: BeforeModelResult | undefined): MaybePromise<Update | { messages: BaseMessage[] }> => {

@@ -39,7 +39,8 @@ export interface ConversationSessions<Snapshot = unknown> {
   /**
    * Records the model's answer to the request `sessionOf` last placed in `sessionId`: a later request whose history
    * starts with that request and this answer continues the session. The answer's tool calls are remembered by id
-   * for {@link ConversationSessions.sessionOfToolCall}. Only the first answer to a request is recorded.
+   * for {@link ConversationSessions.sessionOfToolCall}. Only the first answer to a request is recorded. Call it once
+   * the monitor has classified the answer (`afterModel` settled), so a request continuing it finds that step done.
    */
   answered(sessionId: string, turn: AssistantTurn): void;
   /** The session whose answer asked for this tool call, or `undefined`. */
@@ -57,7 +58,7 @@ export interface ConversationSessions<Snapshot = unknown> {
   sessionOfAnswer(messages: readonly ChatMessage[]): string;
   /** Keeps the latest state of a session this registry placed, for forks of it. */
   keep(sessionId: string, snapshot: Snapshot): void;
-  /** For a session made as a fork: the state it starts from, once (later calls give `undefined`). */
+  /** For a session made as a fork: the state it starts from, until the session keeps a state of its own. */
   forkSource(sessionId: string): Snapshot | undefined;
 }
 
@@ -166,15 +167,12 @@ export function createConversationSessions<Snapshot = unknown>({
 
     keep(sessionId, snapshot) {
       const kept = conversations.get(sessionId);
-      if (kept) kept.latest = snapshot;
+      if (!kept) return;
+      kept.latest = snapshot;
+      delete kept.fork; // the session has a state of its own now
     },
 
-    forkSource(sessionId) {
-      const forked = conversations.get(sessionId);
-      const source = forked?.fork;
-      if (forked && source !== undefined) delete forked.fork;
-      return source;
-    },
+    forkSource: (sessionId) => conversations.get(sessionId)?.fork,
   };
 }
 
@@ -193,15 +191,16 @@ function historyHashes(messages: readonly ChatMessage[]): string[] {
 }
 
 /**
- * What identifies a message in a history: its role, its text (bounded), and an assistant's tool calls by name and
- * canonical arguments. Ids are left out: a host may give the answer and the same message in the next request
- * different ids, and the answer-continued-once rule, not the hash, keeps conversations apart.
+ * What identifies a message in a history: its role, its text (bounded, trimmed), and an assistant's tool calls by
+ * id, name and canonical arguments. Provider tool-call ids are unique per response, so two conversations that
+ * called the same tool with the same arguments are told apart by them, and every host carries an answer's ids into
+ * the next request (they link the tool results to their calls).
  */
 function messageKey(message: ChatMessage): string {
   const text = message.content.length > MESSAGE_TEXT_LIMIT ? `${message.content.length}:${message.content.slice(0, MESSAGE_TEXT_LIMIT)}` : message.content;
   const key = `${message.role}\u0000${text.trim()}`;
   if (message.role !== 'assistant' || !message.toolCalls || message.toolCalls.length === 0) return key;
-  return `${key}\u0000${message.toolCalls.map((call) => `${call.name}(${canonicalJson(call.args)})`).join('\u0000')}`;
+  return `${key}\u0000${message.toolCalls.map((call) => `${call.id ?? ''}:${call.name}(${canonicalJson(call.args)})`).join('\u0000')}`;
 }
 
 /** Two 53-bit lanes of cyrb53 over the previous hash and the message: collisions between live histories are negligible. */
