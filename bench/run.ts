@@ -21,6 +21,7 @@ type Suite = () => Promise<BenchRow[]> | BenchRow[];
 const suites: Record<string, () => Promise<Suite>> = {
   constraints: async () => (await import('./constraints.js')).constraintsBench,
   workflow: async () => (await import('./workflow.js')).workflowBench,
+  load: async () => (await import('./load.js')).loadBench,
   monitor: async () => (await import('./monitor.js')).monitorBench,
   embed: async () => (await import('./embed.js')).embedBench,
   guards: async () => (await import('./guards.js')).guardsBench,

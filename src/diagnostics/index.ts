@@ -1,2 +1,2 @@
 export { type Diagnostic, formatDiagnostic } from './diagnostic.js';
-export { closestName, didYouMean } from './did-you-mean.js';
+export { closestName, createDidYouMean, DEFAULT_SUGGESTION_LIMIT, didYouMean } from './did-you-mean.js';

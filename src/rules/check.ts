@@ -1,4 +1,4 @@
-import { didYouMean, type Diagnostic } from '../diagnostics/index.js';
+import { createDidYouMean, type Diagnostic } from '../diagnostics/index.js';
 import type { Declaration, LiteralNode, Position, TermNode } from './ast.js';
 import { BUILTIN_PREDICATES, isBuiltinPredicate } from './builtins.js';
 import { parseJsonPath } from './json-path.js';
@@ -24,9 +24,13 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
     diagnostics.push({ severity, code, message, path, source, line: pos.line, column: pos.column, ...(hint ? { hint } : {}) });
 
   const definitions = collectDefinitions(declarations, report);
+  const didYouMean = createDidYouMean(); // a file of thousands of undefined names must not cost their product
+  let knownPredicates: string[] | undefined;
   const toolNames = tools?.map((tool) => tool.name);
+  const toolsByName = new Map<string, ToolInfo>();
+  for (const tool of tools ?? []) if (!toolsByName.has(tool.name)) toolsByName.set(tool.name, tool); // the first, as `find` gave
   const checkTool = (name: string, pos: Position, path: string) => {
-    if (toolNames === undefined || toolNames.includes(name)) return;
+    if (toolNames === undefined || toolsByName.has(name)) return;
     report('error', 'unknown-tool', pos, path, `tool '${name}' is not one of the agent's tools`, didYouMean(name, toolNames) || `known tools: ${toolNames.join(', ')}`);
   };
 
@@ -35,7 +39,7 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
     const definition = definitions.get(literal.predicate);
     const arity = builtin?.arity ?? definition?.arity;
     if (arity === undefined) {
-      const known = [...definitions.keys(), ...Object.keys(BUILTIN_PREDICATES)];
+      const known = (knownPredicates ??= [...definitions.keys(), ...Object.keys(BUILTIN_PREDICATES)]);
       report('error', 'undefined-predicate', literal.pos, path, `predicate '${literal.predicate}' is not defined by any rule, data or askable declaration`, didYouMean(literal.predicate, known) || undefined);
     } else if (arity !== literal.args.length) {
       report('error', 'arity-mismatch', literal.pos, path, `'${literal.predicate}' takes ${arity} argument${arity === 1 ? '' : 's'}, called with ${literal.args.length}`);
@@ -57,7 +61,7 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
       case 'guard': {
         const path = `guard ${declaration.tool}`;
         checkTool(declaration.tool, declaration.pos, path);
-        const tool = tools?.find((candidate) => candidate.name === declaration.tool);
+        const tool = toolsByName.get(declaration.tool);
         const known = tool?.parameters?.properties ? Object.keys(tool.parameters.properties) : undefined;
         const seen = new Set<string>();
         for (const param of declaration.params) {

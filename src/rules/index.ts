@@ -18,6 +18,7 @@ export { BUILTIN_PREDICATES, isBuiltinPredicate } from './builtins.js';
 export { evaluateJsonPath, parseJsonPath, type PathSegment } from './json-path.js';
 export { checkRulebaseFile, loadRulebase, type LoadRulebaseOptions } from './load.js';
 export { parseGoalText } from './parser.js';
+export { MAX_NESTING_DEPTH } from '../limits/index.js';
 export {
   analyzeRulebase,
   parseRulebase,

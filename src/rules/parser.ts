@@ -7,6 +7,7 @@ import type {
   Position,
   TermNode,
 } from './ast.js';
+import { MAX_NESTING_DEPTH } from '../limits/index.js';
 import { tokenize, type Token } from './lexer.js';
 
 /** Words that start a statement. A statement keyword first on its line is where error recovery resumes. */
@@ -78,6 +79,10 @@ export function parseGoalText(text: string, source = '<goal>'): { literals: Lite
 class Parser {
   private index = 0;
   private statementStart = 0;
+  /** Open parentheses, lists, objects, unary minuses and `not`s around the current token: the parser's recursion. */
+  private depth = 0;
+  /** Height of each term built: a chain `1 + 1 + ...` nests no parentheses but is as deep a tree for later walks. */
+  private readonly heights = new WeakMap<TermNode, number>();
 
   constructor(private readonly tokens: Token[]) {}
 
@@ -197,7 +202,7 @@ class Parser {
     const token = this.peek();
     if (token.kind === 'identifier' && token.text === 'not') {
       this.index++;
-      return { kind: 'not', goal: this.literal(), pos: token.pos };
+      return { kind: 'not', goal: this.nested(token, () => this.literal()), pos: token.pos };
     }
     if (token.kind === 'identifier' && !['true', 'false', 'null'].includes(token.text)) {
       const after = this.tokens[this.index + 1]!;
@@ -235,7 +240,7 @@ class Parser {
       const token = this.peek();
       if (token.kind !== 'punctuation' || (token.text !== '+' && token.text !== '-')) return left;
       this.index++;
-      left = { kind: 'arithmetic', operator: token.text, left, right: this.product(), pos: token.pos };
+      left = this.built(token, { kind: 'arithmetic', operator: token.text, left, right: this.product(), pos: token.pos });
     }
   }
 
@@ -245,7 +250,7 @@ class Parser {
       const token = this.peek();
       if (token.kind !== 'punctuation' || (token.text !== '*' && token.text !== '/')) return left;
       this.index++;
-      left = { kind: 'arithmetic', operator: token.text, left, right: this.unary(), pos: token.pos };
+      left = this.built(token, { kind: 'arithmetic', operator: token.text, left, right: this.unary(), pos: token.pos });
     }
   }
 
@@ -253,9 +258,9 @@ class Parser {
     const token = this.peek();
     if (token.kind === 'punctuation' && token.text === '-') {
       this.index++;
-      const operand = this.unary();
+      const operand = this.nested(token, () => this.unary());
       if (operand.kind === 'constant' && typeof operand.value === 'number') return { ...operand, value: -operand.value, pos: token.pos };
-      return { kind: 'arithmetic', operator: '-', left: { kind: 'constant', value: 0, pos: token.pos }, right: operand, pos: token.pos };
+      return this.built(token, { kind: 'arithmetic', operator: '-', left: { kind: 'constant', value: 0, pos: token.pos }, right: operand, pos: token.pos });
     }
     return this.primary();
   }
@@ -275,12 +280,14 @@ class Parser {
         if (token.text === 'not' || token.text === 'in') this.failAt(token, `'${token.text}' cannot be used as a value`);
         return { kind: 'constant', value: token.text, pos: token.pos };
       case 'punctuation':
-        if (token.text === '[') return this.listTail(token.pos);
-        if (token.text === '{') return this.objectTail(token.pos);
+        if (token.text === '[') return this.nested(token, () => this.listTail(token));
+        if (token.text === '{') return this.nested(token, () => this.objectTail(token));
         if (token.text === '(') {
-          const inner = this.term();
-          this.expect(')');
-          return inner;
+          return this.nested(token, () => {
+            const inner = this.term();
+            this.expect(')');
+            return inner;
+          });
         }
         break;
       default:
@@ -289,17 +296,17 @@ class Parser {
     return this.failAt(token, `expected a term, found ${describe(token)}`);
   }
 
-  private listTail(pos: Position): TermNode {
+  private listTail(open: Token): TermNode {
     const items: TermNode[] = [];
     if (!this.optional(']')) {
       do items.push(this.term());
       while (this.optional(','));
       this.expect(']');
     }
-    return { kind: 'list', items, pos };
+    return this.built(open, { kind: 'list', items, pos: open.pos });
   }
 
-  private objectTail(pos: Position): TermNode {
+  private objectTail(open: Token): TermNode {
     const entries: Array<{ key: string; value: TermNode }> = [];
     if (!this.optional('}')) {
       do {
@@ -310,7 +317,30 @@ class Parser {
       } while (this.optional(','));
       this.expect('}');
     }
-    return { kind: 'object', entries, pos };
+    return this.built(open, { kind: 'object', entries, pos: open.pos });
+  }
+
+  /**
+   * Parses what `token` opens one level deeper. Refusing past `MAX_NESTING_DEPTH` gives a positioned error where
+   * 10,000 open parentheses used to overflow the stack (issue 13).
+   */
+  private nested<T>(token: Token, parse: () => T): T {
+    if (this.depth >= MAX_NESTING_DEPTH) this.failAt(token, `${describe(token)} opens level ${MAX_NESTING_DEPTH + 1} of nesting; the limit is ${MAX_NESTING_DEPTH}`, NESTING_HINT);
+    this.depth++;
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** Records a composite term's height (one more than its tallest part), refusing a tree taller than the limit. */
+  private built(token: Token, node: TermNode): TermNode {
+    let height = 1;
+    for (const part of partsOf(node)) height = Math.max(height, (this.heights.get(part) ?? 1) + 1);
+    if (height > MAX_NESTING_DEPTH) this.failAt(token, `the expression is ${height} levels deep at ${describe(token)}; the limit is ${MAX_NESTING_DEPTH}`, NESTING_HINT);
+    this.heights.set(node, height);
+    return node;
   }
 
   private termList(): TermNode[] {
@@ -426,6 +456,21 @@ class Parser {
     throw new SyntaxError(token.pos, message, hint);
   }
 }
+
+function partsOf(node: TermNode): readonly TermNode[] {
+  switch (node.kind) {
+    case 'arithmetic':
+      return [node.left, node.right];
+    case 'list':
+      return node.items;
+    case 'object':
+      return node.entries.map((entry) => entry.value);
+    default:
+      return [];
+  }
+}
+
+const NESTING_HINT = 'split it: bind parts to variables in earlier conditions (X = A + B, Y = X * C); the limit keeps a hostile file from exhausting the stack';
 
 function describe(token: Token): string {
   switch (token.kind) {

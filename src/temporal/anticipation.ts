@@ -1,4 +1,6 @@
-import { closeMonitor, initialMonitorState, monitorKey, stepMonitor, type CompiledConstraint } from './monitor.js';
+import { initialMonitorState, stepMonitor, type CompiledConstraint } from './monitor.js';
+import { canReachSatisfied } from './product-search.js';
+import type { CompiledSelector } from './selector.js';
 import type { MonitorState, TransitionGraph } from './types.js';
 
 // Answers per compiled constraint and graph object, by workflow state: a pending monitor's configuration (see
@@ -15,8 +17,9 @@ const memo = new WeakMap<CompiledConstraint, WeakMap<TransitionGraph, Map<string
  * never changes the verdict.
  *
  * Searches the product of the monitor's automaton (a handful of states, see `monitorKey`) and the graph, breadth
- * first, so the cost is O(states x transitions) once per (constraint, graph, workflow state, monitor key); later
- * calls are a map lookup. The graph is treated as immutable.
+ * first, once per (constraint, graph, workflow state, monitor key); later calls are a map lookup. States with no
+ * transitions listed that the constraint does not name count as one (see `canReachSatisfied`), so the cost grows
+ * with the listed transitions, not with states x states. The graph is treated as immutable.
  * @param monitorState The monitor after stepping `currentWorkflowState` (the trace's last state).
  * @example
  * const compiled = compileConstraint({ name: 'resolve', type: 'eventually', target: 'resolution' });
@@ -46,8 +49,36 @@ export function isDoomed(compiled: CompiledConstraint, monitorState: MonitorStat
  */
 export function canEverFire(compiled: CompiledConstraint, graph: TransitionGraph, initialState: string): boolean {
   if (compiled.type === 'next' && !compiled.trigger) return graph.successors(initialState).some((state) => state !== initialState);
-  const fires = compiled.trigger?.matches ?? (compiled.condition ? (state: string) => !compiled.condition!.matches(state) : compiled.target!.matches);
-  return reachableStates(graph, initialState).some(fires);
+  const reachable = reachableSet(graph, initialState);
+  if (compiled.condition) return someMatch(compiled.condition, reachable, false);
+  return someMatch((compiled.trigger ?? compiled.target)!, reachable, true);
+}
+
+// Reachable states per graph and start: a linter asks once per constraint, and a file may hold thousands of each.
+const reachableMemo = new WeakMap<TransitionGraph, Map<string, ReadonlySet<string>>>();
+
+function reachableSet(graph: TransitionGraph, start: string): ReadonlySet<string> {
+  let byStart = reachableMemo.get(graph);
+  if (!byStart) reachableMemo.set(graph, (byStart = new Map()));
+  let reachable = byStart.get(start);
+  if (!reachable) byStart.set(start, (reachable = new Set(reachableStates(graph, start))));
+  return reachable;
+}
+
+/**
+ * Whether some state of `states` is (`wanted` true) or is not (false) matched by `selector`, in O(names): every state
+ * the selector does not name is matched alike (all of them, for `*` and `!x`, or none), so one probe answers for them.
+ */
+function someMatch(selector: CompiledSelector, states: ReadonlySet<string>, wanted: boolean): boolean {
+  let namedIn = 0;
+  for (const name of selector.names) {
+    if (!states.has(name)) continue;
+    namedIn += 1;
+    if (selector.matches(name) === wanted) return true;
+  }
+  // A string longer than every name is none of them.
+  const unnamed = '\u0000'.repeat(1 + selector.names.reduce((longest, name) => Math.max(longest, name.length), 0));
+  return states.size > namedIn && selector.matches(unnamed) === wanted;
 }
 
 /**
@@ -60,12 +91,19 @@ export function canEverBeSatisfied(compiled: CompiledConstraint, graph: Transiti
   return !isDoomed(compiled, state, initialState, graph);
 }
 
-/** Every state reachable from `start` along the graph, `start` included. */
+/**
+ * Every state reachable from `start` along the graph, `start` included, in breadth-first order. O(states +
+ * listed transitions): the first unconstrained state reached adds every state at once, and later ones add nothing.
+ */
 export function reachableStates(graph: TransitionGraph, start: string): string[] {
   const seen = new Set([start]);
   const queue = [start];
+  let everyStateAdded = false;
   for (let index = 0; index < queue.length; index++) {
-    for (const next of graph.successors(queue[index]!)) {
+    const unconstrained = graph.isUnconstrained?.(queue[index]!) ?? false;
+    if (unconstrained && everyStateAdded) continue;
+    everyStateAdded ||= unconstrained;
+    for (const next of unconstrained ? graph.states : graph.successors(queue[index]!)) {
       if (!seen.has(next)) {
         seen.add(next);
         queue.push(next);
@@ -73,29 +111,4 @@ export function reachableStates(graph: TransitionGraph, start: string): string[]
     }
   }
   return [...seen];
-}
-
-function canReachSatisfied(compiled: CompiledConstraint, start: MonitorState, startState: string, graph: TransitionGraph): boolean {
-  const visited = new Set([configurationKey(startState, start)]);
-  const queue: Array<[string, MonitorState]> = [[startState, start]];
-  for (let index = 0; index < queue.length; index++) {
-    const [workflowState, monitorState] = queue[index]!;
-    if (closeMonitor(compiled, monitorState).verdict === 'satisfied') return true;
-    for (const next of graph.successors(workflowState)) {
-      if (next === workflowState) continue;
-      const stepped = stepMonitor(compiled, monitorState, next);
-      if (stepped.verdict === 'satisfied') return true;
-      // A violated verdict never recovers, so that branch is dead.
-      if (stepped.verdict === 'violated') continue;
-      const key = configurationKey(next, stepped);
-      if (visited.has(key)) continue;
-      visited.add(key);
-      queue.push([next, stepped]);
-    }
-  }
-  return false;
-}
-
-function configurationKey(workflowState: string, monitorState: MonitorState): string {
-  return `${monitorKey(monitorState)}\u0000${workflowState}`;
 }

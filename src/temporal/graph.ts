@@ -11,7 +11,8 @@ export interface TransitionGraphOptions {
 /**
  * Builds the `TransitionGraph` that anticipation searches, from a workflow's states and transitions. Applies
  * DESIGN.md section 4: a state with no outgoing transitions listed (or one the workflow does not know) allows any
- * next state. Successor lists are computed once, in first-listed order, without duplicates.
+ * next state, which `isUnconstrained` reports so searches need not visit each one. Successor lists are computed once,
+ * in first-listed order, without duplicates.
  * @example
  * const graph = createTransitionGraph({ states: ['a', 'b', 'c'], transitions: [{ from: 'a', to: 'b' }] });
  * graph.successors('a'); // ['b']
@@ -19,14 +20,17 @@ export interface TransitionGraphOptions {
  */
 export function createTransitionGraph({ states, transitions }: TransitionGraphOptions): TransitionGraph {
   const allStates = Object.freeze([...new Set(states)]);
-  const outgoing = new Map<string, string[]>();
+  // A set per state keeps the first-listed order and makes a state with thousands of targets linear to build.
+  const outgoing = new Map<string, Set<string>>();
   for (const { from, to } of transitions) {
-    const list = outgoing.get(from) ?? [];
-    if (!list.includes(to)) list.push(to);
-    outgoing.set(from, list);
+    const targets = outgoing.get(from) ?? new Set();
+    targets.add(to);
+    outgoing.set(from, targets);
   }
+  const lists = new Map([...outgoing].map(([from, targets]) => [from, Object.freeze([...targets])] as const));
   return {
     states: allStates,
-    successors: (state) => outgoing.get(state) ?? allStates,
+    successors: (state) => lists.get(state) ?? allStates,
+    isUnconstrained: (state) => !outgoing.has(state),
   };
 }

@@ -49,6 +49,12 @@ export interface TransitionGraph {
   readonly states: readonly string[];
   /** The states that may be entered directly after `state`. A successor equal to `state` adds nothing to a trace. */
   successors(state: string): readonly string[];
+  /**
+   * Whether every state may follow `state` (no transitions listed), so `successors(state)` is all of `states`. The
+   * searches then treat the move as one symbolic step instead of visiting each successor: a workflow of N such
+   * states would otherwise cost N x N (issue 13). Optional: without it, the searches read `successors`.
+   */
+  isUnconstrained?(state: string): boolean;
 }
 
 /** One position of a trace: its 1-based index and the state entered there. */

@@ -19,7 +19,7 @@ export { SEVERITIES } from './types.js';
 export { loadWorkflow, parseWorkflow, validateWorkflow, type WorkflowLoadOptions, type WorkflowValidationResult } from './load.js';
 export { createWorkflow, type Workflow } from './workflow.js';
 export { workflowJsonSchema } from './schema.js';
-export { DEFAULT_MAX_BYTES } from './parse.js';
+export { DEFAULT_MAX_BYTES } from '../limits/index.js';
 export { GUARD_VARIABLES, type GuardInput } from './guard.js';
 export type { SourcePosition } from './positions.js';
 

@@ -1,9 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
 import type { Diagnostic } from '../diagnostics/index.js';
-import { InvalidOptionError, WorkflowValidationError } from '../errors/index.js';
+import { WorkflowValidationError } from '../errors/index.js';
+import { assertMaxBytes, DEFAULT_MAX_BYTES, readTextWithin } from '../limits/index.js';
 import { locate, whereIn, type Finding } from './findings.js';
 import { normalise } from './normalise.js';
-import { DEFAULT_MAX_BYTES, parseYamlText, sizeFinding } from './parse.js';
+import { parseYamlText, sizeFinding } from './parse.js';
 import type { PositionIndex } from './positions.js';
 import { checkShape } from './shape.js';
 import { salvage } from './salvage.js';
@@ -91,10 +91,9 @@ export async function loadWorkflow(path: string, options: WorkflowLoadOptions = 
   assertMaxBytes(maxBytes);
   let text: string;
   try {
-    const { size } = await stat(path);
-    const tooLarge = sizeFinding(size, maxBytes);
-    if (tooLarge) throw new WorkflowValidationError(locate([tooLarge], undefined, source));
-    text = await readFile(path, 'utf8');
+    const read = await readTextWithin(path, maxBytes, 'workflow');
+    if ('tooLarge' in read) throw new WorkflowValidationError(locate([sizeFinding(read.tooLarge.bytes, maxBytes)!], undefined, source));
+    text = read.text;
   } catch (error) {
     if (WorkflowValidationError.isInstance(error)) throw error;
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
@@ -111,10 +110,4 @@ function result(findings: readonly Finding[], positions: PositionIndex | undefin
 /** Source order reads best in an editor or terminal; `sort` is stable, so unplaced findings keep their order. */
 function sortBySource(diagnostics: Diagnostic[]): Diagnostic[] {
   return diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
-}
-
-function assertMaxBytes(maxBytes: number): void {
-  if (typeof maxBytes !== 'number' || !(maxBytes > 0)) {
-    throw new InvalidOptionError({ parameter: 'maxBytes', value: maxBytes, fix: `Pass a positive number of bytes; the default is ${DEFAULT_MAX_BYTES} (1 MiB).` });
-  }
 }

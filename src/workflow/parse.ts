@@ -1,9 +1,7 @@
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import { inputTooLarge } from '../limits/index.js';
 import type { Finding } from './findings.js';
 import { indexPositions, type PositionIndex, type SourcePosition } from './positions.js';
-
-/** Largest workflow text accepted, in bytes, unless `maxBytes` says otherwise (1 MiB). */
-export const DEFAULT_MAX_BYTES = 1024 * 1024;
 
 /**
  * How many times aliases may be expanded while building the document. A few anchors are normal in a workflow; the
@@ -60,18 +58,10 @@ export function parseYamlText(text: string, maxBytes: number): ParsedText {
   return { data, positions: indexPositions(document, lineCounter), findings };
 }
 
-/** The input-too-large finding, or nothing. UTF-8 never takes fewer bytes than UTF-16 code units. */
+/** The input-too-large finding, or nothing. */
 export function sizeFinding(text: string | number, maxBytes: number): Finding | undefined {
-  if (typeof text === 'string' && text.length <= maxBytes / 3) return undefined; // cannot exceed: skip the count
-  const bytes = typeof text === 'number' ? text : Buffer.byteLength(text, 'utf8');
-  if (bytes <= maxBytes) return undefined;
-  return {
-    severity: 'error',
-    code: 'input-too-large',
-    message: `the workflow is ${bytes.toLocaleString('en-US')} bytes; the limit is ${maxBytes.toLocaleString('en-US')} bytes`,
-    path: [],
-    hint: 'a workflow this large is likely not a workflow file; raise the `maxBytes` option if it is',
-  };
+  const tooLarge = inputTooLarge(text, maxBytes, 'workflow');
+  return tooLarge && { severity: 'error', code: 'input-too-large', message: tooLarge.message, path: [], hint: tooLarge.hint };
 }
 
 /** `version: 1.0` is the number 1 to YAML; authors mean the text they wrote. */

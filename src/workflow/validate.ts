@@ -1,4 +1,4 @@
-import { didYouMean } from '../diagnostics/index.js';
+import { createDidYouMean, didYouMean as suggestType } from '../diagnostics/index.js';
 import { CONSTRAINT_PARAMETERS, CONSTRAINT_TYPES, type ConstraintParameter, type ConstraintType, type StateSelector } from '../temporal/types.js';
 import { listNames, type Finding, type Where } from './findings.js';
 import type { DefinitionPaths } from './normalise.js';
@@ -28,6 +28,7 @@ export interface CheckOptions {
 export function checkDefinition(definition: WorkflowDefinition, options: CheckOptions): { findings: Finding[]; compiled: CompiledParts } {
   const findings: Finding[] = [];
   const report = (finding: Finding) => findings.push(finding);
+  const didYouMean = createDidYouMean();
   const stateNames = [...definition.states.map((state) => state.name), ...(options.dropped?.states ?? [])];
   const knownStates = new Set(stateNames);
   const checkState = (name: string, path: Path) => {
@@ -48,7 +49,7 @@ export function checkDefinition(definition: WorkflowDefinition, options: CheckOp
     checkState(transition.from, paths.from);
     checkState(transition.to, paths.to);
   });
-  checkConstraints(definition, options, report, checkState);
+  checkConstraints(definition, options, report, checkState, didYouMean);
   const compiled = checkCompiledParts(definition, options.paths, report);
   return { findings, compiled };
 }
@@ -91,10 +92,12 @@ function checkConstraints(
   { where, dropped, paths }: CheckOptions,
   report: (finding: Finding) => void,
   checkState: (name: string, path: Path) => void,
+  didYouMean: (name: string, known: Iterable<string>) => string,
 ): void {
   const interventions = [...Object.keys(definition.interventions), ...(dropped?.interventions ?? [])];
+  const knownInterventions = new Set(interventions);
   const checkIntervention = (name: string | undefined, path: Path) => {
-    if (name === undefined || interventions.includes(name)) return;
+    if (name === undefined || knownInterventions.has(name)) return;
     const suggestion = didYouMean(name, interventions);
     const known = interventions.length === 0 ? 'no interventions are defined; add it under `interventions:`' : `defined interventions: ${listNames(interventions)}`;
     report({ severity: 'error', code: 'unknown-intervention', message: `unknown intervention '${name}'`, path, hint: `${known}${suggestion ? `; ${suggestion}` : ''}` });
@@ -111,7 +114,7 @@ function checkConstraints(
     }
     checkIntervention(constraint.intervention, [...item, 'intervention']);
     if (!(CONSTRAINT_TYPES as readonly string[]).includes(constraint.type)) {
-      const suggestion = didYouMean(constraint.type, CONSTRAINT_TYPES);
+      const suggestion = suggestType(constraint.type, CONSTRAINT_TYPES); // seven names: no budget needed
       report({ severity: 'error', code: 'unknown-constraint-type', message: `unknown constraint type '${constraint.type}'`, path: [...item, 'type'], hint: `expected one of: ${CONSTRAINT_TYPES.join(', ')}${suggestion ? `; ${suggestion}` : ''}` });
       return;
     }

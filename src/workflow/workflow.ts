@@ -40,6 +40,11 @@ export interface Workflow {
    */
   successors(name: string): readonly string[];
   /**
+   * Whether `name` is a non-terminal state with no outgoing transitions listed, so any state may follow it and
+   * `successors(name)` is every state. Searches use it to treat "any next state" as one move, not one per state.
+   */
+  isUnconstrained(name: string): boolean;
+  /**
    * Whether the transitions allow moving from `from` to `to`, ignoring guards (`checkGuard` decides those).
    * Staying in a state is always allowed: it adds nothing to the trace.
    */
@@ -102,14 +107,22 @@ export function buildWorkflow(
   const outgoing = transitionsByState(frozen.transitions);
   const none: readonly never[] = Object.freeze([]);
   const successors = new Map<string, readonly string[]>();
+  // Only listed moves get a set: an unconstrained state's "any state" is the flag below, not a set of every state,
+  // which for N such states would hold N x N entries (8,000 states took 1.4 GB, issue 13).
   const successorSets = new Map<string, ReadonlySet<string>>();
+  const unconstrained = new Set<string>();
   for (const name of stateNames) {
     const listed = outgoing.get(name);
-    // A terminal state with nothing listed ends the workflow; any other state with nothing listed is unconstrained.
-    const unlisted = states.get(name)!.terminal ? none : stateNames;
-    const next = listed === undefined ? unlisted : Object.freeze([...new Set(listed.map((transition) => transition.to).filter((to) => states.has(to)))]);
-    successors.set(name, next);
-    successorSets.set(name, new Set(next));
+    if (listed === undefined) {
+      // A terminal state with nothing listed ends the workflow; any other state with nothing listed is unconstrained.
+      const terminal = states.get(name)!.terminal;
+      successors.set(name, terminal ? none : stateNames);
+      if (!terminal) unconstrained.add(name);
+      continue;
+    }
+    const next = new Set(listed.map((transition) => transition.to).filter((to) => states.has(to)));
+    successors.set(name, Object.freeze([...next]));
+    successorSets.set(name, next);
   }
   const patterns = new Map([...compiled.patterns].map(([name, regexes]) => [name, Object.freeze([...regexes])] as const));
 
@@ -124,7 +137,8 @@ export function buildWorkflow(
     state: (name: string) => states.get(name),
     hasState: (name: string) => states.has(name),
     successors: (name: string) => successors.get(name) ?? none,
-    isAllowed: (from: string, to: string) => (from === to ? states.has(from) : (successorSets.get(from)?.has(to) ?? false)),
+    isUnconstrained: (name: string) => unconstrained.has(name),
+    isAllowed: (from: string, to: string) => (from === to || unconstrained.has(from) ? states.has(from) && states.has(to) : (successorSets.get(from)?.has(to) ?? false)),
     transitionsFrom: (from: string) => outgoing.get(from) ?? none,
     patterns: (stateName: string) => patterns.get(stateName) ?? none,
     checkGuard: (transition: TransitionDefinition, input: GuardInput) => guardHolds(transition, input, compiled),

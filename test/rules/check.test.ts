@@ -2,8 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RulebaseError } from '../../src/errors/index.js';
-import { analyzeRulebase, checkRulebaseFile, loadRulebase, type ParseRulebaseOptions } from '../../src/rules/index.js';
+import { InvalidOptionError, RulebaseError } from '../../src/errors/index.js';
+import { analyzeRulebase, checkRulebaseFile, loadRulebase, parseRulebase, type ParseRulebaseOptions } from '../../src/rules/index.js';
 
 const diagnosticsOf = (text: string, tools?: ParseRulebaseOptions['tools']) =>
   analyzeRulebase(text, { source: 'p.rules', ...(tools ? { tools } : {}) }).diagnostics;
@@ -108,8 +108,36 @@ describe('loadRulebase and checkRulebaseFile', () => {
     expect(await checkRulebaseFile(bad)).toEqual([expect.objectContaining({ source: bad, line: 2, column: 12, code: 'undefined-predicate' })]);
   });
 
+  it('refuse a file over maxBytes from its size, naming the file, the size, the limit and the fix (issue 13)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rules-'));
+    const big = join(dir, 'big.rules');
+    await writeFile(big, 'fact ok.\n'.repeat(200)); // 1,800 bytes
+    const refused = (error: unknown) =>
+      RulebaseError.isInstance(error) &&
+      error.diagnostics[0]?.code === 'input-too-large' &&
+      error.message.includes(big) &&
+      error.message.includes('the rulebase is 1,800 bytes; the limit is 1,000 bytes') &&
+      error.message.includes('`maxBytes`');
+    await expect(loadRulebase(big, { maxBytes: 1000 })).rejects.toSatisfy(refused);
+    expect(await checkRulebaseFile(big, { maxBytes: 1000 })).toEqual([expect.objectContaining({ code: 'input-too-large', source: big })]);
+    expect((await loadRulebase(big, { maxBytes: 1800 })).rules.get('ok')).toHaveLength(200);
+    expect(() => parseRulebase('fact ok.\n'.repeat(200), { maxBytes: 1000 })).toThrow('the rulebase is 1,800 bytes');
+    await expect(loadRulebase(big, { maxBytes: 0 })).rejects.toSatisfy((error) => InvalidOptionError.isInstance(error));
+  });
+
   it('report an unreadable file as one diagnostic, and loading throws', async () => {
     expect(await checkRulebaseFile('/nonexistent/x.rules')).toEqual([expect.objectContaining({ code: 'rules-file', message: 'cannot read rulebase: file not found' })]);
     await expect(loadRulebase('/nonexistent/x.rules')).rejects.toSatisfy((error) => RulebaseError.isInstance(error));
+  });
+});
+
+describe('size (issue 13)', () => {
+  it('indexes 100,000 facts of one predicate in file order, each kept once', () => {
+    // The list of a predicate's rules was copied for each new fact: 32,000 facts took 10 s, 500,000 never finished.
+    const count = 100_000;
+    const text = Array.from({ length: count }, (_, index) => `fact f(item_${index}, ${index}).`).join('\n');
+    const rules = parseRulebase(text, { maxBytes: 4 * 1024 * 1024 }).rules.get('f')!;
+    expect(rules).toHaveLength(count);
+    expect(rules[count - 1]!.args).toEqual([expect.objectContaining({ value: `item_${count - 1}` }), expect.objectContaining({ value: count - 1 })]);
   });
 });

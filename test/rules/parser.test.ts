@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RulebaseError } from '../../src/errors/index.js';
-import { analyzeRulebase, parseGoalText, parseRulebase } from '../../src/rules/index.js';
+import { analyzeRulebase, MAX_NESTING_DEPTH, parseGoalText, parseRulebase } from '../../src/rules/index.js';
 
 const errorsOf = (text: string) =>
   analyzeRulebase(text, { source: 'policy.rules' }).diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
@@ -136,5 +136,42 @@ rule also_fine :- fine.
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('nesting depth (issue 13)', () => {
+  const deepest = (text: string) => {
+    try {
+      parseRulebase(text, { source: 'deep.rules' });
+    } catch (error) {
+      if (RulebaseError.isInstance(error)) return error;
+    }
+    throw new Error('expected a RulebaseError');
+  };
+
+  it('refuses 10,000 nested parentheses with a positioned error, not a stack overflow', () => {
+    const error = deepest(`fact q(1).\nrule p(X) :- X = ${'('.repeat(10_000)}1${')'.repeat(10_000)}.\n`);
+    expect(error.code).toBe('INVALID_RULEBASE');
+    expect(error.diagnostics).toEqual([expect.objectContaining({ code: 'rules-syntax', line: 2, column: 18 + MAX_NESTING_DEPTH, message: `'(' opens level ${MAX_NESTING_DEPTH + 1} of nesting; the limit is ${MAX_NESTING_DEPTH}` })]);
+    expect(error.message).toContain(`deep.rules:2:${18 + MAX_NESTING_DEPTH}`);
+    expect(error.diagnostics[0]!.hint).toContain('bind parts to variables');
+  });
+
+  it('refuses deep lists, objects, unary minus and not, and long operator chains, which later walks recurse over', () => {
+    const at = (text: string) => deepest(text).diagnostics.map((diagnostic) => `${diagnostic.line}:${diagnostic.column} ${diagnostic.message}`);
+    expect(at(`rule p(X) :- X = ${'['.repeat(5000)}1${']'.repeat(5000)}.`)).toEqual([`1:${18 + MAX_NESTING_DEPTH} '[' opens level 65 of nesting; the limit is 64`]);
+    expect(at(`rule p(X) :- X = ${'{a: '.repeat(5000)}1${'}'.repeat(5000)}.`)).toEqual([`1:${18 + 4 * MAX_NESTING_DEPTH} '{' opens level 65 of nesting; the limit is 64`]);
+    expect(at(`rule p(X) :- X = ${'-'.repeat(5000)}1.`)).toEqual([`1:${18 + MAX_NESTING_DEPTH} '-' opens level 65 of nesting; the limit is 64`]);
+    expect(at(`fact q(1).\nrule p(X) :- q(X), ${'not '.repeat(5000)}q(X).`)).toEqual([`2:${20 + 4 * MAX_NESTING_DEPTH} 'not' opens level 65 of nesting; the limit is 64`]);
+    expect(at(`rule p(X) :- X = 1${' + 1'.repeat(100_000)}.`)).toEqual([`1:${20 + 4 * (MAX_NESTING_DEPTH - 1)} the expression is 65 levels deep at '+'; the limit is 64`]);
+  });
+
+  it('accepts nesting up to the limit', () => {
+    expect(parseRulebase(`rule p(X) :- X = ${'('.repeat(MAX_NESTING_DEPTH)}1${')'.repeat(MAX_NESTING_DEPTH)}.`).rules.get('p')).toHaveLength(1);
+    expect(parseRulebase(`rule p(X) :- X = 1${' + 1'.repeat(MAX_NESTING_DEPTH - 1)}.`).rules.get('p')).toHaveLength(1);
+  });
+
+  it('bounds a goal the model writes the same way', () => {
+    expect(parseGoalText(`p(${'['.repeat(10_000)}1${']'.repeat(10_000)})`).diagnostics).toEqual([expect.objectContaining({ code: 'rules-syntax', column: 3 + MAX_NESTING_DEPTH })]);
   });
 });

@@ -124,3 +124,74 @@ describe('linter helpers', () => {
     expect(new Set(reachableStates(support, 'greeting'))).toEqual(new Set(support.states));
   });
 });
+
+describe('unconstrained states (issue 13: N states with no transitions listed cost N x N)', () => {
+  /** The same graph without `isUnconstrained`: the searches then visit every successor one by one, as they used to. */
+  const naive = (graph: TransitionGraph): TransitionGraph => ({ states: graph.states, successors: (state) => graph.successors(state) });
+
+  it('give the answers of the naive search on random graphs', () => {
+    fc.assert(
+      fc.property(constraintArbitrary, graphArbitrary, fc.array(fc.constantFrom(...ALPHABET), { minLength: 1, maxLength: 6 }), (constraint, graph, trace) => {
+        const compiled = compileConstraint(constraint);
+        const plain = naive(graph);
+        const state = run(compiled, trace);
+        const current = trace[trace.length - 1]!;
+        expect(isDoomed(compiled, state, current, graph)).toBe(isDoomed(compiled, state, current, plain));
+        for (const start of ALPHABET) {
+          expect(reachableStates(graph, start)).toEqual(reachableStates(plain, start));
+          expect(canEverFire(compiled, graph, start)).toBe(canEverFire(compiled, plain, start));
+          expect(canEverBeSatisfied(compiled, graph, start)).toBe(canEverBeSatisfied(compiled, plain, start));
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('give the answers of the naive search when most states are named by no selector', () => {
+    // The constraints name only a-d, so e-g (when they list nothing) are searched as one node.
+    const wide = [...ALPHABET, 'e', 'f', 'g'];
+    const wideGraph = fc
+      .tuple(...wide.map(() => fc.oneof(fc.constant([]), fc.subarray(wide))))
+      .map((lists) => createTransitionGraph({ states: wide, transitions: lists.flatMap((tos, index) => tos.map((to) => ({ from: wide[index]!, to }))) }));
+    fc.assert(
+      fc.property(constraintArbitrary, wideGraph, fc.array(fc.constantFrom(...wide, 'unknown'), { minLength: 1, maxLength: 6 }), (constraint, graph, trace) => {
+        const compiled = compileConstraint(constraint);
+        const state = run(compiled, trace);
+        const current = trace[trace.length - 1]!;
+        expect(isDoomed(compiled, state, current, graph)).toBe(isDoomed(compiled, state, current, naive(graph)));
+        expect(canEverBeSatisfied(compiled, graph, current)).toBe(canEverBeSatisfied(compiled, naive(graph), current));
+        expect(canEverFire(compiled, graph, current)).toBe(canEverFire(compiled, naive(graph), current));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('visit O(states) successors, not O(states^2), when every state is unconstrained', () => {
+    const size = 2_000;
+    const states = Array.from({ length: size }, (_, index) => `s${index}`);
+    const inner = createTransitionGraph({ states, transitions: [] });
+    let visited = 0;
+    // Counts every state handed to a search, whether through `successors` or by reading all of `states`.
+    const graph: TransitionGraph = {
+      get states() {
+        visited += size;
+        return inner.states;
+      },
+      successors: (state) => {
+        const next = inner.successors(state);
+        visited += next.length;
+        return next;
+      },
+      isUnconstrained: (state) => inner.isUnconstrained!(state),
+    };
+    expect(reachableStates(graph, 's0')).toHaveLength(size);
+    expect(visited).toBeLessThanOrEqual(2 * size);
+
+    visited = 0;
+    const unreachable = compileConstraint({ name: 'e', type: 'eventually', target: 'elsewhere' });
+    expect(canEverBeSatisfied(unreachable, graph, 's0')).toBe(false); // a full search: nothing satisfies it
+    const response = compileConstraint({ name: 'r', type: 'response', trigger: 's1', target: 'elsewhere' });
+    expect(isDoomed(response, run(response, ['s0', 's1']), 's1', graph)).toBe(true);
+    expect(visited).toBeLessThanOrEqual(8 * size);
+  });
+});

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WorkflowValidationError } from '../../src/errors/index.js';
 import type { TransitionGraph } from '../../src/temporal/types.js';
@@ -81,6 +82,13 @@ describe('a compiled workflow', () => {
     expect(workflow.isAllowed('greeting', 'nowhere')).toBe(false);
     expect(workflow.isAllowed('nowhere', 'greeting')).toBe(false);
     expect(workflow.successors('nowhere')).toEqual([]);
+  });
+
+  it('flags the states any state may follow: non-terminal, nothing listed', () => {
+    expect(workflow.stateNames.filter((name) => workflow.isUnconstrained(name))).toEqual([]);
+    const open = parseWorkflow(yaml('name: open', 'states:', '  - { name: a, initial: true }', '  - name: b', '  - { name: c, terminal: true }', 'transitions: [{ from: b, to: c }]'));
+    expect(open.stateNames.filter((name) => open.isUnconstrained(name))).toEqual(['a']);
+    expect(open.isUnconstrained('nowhere')).toBe(false);
   });
 
   it('is a transition graph for temporal code', () => {
@@ -206,5 +214,54 @@ describe('createWorkflow', () => {
   it('keeps the diagnostics it is given', () => {
     const warning = { severity: 'warning' as const, code: 'x', message: 'kept', path: '' };
     expect(createWorkflow(definition, [warning]).diagnostics).toEqual([warning]);
+  });
+});
+
+describe('a workflow whose states list no transitions (issue 13)', () => {
+  const state = (name: string, initial: boolean, terminal: boolean) => ({
+    name,
+    initial,
+    terminal,
+    classification: { toolCalls: [`t_${name}`], patterns: [], exemplars: [], minSimilarity: 0.7 },
+  });
+  const definitionOf = (names: readonly string[], terminals: ReadonlySet<string>, transitions: ReadonlyArray<{ from: string; to: string }>): WorkflowDefinition => ({
+    name: 'implicit',
+    version: '1',
+    initialState: names[0]!,
+    states: names.map((name, index) => state(name, index === 0, terminals.has(name))),
+    transitions: transitions.map((transition) => ({ ...transition, priority: 0 })),
+    constraints: [],
+    interventions: {},
+    onDeviation: { reaction: 'record' },
+  });
+
+  it('allows exactly the moves DESIGN.md section 4 allows', () => {
+    const names = ['a', 'b', 'c', 'd'];
+    const move = fc.record({ from: fc.constantFrom(...names), to: fc.constantFrom(...names) });
+    fc.assert(
+      fc.property(fc.array(move, { maxLength: 8 }), fc.subarray(names), (transitions, terminals) => {
+        const workflow = createWorkflow(definitionOf(names, new Set(terminals), transitions));
+        for (const from of [...names, 'nowhere']) {
+          const listed = transitions.filter((transition) => transition.from === from).map((transition) => transition.to);
+          const known = names.includes(from);
+          const unconstrained = known && listed.length === 0 && !terminals.includes(from);
+          expect(workflow.isUnconstrained(from)).toBe(unconstrained);
+          for (const to of [...names, 'nowhere']) {
+            const naive = known && names.includes(to) && (from === to || unconstrained || listed.includes(to));
+            expect(workflow.isAllowed(from, to)).toBe(naive);
+          }
+          expect(new Set(workflow.successors(from))).toEqual(new Set(unconstrained ? names : known ? listed : []));
+        }
+      }),
+    );
+  });
+
+  it('builds 20,000 of them without a set of every state per state', () => {
+    // A set of successors per state held 20,000 x 20,000 entries here: several GB, or an out-of-memory crash.
+    const names = Array.from({ length: 20_000 }, (_, index) => `s${index}`);
+    const workflow = createWorkflow(definitionOf(names, new Set(), []));
+    expect(workflow.isAllowed('s19999', 's0')).toBe(true);
+    expect(workflow.isUnconstrained('s12345')).toBe(true);
+    expect(workflow.successors('s3')).toBe(workflow.successors('s4')); // one shared list, not a copy per state
   });
 });
