@@ -1,7 +1,8 @@
 /**
  * Loading hostile-sized inputs (issue 13): a workflow just under the 1 MiB cap whose states list no transitions (any
  * state may follow any other, the shape that cost N x N), its lint, and a rulebase of facts just under the cap. The
- * baseline is the `yaml` library's own parse of the same workflow text, which Panoptes cannot go below.
+ * baseline is the `yaml` library's own parse of the same workflow text, which Panoptes cannot go below. Then an audit
+ * of one 100,000-message transcript, against one of 10,000 (linear time shows as a ratio near 10).
  *
  * Memory is measured in a child process per input, so one load's garbage does not count against the next: the peak
  * resident set (`maxRSS`) of a Node process that only reads the file and loads it, against a process that only
@@ -12,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
-import { lintWorkflow, loadRulebase, loadWorkflow } from 'panoptes';
+import { auditTranscripts, lintWorkflow, loadRulebase, loadWorkflow } from 'panoptes';
 import { summarize, type BenchRow } from './harness.js';
 
 const CAP = 1024 * 1024;
@@ -93,6 +94,32 @@ export async function loadBench(): Promise<BenchRow[]> {
   const rulesMb = peakRssMb(`import { loadRulebase } from 'panoptes'; await loadRulebase(${JSON.stringify(rulesFile)});`);
   const rulesP50Ms = summarize(rulesTimes).p50Us / 1000;
   row(`loadRulebase, 1 MiB, ${facts.toLocaleString('en-US')} facts`, rulesTimes, { 'peak RSS MB': Math.round(rulesMb), 'process alone MB': Math.round(idleMb) }, '<= 1 s, <= 200 MB', rulesP50Ms <= 1000 && rulesMb - idleMb <= 200);
+
+  const support = await loadWorkflow('examples/workflows/customer-support.yaml');
+  const auditRuns = async (messages: number) => {
+    const file = join(scratch, `transcript-${messages}.json`);
+    writeFileSync(file, JSON.stringify(transcript(messages)));
+    return (await timeRuns(() => auditTranscripts({ workflow: support, files: [file] }), 4)).slice(1);
+  };
+  const audit10k = await auditRuns(10_000);
+  row('auditTranscripts, one transcript of 10,000 messages (baseline: a tenth of the size)', audit10k, { messages: 10_000 });
+  const audit100k = await auditRuns(100_000);
+  row('auditTranscripts, one transcript of 100,000 messages', audit100k, { messages: 100_000, 'ratio to 10,000': Number((summarize(audit100k).p50Us / summarize(audit10k).p50Us).toFixed(1)) }, '<= 3 s', summarize(audit100k).p50Us <= 3_000_000);
   rmSync(scratch, { recursive: true, force: true });
   return rows;
+}
+
+/** A support chat in OpenAI's format: turns of a question and an answer, every third answer a tool call with its result. */
+function transcript(length: number): unknown[] {
+  const messages: unknown[] = [{ role: 'system', content: 'You are a support agent.' }];
+  for (let turn = 0; messages.length < length; turn++) {
+    messages.push({ role: 'user', content: `Message ${turn}: a question about order ${turn}.` });
+    if (turn % 3 === 0) {
+      messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${turn}`, type: 'function', function: { name: 'lookup_customer', arguments: `{"id":${turn}}` } }] });
+      messages.push({ role: 'tool', tool_call_id: `c${turn}`, content: 'found' });
+    } else {
+      messages.push({ role: 'assistant', content: turn % 3 === 1 ? 'Hello! Could you tell me more?' : 'Is there anything else I can help with?' });
+    }
+  }
+  return messages.slice(0, length);
 }

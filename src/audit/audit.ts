@@ -41,7 +41,7 @@ export interface AuditOptions {
 
 /**
  * Audits recorded conversations against a workflow: reads each file, replays each session through a fresh monitor
- * session (`historyLimit: Infinity`, so the report keeps every step) and closes it. A file or session that cannot be
+ * session (its steps, trace and deviations collected as they happen) and closes it. A file or session that cannot be
  * read becomes a problem in the report; the others are audited regardless. Sessions and files keep their input order.
  * All files are parsed before the first replay, so the progress total is known; memory grows with the input's size.
  * @throws {InvalidOptionError} when `concurrency` is not a positive whole number.
@@ -70,7 +70,7 @@ export async function auditTranscripts({
 
   // Sessions are deleted once reported, so the store holds only the ones in flight, whatever the input's size.
   const store = createMemorySessionStore<MonitorSession>({ ttlMs: Infinity, clock });
-  const monitor = createMonitor({ workflow, store, clock, historyLimit: Infinity, embeddingTimeoutMs, loops: true, ...(embeddings ? { embeddings } : {}), ...(logger ? { logger } : {}) });
+  const monitor = createMonitor({ workflow, store, clock, embeddingTimeoutMs, loops: true, ...(embeddings ? { embeddings } : {}), ...(logger ? { logger } : {}) });
   // Without this the first turns would be classified while the exemplars are still being embedded ("warming-up").
   await monitor.warmUp().catch(() => undefined); // a failure is counted by the monitor; turns fall back without embeddings
 

@@ -1,7 +1,7 @@
 import type { ClassificationResult } from '../classify/index.js';
 import type { ChatMessage } from '../messages/index.js';
 import type { Monitor, SessionReport } from '../monitor/index.js';
-import { createSnapshot, verdictsOf } from '../workflow/index.js';
+import { createSnapshot, verdictsOf, type DeviationRecord } from '../workflow/index.js';
 import type { AuditIntervention, AuditLoop, AuditStep, AuditViolation, SessionAudit, Transcript } from './types.js';
 
 /** Longest excerpt of an assistant message kept in a step: enough to recognise it, never the whole 10 MB. */
@@ -31,11 +31,24 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
   const turns: Array<{ message: number; excerpt: string; classifications: ClassificationResult[] }> = [];
   const interventions: AuditIntervention[] = [];
   const loops: AuditLoop[] = [];
+  // The whole trace and every deviation are collected from the monitor's events: its session keeps only the last
+  // `historyLimit` of them, since a session that kept everything would copy it all on every step (a 100,000-message
+  // transcript took 18 s that way; now time is linear in its length).
+  const trace = [createSnapshot(monitor.workflow, { at: 0 }).state];
+  const deviations: DeviationRecord[] = [];
   let current = 0;
-  const stopListening = monitor.on('loop', ({ sessionId, report }) => {
-    // The replay's session key is internal to the audit; the report names the transcript instead.
-    if (sessionId === key) loops.push({ kind: report.kind, action: report.action, message: current, detail: report.message.replace(` in session '${key}'`, '') });
-  });
+  const listeners = [
+    monitor.on('loop', ({ sessionId, report }) => {
+      // The replay's session key is internal to the audit; the report names the transcript instead.
+      if (sessionId === key) loops.push({ kind: report.kind, action: report.action, message: current, detail: report.message.replace(` in session '${key}'`, '') });
+    }),
+    monitor.on('state-change', ({ sessionId, to }) => {
+      if (sessionId === key) trace.push(to);
+    }),
+    monitor.on('deviation', ({ sessionId, deviation }) => {
+      if (sessionId === key) deviations.push(deviation);
+    }),
+  ];
   // One growing array, not a slice per call: a long session stays linear.
   const soFar: ChatMessage[] = [];
   for (const [index, message] of transcript.messages.entries()) {
@@ -49,40 +62,42 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
     }
     soFar.push(message);
   }
-  stopListening();
   const report = await monitor.endSession(key);
-  const steps = stepsOf(report, turns);
+  for (const stop of listeners) stop();
+  const steps = stepsOf(turns);
   return {
     id: transcript.id,
-    trace: report.trace,
+    trace,
     steps,
     violations: violationsOf(report, steps),
     verdicts: report.verdicts,
     ...extras,
-    deviations: report.deviations.map(({ from, to, step }) => ({ from, to, ...(step === undefined ? {} : { step }) })),
+    deviations: deviations.map(({ from, to, step }) => ({ from, to, ...(step === undefined ? {} : { step }) })),
     interventions,
     loops,
   };
 }
 
-/** The monitor's steps, with the transcript message each came from and the classifier's reason. */
-function stepsOf(report: SessionReport, turns: ReadonlyArray<{ message: number; excerpt: string; classifications: ClassificationResult[] }>): AuditStep[] {
-  const seenPerTurn = new Map<number, number>();
-  return report.steps.map((step) => {
-    const turn = turns[step.turn - 1];
-    const offset = seenPerTurn.get(step.turn) ?? 0;
-    seenPerTurn.set(step.turn, offset + 1);
-    const classification = turn?.classifications[offset];
-    return {
-      index: step.index,
-      message: turn?.message ?? -1,
-      state: step.state,
-      method: step.method,
-      confidence: step.confidence,
-      evidence: classification ? evidenceOf(classification) : '',
-      excerpt: turn?.excerpt ?? '',
-    };
-  });
+/**
+ * The steps the monitor recorded, with the transcript message each came from and the classifier's reason. The audit
+ * never calls `beforeTool`, so the monitor records exactly one step per classification, numbered in order.
+ */
+function stepsOf(turns: ReadonlyArray<{ message: number; excerpt: string; classifications: ClassificationResult[] }>): AuditStep[] {
+  const steps: AuditStep[] = [];
+  for (const turn of turns) {
+    for (const classification of turn.classifications) {
+      steps.push({
+        index: steps.length + 1,
+        message: turn.message,
+        state: classification.state,
+        method: classification.method,
+        confidence: classification.confidence,
+        evidence: evidenceOf(classification),
+        excerpt: turn.excerpt,
+      });
+    }
+  }
+  return steps;
 }
 
 function violationsOf(report: SessionReport, steps: readonly AuditStep[]): AuditViolation[] {
