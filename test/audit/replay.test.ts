@@ -19,6 +19,19 @@ const call = (name: string, id = `call_${name}`): ChatMessage => ({ role: 'assis
 const result = (id: string): ChatMessage => ({ role: 'tool', content: '{"ok":true}', toolCallId: id });
 
 describe('replayTranscript', () => {
+  // Issue 13: the audit no longer keeps every step in the monitor's session (that copied the history on every step,
+  // quadratic in the transcript); a monitor that keeps only the last 5 must still give the whole report.
+  it('reports every step, trace state and deviation of a long transcript whatever the monitor keeps', async () => {
+    const messages: ChatMessage[] = [user('Hi')];
+    for (let turn = 0; turn < 300; turn++) messages.push(call('verify_identity', `v${turn}`), result(`v${turn}`), say('Is there anything else I can help with?'), user('Yes.'));
+    const full = await replayTranscript(createMonitor({ workflow, historyLimit: Infinity, logger: quietLogger() }), transcript(messages), 'k');
+    const bounded = await replayTranscript(createMonitor({ workflow, historyLimit: 5, logger: quietLogger() }), transcript(messages), 'k');
+    expect(full.steps).toHaveLength(600);
+    expect(full.trace.length).toBeGreaterThan(600);
+    expect(full.deviations.length).toBeGreaterThan(5);
+    expect(bounded).toEqual(full);
+  });
+
   it('numbers steps, ties each to its assistant message and says why it was classified', async () => {
     const audit = await replayTranscript(
       monitor,
