@@ -1,4 +1,4 @@
-import type { Logger } from '../../src/index.js';
+import { warnSafely, type Logger } from '../../src/index.js';
 
 /**
  * Runs Panoptes' side of a call so that its failure never fails the agent (DESIGN.md section 12): an error is
@@ -15,7 +15,7 @@ export function createFailOpen(logger: Logger) {
   const note = (cause: string, message: string, error?: unknown) => {
     if (logged.has(cause)) return;
     logged.add(cause);
-    logger.warn(`[panoptes] ${message} Later ${cause} failures are not logged.`, ...(error === undefined ? [] : [error]));
+    warnSafely(logger, `[panoptes] ${message} Later ${cause} failures are not logged.`, ...(error === undefined ? [] : [error]));
   };
   /** Records that `cause` failed with `error`, and that the call went on without it. */
   const failed = (cause: string, error: unknown) => note(cause, `${cause} failed; the call goes on unchanged.`, error);

@@ -1,4 +1,4 @@
-import type { Logger } from '../../src/index.js';
+import { warnSafely, type Logger } from '../../src/index.js';
 
 /**
  * Records a failure of Panoptes' own work on an agent's path so the agent can go on (DESIGN.md section 12): logged
@@ -16,7 +16,7 @@ export function createFailureLog(logger: Logger, isControlFlow: (error: unknown)
     if (isControlFlow(error)) throw error;
     const count = (seen.get(where) ?? 0) + 1;
     seen.set(where, count);
-    if (count === 1) logger.warn(`[panoptes] ${where} failed; the agent goes on unchecked. Later failures here are not logged.`, error);
+    if (count === 1) warnSafely(logger, `[panoptes] ${where} failed; the agent goes on unchecked. Later failures here are not logged.`, error);
   };
 }
 

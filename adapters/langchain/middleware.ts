@@ -10,6 +10,8 @@ import {
   lazyModelRequest,
   sentinelFor,
   syncFirst,
+  systemTimers,
+  within,
   WorkflowViolationError,
   type BeforeModelResult,
   type Logger,
@@ -35,6 +37,9 @@ import { textOf, toAssistantTurn, toToolCall } from './translate.js';
  * systemPrompt.includes(FACTS_HEADER) // the request carried the sentinel's facts
  */
 export const FACTS_HEADER = '[KNOWN FACTS]';
+
+/** Budget of the `onReport` hook, in milliseconds: past it the run ends without waiting for it (a logged failure). */
+const ON_REPORT_TIMEOUT_MS = 5000;
 
 /** Options of {@link panoptesMiddleware}. Give a `monitor`, a `sentinel`, or both. */
 export interface PanoptesMiddlewareOptions {
@@ -216,7 +221,8 @@ export function panoptesMiddleware({
             const session = sessions.ofRun(runtime.configurable, state.messages);
             if (session === undefined) return undefined;
             const report = await failOpen('monitor report', () => (closeSession ? monitor.endSession(session) : monitor.report(session)), undefined);
-            if (report && onReport) await failOpen('onReport', async () => onReport(report), undefined);
+            // User code, bounded like every call Panoptes makes into it: a hook that never settles cannot hold the run.
+            if (report && onReport) await failOpen('onReport', async () => within(onReport(report), ON_REPORT_TIMEOUT_MS, systemTimers), undefined);
             return undefined;
           },
         }

@@ -3,6 +3,18 @@ export interface Logger {
   warn(message: string, ...details: unknown[]): void;
 }
 
+/**
+ * `logger.warn`, for reporting Panoptes' own failures: a logger that throws is user code too, and must not fail the
+ * agent's call it was reporting on.
+ */
+export function warnSafely(logger: Logger, message: string, ...details: unknown[]): void {
+  try {
+    logger.warn(message, ...details);
+  } catch {
+    // Nothing left to report to.
+  }
+}
+
 /** Kinds of Panoptes' own failures that let a call through unchanged (DESIGN.md section 12). */
 export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'internal';
 
@@ -15,12 +27,7 @@ export function createMissCounter(logger: Logger) {
   return {
     record(cause: MissCause, message: string, error?: unknown) {
       counts[cause] = (counts[cause] ?? 0) + 1;
-      if (counts[cause] !== 1) return;
-      try {
-        logger.warn(`[panoptes] ${message} The call goes on unchanged; later ${cause} failures are counted, not logged.`, error);
-      } catch {
-        // A logger that throws is user code too: the miss is counted, and the agent's call is not failed over it.
-      }
+      if (counts[cause] === 1) warnSafely(logger, `[panoptes] ${message} The call goes on unchanged; later ${cause} failures are counted, not logged.`, error);
     },
     counts: (): Readonly<Partial<Record<MissCause, number>>> => ({ ...counts }),
   };

@@ -1,7 +1,7 @@
 export { createMonitor } from './monitor.js';
 export { syncFirst, type SyncFirstMonitor } from './sync-first.js';
 export { lazyModelRequest } from './lazy-request.js';
-export type { Logger, MissCause } from './fail-open.js';
+export { warnSafely, type Logger, type MissCause } from './fail-open.js';
 export type {
   AfterModelResult,
   BeforeModelResult,

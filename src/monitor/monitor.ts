@@ -132,9 +132,9 @@ export function createMonitor({
   /** Tool-call states whose call was never checked by `beforeTool` did run: they enter now, in call order. */
   function flushPending(session: MonitorSession, effects: WorkflowEffect[]): MonitorSession {
     if (session.pendingToolStates.length === 0) return session;
-    const ran = session.pendingToolStates.flatMap((pending) => (pending.toolCallId === undefined ? [] : [pending.toolCallId]));
-    const ranToolCalls = ran.length === 0 ? session.ranToolCalls : lastOf(session.ranToolCalls ?? [], ran, RAN_TOOL_CALLS_KEPT);
-    let next: MonitorSession = { ...session, pendingToolStates: [], ...(ranToolCalls ? { ranToolCalls } : {}) };
+    // Their ids are kept until the next flush, for a check of one of them that comes late (beforeToolWith).
+    const ranToolCalls = session.pendingToolStates.flatMap((pending) => (pending.toolCallId === undefined ? [] : [pending.toolCallId]));
+    let next: MonitorSession = sessionRecord(session.workflow, session.turns, session.steps, session.stepCount, [], ranToolCalls.length > 0 ? ranToolCalls : undefined);
     for (const pending of session.pendingToolStates) next = apply(next, enterEvent(pending.state, pending.confidence, 'tool_call', pending.step), effects);
     return next;
   }
@@ -291,7 +291,7 @@ export function createMonitor({
     // went on first): the state is in the trace once; only the guard is still asked, as guards fail closed.
     if (toolCall.id !== undefined && session.ranToolCalls?.includes(toolCall.id)) {
       const ranToolCalls = session.ranToolCalls.filter((id) => id !== toolCall.id);
-      return checkToolCall(sessionId, { ...session, ranToolCalls }, toolCall, undefined, guard);
+      return checkToolCall(sessionId, sessionRecord(session.workflow, session.turns, session.steps, session.stepCount, session.pendingToolStates, ranToolCalls.length > 0 ? ranToolCalls : undefined), toolCall, undefined, guard);
     }
     // A call the model response did not announce (or one already flushed): classify it by its name alone.
     return andThen(classifier.classify({ content: '', toolCalls: [toolCall] }, session.workflow.state), ([result]) => {
@@ -408,8 +408,6 @@ function sessionRecord(workflow: MonitorSession['workflow'], turns: number, step
   return ranToolCalls === undefined ? { workflow, turns, steps, stepCount, pendingToolStates } : { workflow, turns, steps, stepCount, pendingToolStates, ranToolCalls };
 }
 
-/** Ids of tool calls whose state entered unchecked that a session remembers, for a `beforeTool` that comes late. */
-const RAN_TOOL_CALLS_KEPT = 64;
 
 /** `loop:<kind>` guidance for the next call, in the system prompt like a workflow intervention. */
 function renderLoopHint(hint: LoopHint): RenderedIntervention {

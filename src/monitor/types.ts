@@ -42,8 +42,8 @@ export interface MonitorSession {
   stepCount: number;
   pendingToolStates: PendingToolState[];
   /**
-   * Ids of the latest tool calls whose state entered at a later model call, before any `beforeTool` for them: a late
-   * check of one of them records nothing again. Absent when there are none.
+   * Ids of the tool calls whose state entered at the last model call, unchecked (no `beforeTool` came first): a check
+   * of one of them that comes late records nothing again. Absent when there are none.
    */
   ranToolCalls?: string[];
 }
