@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -216,10 +216,25 @@ describe('panoptes audit --html', () => {
     expect(existsSync(file)).toBe(true);
   });
 
-  it('exits 2 when the page cannot be written', async () => {
-    const result = await audit('--html', join(dir, 'no/such/dir/report.html'), 'examples/transcripts/refund-clean.json');
+  it('exits 2 when the page cannot be written, and the report says exit 2 too (issue 13, item 7)', async () => {
+    const file = join(dir, 'no/such/dir/report.html');
+    const result = await audit('--html', file, 'examples/transcripts/refund-clean.json');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('cannot write');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toMatch(/\. exit 2: the HTML report could not be written$/);
+    expect(result.stdout).not.toContain('exit 0');
+    expect(result.stderr).toBe(`cannot write ${file}: its folder does not exist\n`);
+    const json = await audit('--json', '--html', file, 'examples/transcripts/refund-clean.json');
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout).exitCode).toBe(2);
+  });
+
+  it('replaces an existing page whole and leaves no temporary file beside it', async () => {
+    const folder = mkdtempSync(join(dir, 'replace-'));
+    const file = join(folder, 'report.html');
+    writeFileSync(file, 'an older report');
+    expect((await audit('--html', file, 'examples/transcripts/refund-clean.json')).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toMatch(/^<!doctype html>[\s\S]*<\/html>\s*$/i);
+    expect(readdirSync(folder)).toEqual(['report.html']);
   });
 });
 
