@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -263,6 +263,24 @@ describe('panoptes audit --embeddings', () => {
     expect(methods(byFolder)).toEqual({ 'exemplar-verbatim': ['billing embedding'], 'exemplar-paraphrase': ['billing embedding'] });
     const byRoot = await exemplarAudit('--embeddings', 'minilm', '--model-path', models, '--model', 'panoptes/tiny-bert', files[1]!);
     expect(methods(byRoot)).toEqual({ 'exemplar-paraphrase': ['billing embedding'] });
+  });
+
+  it('names the CLI flag, not an API function, when @huggingface/transformers is not installed (issue 13, item 10)', async () => {
+    // The built CLI in a folder whose node_modules holds every package but @huggingface/*: Node's own resolution fails.
+    const folder = mkdtempSync(join(dir, 'no-transformers-'));
+    cpSync(join(ROOT, 'dist'), join(folder, 'dist'), { recursive: true });
+    copyFileSync(join(ROOT, 'package.json'), join(folder, 'package.json'));
+    mkdirSync(join(folder, 'node_modules'));
+    for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
+      if (entry !== '@huggingface') symlinkSync(join(ROOT, 'node_modules', entry), join(folder, 'node_modules', entry));
+    }
+    const result = await run(process.execPath, [join(folder, 'dist/src/cli/main.js'), 'audit', '--workflow', workflow, '--embeddings', 'minilm', files[0]!], { cwd: ROOT }).catch(
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toBe(
+      '--embeddings minilm needs the optional package `@huggingface/transformers`, which is not installed. Install it next to panoptes (`npm install @huggingface/transformers`), or pass --embeddings lexical (near-verbatim exemplars only; needs nothing).\n',
+    );
   });
 
   it('exits 2 with a clear message when the model folder is wrong', async () => {

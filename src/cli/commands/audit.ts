@@ -12,7 +12,14 @@ import {
   renderAuditText,
   type AuditReport,
 } from '../../audit/index.js';
-import { createLexicalEmbedder, createTransformersEmbedder, DEFAULT_TRANSFORMERS_MODEL, type Embedder, type TransformersEmbedderOptions } from '../../embed/index.js';
+import {
+  createLexicalEmbedder,
+  createTransformersEmbedder,
+  DEFAULT_TRANSFORMERS_MODEL,
+  MissingDependencyError,
+  type Embedder,
+  type TransformersEmbedderOptions,
+} from '../../embed/index.js';
 import { PanoptesError } from '../../errors/index.js';
 import { loadWorkflow, type Severity, type Workflow } from '../../workflow/index.js';
 import type { Output } from '../output.js';
@@ -115,7 +122,13 @@ async function chooseEmbedder(workflow: Workflow, options: AuditCommandOptions):
   try {
     await embeddings.warmUp();
   } catch (error) {
-    if (PanoptesError.isInstance(error)) throw error; // a missing package explains itself
+    // The error's own advice names an API function; on the command line the alternative is a flag.
+    if (MissingDependencyError.isInstance(error)) {
+      throw new ModelLoadError(
+        `--embeddings minilm needs the optional package \`${error.packageName}\`, which is not installed. Install it next to panoptes (\`npm install ${error.packageName}\`), or pass --embeddings lexical (near-verbatim exemplars only; needs nothing).`,
+      );
+    }
+    if (PanoptesError.isInstance(error)) throw error;
     const where = location.localModelPath === undefined ? `model '${location.model}'` : `model '${location.model}' from ${location.localModelPath}`;
     throw new ModelLoadError(`cannot load the embedding ${where}: ${(error as Error).message}\n--model-path takes the model folder (config.json, tokenizer.json, onnx/model.onnx) or the folder above it.`);
   }
