@@ -5,6 +5,6 @@
  */
 export { panoptesMiddleware, type PanoptesMiddlewareOptions } from './middleware.js';
 export { guardTools, isToolCallRefusal, REFUSAL_TYPE, type GuardedTools, type GuardToolsOptions, type ToolCallRefusal } from './guard-tools.js';
-export { panoptesStopCondition, type PanoptesStopConditionOptions } from './stop-condition.js';
+export { panoptesStopCondition, type PanoptesStopCondition, type PanoptesStopConditionOptions } from './stop-condition.js';
 export { policyTools, type PolicyToolOutput, type PolicyToolsOptions } from './policy-tools.js';
 export { SESSION_ID_HEADER, sessionIdFromMetadata } from './session-id.js';

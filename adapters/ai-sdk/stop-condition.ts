@@ -1,4 +1,4 @@
-import type { StepResult, StopCondition, ToolSet } from 'ai';
+import type { StepResult, ToolSet } from 'ai';
 import { InvalidOptionError, type LoopToolResult, type Monitor } from '../../src/index.js';
 import { isToolCallRefusal } from './guard-tools.js';
 import { sessionIdFromMetadata } from './session-id.js';
@@ -16,6 +16,14 @@ export interface PanoptesStopConditionOptions {
 }
 
 /**
+ * What {@link panoptesStopCondition} returns: a `StopCondition` for every tool set at once. Generic in its call, not
+ * in its type, so it fits `StopCondition<TOOLS>` for whatever `TOOLS` `generateText` infers, also when the options
+ * are built in a variable first: TypeScript then infers the tools from the variable, not from the condition, and a
+ * `StopCondition<ToolSet>` would not fit one of a narrower tool set (a step result is not covariant in its tools).
+ */
+export type PanoptesStopCondition = <TOOLS extends ToolSet>(options: { steps: Array<StepResult<TOOLS>> }) => Promise<boolean>;
+
+/**
  * A `stopWhen` condition that ends a tool loop when the monitor would block the next model call (a critical
  * violation, a `block:` intervention, guidance escalated past its last strategy, or a loop that reached `stop`).
  * `generateText` then resolves with the steps so far instead of rejecting on the next call.
@@ -25,10 +33,13 @@ export interface PanoptesStopConditionOptions {
  * @throws {InvalidOptionError} at construction when `monitor` is not a monitor.
  * @example
  * await generateText({ model, tools, prompt, stopWhen: [stepCountIs(10), panoptesStopCondition({ monitor })] });
+ * // or with the options in a variable first
+ * const options = { model, tools, prompt, stopWhen: [stepCountIs(10), panoptesStopCondition({ monitor })] };
+ * await generateText(options);
  */
-export function panoptesStopCondition<TOOLS extends ToolSet = ToolSet>({ monitor, sessionId }: PanoptesStopConditionOptions): StopCondition<TOOLS> {
+export function panoptesStopCondition({ monitor, sessionId }: PanoptesStopConditionOptions): PanoptesStopCondition {
   if (typeof monitor?.peek !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
-  return async function panoptesBlockIsDue({ steps }) {
+  return async function panoptesBlockIsDue<TOOLS extends ToolSet>({ steps }: { steps: Array<StepResult<TOOLS>> }) {
     const last = steps.at(-1);
     const id = sessionId ?? sessionIdFromMetadata(last?.providerMetadata);
     if (id === undefined) return false;

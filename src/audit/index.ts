@@ -9,7 +9,7 @@ export { convertMessages, TRANSCRIPT_ROLES, type ConvertedMessages } from './mes
 export { parseTranscripts, sessionIdOf, transcriptFormat, type ParsedTranscripts, type TranscriptFormat } from './parse.js';
 export { PROGRESS_THRESHOLD, progressLine } from './progress.js';
 export { escapeHtml, renderAuditHtml } from './render-html.js';
-export { NO_PAINT, problemLine, renderAuditText, type Paint } from './render-text.js';
+export { NO_PAINT, problemLine, renderAuditText, type AuditExit, type Paint, type RenderAuditTextOptions } from './render-text.js';
 export { replayTranscript } from './replay.js';
 export type {
   AuditDeviation,

@@ -17,13 +17,33 @@ const plain = (text: string) => text;
 /** No colour at all. */
 export const NO_PAINT: Paint = { red: plain, green: plain, yellow: plain, cyan: plain, dim: plain, bold: plain };
 
+/** The exit status a summary line announces, and why. */
+export interface AuditExit {
+  code: number;
+  reason: string;
+}
+
+/** Options of `renderAuditText`. */
+export interface RenderAuditTextOptions {
+  /** @default NO_PAINT */
+  paint?: Paint;
+  /** @default 'error' */
+  failOn?: Severity;
+  /**
+   * The exit status to announce when the caller knows more than the report: `panoptes audit` exits 2 when its
+   * `--html` page cannot be written, and the summary line must say the status the process ends with.
+   * @default the status `auditExitCode(report, failOn)` gives, with its reason
+   */
+  exit?: AuditExit;
+}
+
 /**
  * The readable audit report: per session its trace, a step table (step, message index, state, method, confidence,
  * evidence), violations at their step, deviations, what the monitor would have done, the final verdicts; then the
  * problems and a summary line. Message indexes are 0-based positions in the transcript's messages.
  * @returns lines, without trailing newlines.
  */
-export function renderAuditText(report: AuditReport, { paint = NO_PAINT, failOn = DEFAULT_FAIL_ON }: { paint?: Paint; failOn?: Severity } = {}): string[] {
+export function renderAuditText(report: AuditReport, { paint = NO_PAINT, failOn = DEFAULT_FAIL_ON, exit }: RenderAuditTextOptions = {}): string[] {
   const lines = [paint.bold(`Audit against ${report.workflow} ${report.workflowVersion} (embeddings: ${report.embeddings})`), ''];
   for (const session of report.sessions) lines.push(...renderSession(session, paint), '');
   if (report.problems.length > 0) {
@@ -31,7 +51,7 @@ export function renderAuditText(report: AuditReport, { paint = NO_PAINT, failOn 
     for (const problem of report.problems) lines.push(`  ${paint.red('✗')} ${problemLine(problem)}`);
     lines.push('');
   }
-  lines.push(summaryLine(report, paint, failOn));
+  lines.push(summaryLine(report, paint, exit ?? auditExit(report, failOn)));
   return lines;
 }
 
@@ -96,7 +116,13 @@ function stepTable(session: SessionAudit, paint: Paint): string[] {
   return [paint.dim(header), ...rows];
 }
 
-function summaryLine(report: AuditReport, paint: Paint, failOn: Severity): string {
+function auditExit(report: AuditReport, failOn: Severity): AuditExit {
+  const code = auditExitCode(report, failOn);
+  const reason = code === 2 ? 'not everything could be read' : code === 1 ? `a violation of severity ${failOn} or worse` : `no violation of severity ${failOn} or worse`;
+  return { code, reason };
+}
+
+function summaryLine(report: AuditReport, paint: Paint, { code, reason }: AuditExit): string {
   const { summary } = report;
   const clean = summary.sessions - summary.sessionsWithViolations;
   const violations = summary.sessionsWithViolations === 0 ? '' : ` (${severityCounts(summary.violations)})`;
@@ -107,8 +133,6 @@ function summaryLine(report: AuditReport, paint: Paint, failOn: Severity): strin
     ...(summary.warnings > 0 ? [countLabel(summary.warnings, 'transcript warning')] : []),
     ...misses,
   ];
-  const code = auditExitCode(report, failOn);
-  const reason = code === 2 ? 'not everything could be read' : code === 1 ? `a violation of severity ${failOn} or worse` : `no violation of severity ${failOn} or worse`;
   const exit = `exit ${code}: ${reason}`;
   return `${parts.join('; ')}. ${code === 0 ? paint.green(exit) : paint.red(exit)}`;
 }

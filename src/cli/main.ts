@@ -33,10 +33,11 @@ program
 
 program
   .command('graph')
-  .description('print a workflow as a Mermaid state diagram')
+  .description('print a workflow as a Mermaid state diagram; exit 1, with the errors on stderr, when the file has errors')
   .argument('<file>', 'workflow YAML file')
-  .action(async (file: string) => {
-    process.exitCode = await graphCommand(file, output);
+  .option('--no-strict', 'draw references to unknown states (reported as warnings), as validate --no-strict accepts them')
+  .action(async (file: string, options: { strict: boolean }) => {
+    process.exitCode = await graphCommand(file, options, output);
   });
 
 program

@@ -1,5 +1,6 @@
 import { createColors } from 'picocolors';
 import { formatDiagnostic, type Diagnostic } from '../diagnostics/index.js';
+import { lineWriter } from './line-writer.js';
 
 /** Where a command writes, and whether it may use colour. Injected so tests capture output. */
 export interface Output {
@@ -9,13 +10,14 @@ export interface Output {
 }
 
 /**
- * Console output, coloured only when the stream is a terminal and NO_COLOR is unset (FORCE_COLOR forces it).
+ * Console output, coloured only when the stream is a terminal and NO_COLOR is unset (FORCE_COLOR forces it). Lines
+ * written after the reader closed the pipe are dropped quietly (see `lineWriter`).
  */
 export function consoleOutput(): Output {
   const enabled = process.env.FORCE_COLOR ? process.env.FORCE_COLOR !== '0' : Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
   return {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: lineWriter(process.stdout),
+    err: lineWriter(process.stderr),
     colors: createColors(enabled),
   };
 }

@@ -9,7 +9,17 @@ import type { Sleep } from './sleep.js';
 
 /** A tool as the solver needs it: data tools must be executable; action tools are only checked. */
 export interface ToolHandler {
-  execute?: (args: Record<string, unknown>, options: { signal: AbortSignal }) => unknown;
+  /**
+   * Fetches a data tool's result. Called with the arguments the rulebase's `data` declaration gives the tool (JSON
+   * values by parameter name), and a signal that aborts when the call times out.
+   *
+   * The arguments are typed `any` so a handler may declare its own, as a tool function does:
+   * `async ({ booking_id }: { booking_id: string }) => …`, an interface, or a zod-inferred type. Any narrower type
+   * (`Record<string, unknown>`) refuses those handlers, since function parameters are checked contravariantly. What
+   * the arguments hold is decided by the rulebase, which `panoptes rules check --tools` checks against the tools'
+   * parameters; TypeScript cannot see it.
+   */
+  execute?: (args: any, options: { signal: AbortSignal }) => unknown;
 }
 
 /** What became of a data tool call. */

@@ -1,23 +1,33 @@
 import { describeSelector } from '../temporal/index.js';
+import { mermaidIds } from './mermaid-ids.js';
 import type { ConstraintDefinition, TransitionGuardDefinition } from './types.js';
 import type { Workflow } from './workflow.js';
 
 /**
  * Renders a workflow as a Mermaid state diagram: states, transitions (with guards as labels), the initial and
- * terminal states, and each constraint as a note on the state it is about.
+ * terminal states, and each constraint as a note on the state it is about. A state whose name is not a usable Mermaid
+ * id (a keyword such as `note` or `state`, or a name with `-`, `.` or spaces) is drawn under a readable id of its own
+ * (`note_`, `a_b_2`; see `mermaidIds`) and labelled with its name, so distinct states stay distinct nodes.
  * @example
  * console.log(workflowToMermaid(await loadWorkflow('support.yaml')));
  */
 export function workflowToMermaid(workflow: Workflow): string {
   const { definition } = workflow;
-  const lines = ['stateDiagram-v2', `  %% ${definition.name} ${definition.version}`];
-  for (const state of definition.states) {
+  // Transitions may name undeclared states when the workflow was loaded with `strict: false`: they are drawn too.
+  const names = [...new Set([...workflow.stateNames, ...definition.transitions.flatMap((transition) => [transition.from, transition.to])])];
+  const ids = mermaidIds(names);
+  const id = (name: string) => ids.get(name) ?? name;
+  const descriptions = new Map(definition.states.map((state) => [state.name, state.description]));
+  const lines = ['stateDiagram-v2', `  %% ${label(definition.name)} ${label(definition.version)}`];
+  for (const name of names) {
+    const description = descriptions.get(name);
     // A quoted label keeps the state's name visible above its description (`id : text` would replace the name).
-    if (state.description) lines.push(`  state "${label(state.name)}<br/><i>${label(state.description)}</i>" as ${id(state.name)}`);
+    if (description) lines.push(`  state "${label(name)}<br/><i>${label(description)}</i>" as ${id(name)}`);
+    else if (id(name) !== name) lines.push(`  state "${label(name)}" as ${id(name)}`);
   }
   lines.push(`  [*] --> ${id(workflow.initialState)}`);
   for (const transition of definition.transitions) {
-    const guard = transition.guard ? ` : ${label(describeGuard(transition.guard))}` : '';
+    const guard = transition.guard ? ` : ${transitionLabel(describeGuard(transition.guard))}` : '';
     lines.push(`  ${id(transition.from)} --> ${id(transition.to)}${guard}`);
   }
   for (const state of definition.states) {
@@ -67,12 +77,20 @@ function describeGuard(guard: TransitionGuardDefinition): string {
   return parts.join(' and ');
 }
 
-/** Mermaid state ids may not contain spaces, dashes or dots. */
-function id(name: string): string {
-  return name.replace(/[^A-Za-z0-9_]/g, '_');
+/**
+ * Labels are one line. A double quote would end a quoted label and `<` would open an HTML tag. Mermaid reads `#58;`
+ * as an entity code and draws the character, so a `#` that would start one is itself written as a code (`#35;`).
+ */
+function label(text: string, coded: RegExp = /#(?=\w+;)/g): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/"/g, "'")
+    .replace(/</g, '&lt;')
+    .replace(coded, (character) => `#${character.charCodeAt(0)};`);
 }
 
-/** Labels are one line; a double quote would end a quoted label, and `<` would open an HTML tag. */
-function label(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().replace(/"/g, "'").replace(/</g, '&lt;');
+/** A transition's label: Mermaid's lexer ends one at `;` or `::`, so `:` and `;` are written as codes, and every `#`. */
+function transitionLabel(text: string): string {
+  return label(text, /[#:;]/g);
 }

@@ -30,6 +30,11 @@ describe('renderAuditText', () => {
     expect(lines.at(-1)).toBe('3 sessions in 3 files: 1 clean, 2 with violations (1 critical, 1 warning); 1 unreadable file or session. exit 2: not everything could be read');
   });
 
+  it('announces the exit status its caller gives, when the caller knows more than the report (issue 13, item 7)', () => {
+    const lines = renderAuditText(report, { exit: { code: 2, reason: 'the HTML report could not be written' } });
+    expect(lines.at(-1)).toMatch(/\. exit 2: the HTML report could not be written$/);
+  });
+
   it('uses the paint it is given, and none by default', () => {
     expect(renderAuditText(report).join('')).not.toMatch(/\u001b\[/);
     const tagged = renderAuditText(report, { paint: { ...NO_PAINT, red: (text) => `<r>${text}</r>` } });

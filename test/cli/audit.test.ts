@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -216,10 +216,25 @@ describe('panoptes audit --html', () => {
     expect(existsSync(file)).toBe(true);
   });
 
-  it('exits 2 when the page cannot be written', async () => {
-    const result = await audit('--html', join(dir, 'no/such/dir/report.html'), 'examples/transcripts/refund-clean.json');
+  it('exits 2 when the page cannot be written, and the report says exit 2 too (issue 13, item 7)', async () => {
+    const file = join(dir, 'no/such/dir/report.html');
+    const result = await audit('--html', file, 'examples/transcripts/refund-clean.json');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('cannot write');
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toMatch(/\. exit 2: the HTML report could not be written$/);
+    expect(result.stdout).not.toContain('exit 0');
+    expect(result.stderr).toBe(`cannot write ${file}: its folder does not exist\n`);
+    const json = await audit('--json', '--html', file, 'examples/transcripts/refund-clean.json');
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout).exitCode).toBe(2);
+  });
+
+  it('replaces an existing page whole and leaves no temporary file beside it', async () => {
+    const folder = mkdtempSync(join(dir, 'replace-'));
+    const file = join(folder, 'report.html');
+    writeFileSync(file, 'an older report');
+    expect((await audit('--html', file, 'examples/transcripts/refund-clean.json')).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toMatch(/^<!doctype html>[\s\S]*<\/html>\s*$/i);
+    expect(readdirSync(folder)).toEqual(['report.html']);
   });
 });
 
@@ -248,6 +263,24 @@ describe('panoptes audit --embeddings', () => {
     expect(methods(byFolder)).toEqual({ 'exemplar-verbatim': ['billing embedding'], 'exemplar-paraphrase': ['billing embedding'] });
     const byRoot = await exemplarAudit('--embeddings', 'minilm', '--model-path', models, '--model', 'panoptes/tiny-bert', files[1]!);
     expect(methods(byRoot)).toEqual({ 'exemplar-paraphrase': ['billing embedding'] });
+  });
+
+  it('names the CLI flag, not an API function, when @huggingface/transformers is not installed (issue 13, item 10)', async () => {
+    // The built CLI in a folder whose node_modules holds every package but @huggingface/*: Node's own resolution fails.
+    const folder = mkdtempSync(join(dir, 'no-transformers-'));
+    cpSync(join(ROOT, 'dist'), join(folder, 'dist'), { recursive: true });
+    copyFileSync(join(ROOT, 'package.json'), join(folder, 'package.json'));
+    mkdirSync(join(folder, 'node_modules'));
+    for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
+      if (entry !== '@huggingface') symlinkSync(join(ROOT, 'node_modules', entry), join(folder, 'node_modules', entry));
+    }
+    const result = await run(process.execPath, [join(folder, 'dist/src/cli/main.js'), 'audit', '--workflow', workflow, '--embeddings', 'minilm', files[0]!], { cwd: ROOT }).catch(
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toBe(
+      '--embeddings minilm needs the optional package `@huggingface/transformers`, which is not installed. Install it next to panoptes (`npm install @huggingface/transformers`), or pass --embeddings lexical (near-verbatim exemplars only; needs nothing).\n',
+    );
   });
 
   it('exits 2 with a clear message when the model folder is wrong', async () => {

@@ -97,6 +97,37 @@ describe('panoptes CLI (built binary)', () => {
     expect(result.stderr).toContain('does-not-exist.yaml');
   });
 
+  it('refuses to draw a file that validate rejects: exit 1, the diagnostics as validate prints them, on stderr (issue 13, item 8)', async () => {
+    const file = 'test/fixtures/workflows/misspelt-state.yaml';
+    const [graph, validate] = await Promise.all([panoptes('graph', file), panoptes('validate', file)]);
+    expect(graph.code).toBe(1);
+    expect(graph.stdout).toBe('');
+    expect(graph.stderr).toBe(validate.stdout);
+    expect(graph.stderr).toMatch(/misspelt-state\.yaml:19:13 error constraints\[0\]\.target: .*'verify_identiy'/);
+  });
+
+  it('draws that file with --no-strict, as validate --no-strict accepts it', async () => {
+    const result = await panoptes('graph', '--no-strict', 'test/fixtures/workflows/misspelt-state.yaml');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  verify_identity --> process_refund');
+  });
+
+  it('draws states named like Mermaid keywords or differing only in punctuation as distinct, labelled nodes (issue 13, item 8)', async () => {
+    const result = await panoptes('graph', 'test/fixtures/workflows/awkward-names.yaml');
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')).toEqual(
+      expect.arrayContaining([
+        '  state "state" as state_',
+        '  state "a-b" as a_b_2',
+        '  note_ --> a_b_2',
+        '  a_b_2 --> state_',
+        '  note_ --> a_b',
+        '  note right of state_',
+      ]),
+    );
+    expect(result.stdout).not.toMatch(/^ {2}(note|state) -->/m);
+  });
+
   it('colours nothing when the output is not a terminal', async () => {
     const result = await panoptes('validate', 'test/fixtures/workflows/misspelt-state.yaml');
     expect(result.stdout).not.toMatch(/\u001b\[/);

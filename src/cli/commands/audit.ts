@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
-import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   auditExitCode,
@@ -13,10 +12,18 @@ import {
   renderAuditText,
   type AuditReport,
 } from '../../audit/index.js';
-import { createLexicalEmbedder, createTransformersEmbedder, DEFAULT_TRANSFORMERS_MODEL, type Embedder, type TransformersEmbedderOptions } from '../../embed/index.js';
+import {
+  createLexicalEmbedder,
+  createTransformersEmbedder,
+  DEFAULT_TRANSFORMERS_MODEL,
+  MissingDependencyError,
+  type Embedder,
+  type TransformersEmbedderOptions,
+} from '../../embed/index.js';
 import { PanoptesError } from '../../errors/index.js';
 import { loadWorkflow, type Severity, type Workflow } from '../../workflow/index.js';
 import type { Output } from '../output.js';
+import { writeErrorReason, writeFileAtomic } from '../write-file-atomic.js';
 
 /** Commander's parser for `--concurrency`. */
 export function positiveInteger(value: string): number {
@@ -54,7 +61,8 @@ export interface ProgressStream {
  * `panoptes audit --workflow <file> <transcripts...>`: replays recorded conversations through the monitor and
  * reports each session's states, violations and verdicts, as text, `--json`, and/or an `--html` page.
  * @returns the exit code: 0 when no session has a violation of severity `failOn` (default `error`) or worse, 1 when
- * one has, 2 when the workflow, the embedder, a transcript file or a session could not be read.
+ * one has, 2 when the workflow, the embedder, a transcript file or a session could not be read, or the `--html` page
+ * could not be written. The printed report names the same status.
  */
 export async function auditCommand(files: string[], options: AuditCommandOptions, output: Output, progress: ProgressStream = process.stderr): Promise<number> {
   const failOn = options.failOn ?? DEFAULT_FAIL_ON;
@@ -81,20 +89,26 @@ export async function auditCommand(files: string[], options: AuditCommandOptions
   });
   bar.clear();
 
-  const code = auditExitCode(report, failOn);
+  // The page is written before anything is printed, so the report announces the status the process exits with.
+  const htmlError = options.html === undefined ? undefined : await writeHtml(options.html, report, failOn);
+  const exit = htmlError === undefined ? undefined : { code: 2, reason: 'the HTML report could not be written' };
+  const code = exit?.code ?? auditExitCode(report, failOn);
   if (options.json) output.out(JSON.stringify(jsonReport(report, failOn, code), null, 2));
-  else for (const line of renderAuditText(report, { paint: output.colors, failOn })) output.out(line);
-  if (options.html) {
-    try {
-      await writeFile(options.html, renderAuditHtml(report, { failOn }), 'utf8');
-    } catch (error) {
-      output.err(`cannot write ${options.html}: ${(error as Error).message}`);
-      return 2;
-    }
-    // stdout stays pure JSON under --json.
-    (options.json ? output.err : output.out)(`wrote ${options.html}`);
-  }
+  else for (const line of renderAuditText(report, { paint: output.colors, failOn, ...(exit ? { exit } : {}) })) output.out(line);
+  if (htmlError !== undefined) output.err(htmlError);
+  // stdout stays pure JSON under --json.
+  else if (options.html !== undefined) (options.json ? output.err : output.out)(`wrote ${options.html}`);
   return code;
+}
+
+/** Writes the HTML page whole or not at all; returns why it could not be written, if it could not. */
+async function writeHtml(file: string, report: AuditReport, failOn: Severity): Promise<string | undefined> {
+  try {
+    await writeFileAtomic(file, renderAuditHtml(report, { failOn }));
+    return undefined;
+  } catch (error) {
+    return `cannot write ${file}: ${writeErrorReason(error)}`;
+  }
 }
 
 async function chooseEmbedder(workflow: Workflow, options: AuditCommandOptions): Promise<{ embeddings?: Embedder; label: AuditEmbeddings }> {
@@ -108,7 +122,13 @@ async function chooseEmbedder(workflow: Workflow, options: AuditCommandOptions):
   try {
     await embeddings.warmUp();
   } catch (error) {
-    if (PanoptesError.isInstance(error)) throw error; // a missing package explains itself
+    // The error's own advice names an API function; on the command line the alternative is a flag.
+    if (MissingDependencyError.isInstance(error)) {
+      throw new ModelLoadError(
+        `--embeddings minilm needs the optional package \`${error.packageName}\`, which is not installed. Install it next to panoptes (\`npm install ${error.packageName}\`), or pass --embeddings lexical (near-verbatim exemplars only; needs nothing).`,
+      );
+    }
+    if (PanoptesError.isInstance(error)) throw error;
     const where = location.localModelPath === undefined ? `model '${location.model}'` : `model '${location.model}' from ${location.localModelPath}`;
     throw new ModelLoadError(`cannot load the embedding ${where}: ${(error as Error).message}\n--model-path takes the model folder (config.json, tokenizer.json, onnx/model.onnx) or the folder above it.`);
   }

@@ -1,13 +1,21 @@
-import { loadWorkflow, workflowToMermaid } from '../../workflow/index.js';
-import type { Output } from '../output.js';
+import { workflowToMermaid } from '../../workflow/index.js';
+import { printFileReports, type Output } from '../output.js';
+import { checkWorkflowFile, describeWorkflow } from './validate.js';
+
+export interface GraphCommandOptions {
+  /** `--no-strict`: draw a workflow whose only errors are references to unknown states, as `validate --no-strict` accepts it. */
+  strict?: boolean;
+}
 
 /**
  * `panoptes graph <file>`: prints the workflow as a Mermaid state diagram (paste it into a Markdown file or
- * mermaid.live). Loads with `strict: false` so a diagram can help find a misspelt state.
- * @returns the exit code.
+ * mermaid.live). A file that `panoptes validate` rejects is not drawn: a diagram of it would show moves the monitor
+ * never makes. Its diagnostics go to stderr, as `validate` prints them, so stdout holds only diagrams.
+ * @returns the exit code: 0 when drawn, 1 when the file has errors.
  */
-export async function graphCommand(file: string, output: Output): Promise<number> {
-  const workflow = await loadWorkflow(file, { strict: false });
+export async function graphCommand(file: string, { strict = true }: GraphCommandOptions, output: Output): Promise<number> {
+  const { report, workflow } = await checkWorkflowFile(file, strict);
+  if (!report.ok || workflow === undefined) return printFileReports([report], false, { ...output, out: output.err }, describeWorkflow);
   output.out(workflowToMermaid(workflow).trimEnd());
   return 0;
 }

@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Diagnostic } from '../../diagnostics/index.js';
-import { lintWorkflow, validateWorkflow } from '../../workflow/index.js';
+import { lintWorkflow, validateWorkflow, type Workflow } from '../../workflow/index.js';
 import { plural, printFileReports, type FileReport, type Output } from '../output.js';
 
 export interface ValidateCommandOptions {
@@ -9,7 +8,8 @@ export interface ValidateCommandOptions {
   strict?: boolean;
 }
 
-interface WorkflowFileReport extends FileReport {
+/** One checked workflow file, as `validate` reports it. */
+export interface WorkflowFileReport extends FileReport {
   workflow?: { name: string; version: string; states: number; transitions: number; constraints: number };
 }
 
@@ -18,26 +18,33 @@ interface WorkflowFileReport extends FileReport {
  * @returns the exit code: 0 when every file is valid (warnings allowed), 1 when any has errors.
  */
 export async function validateCommand(files: string[], { json = false, strict = true }: ValidateCommandOptions, output: Output): Promise<number> {
-  const reports = await Promise.all(files.map((file) => validateFile(file, strict)));
-  return printFileReports(reports, json, output, ({ workflow }) =>
-    workflow
-      ? `${workflow.name} ${workflow.version}: ${plural(workflow.states, 'state')}, ${plural(workflow.transitions, 'transition')}, ${plural(workflow.constraints, 'constraint')}`
-      : '',
-  );
+  const reports = await Promise.all(files.map(async (file) => (await checkWorkflowFile(file, strict)).report));
+  return printFileReports(reports, json, output, describeWorkflow);
 }
 
-async function validateFile(file: string, strict: boolean): Promise<WorkflowFileReport> {
+/** What `validate` prints after a file's name: `support 1.0: 6 states, 9 transitions, 4 constraints`. */
+export function describeWorkflow({ workflow }: WorkflowFileReport): string {
+  return workflow
+    ? `${workflow.name} ${workflow.version}: ${plural(workflow.states, 'state')}, ${plural(workflow.transitions, 'transition')}, ${plural(workflow.constraints, 'constraint')}`
+    : '';
+}
+
+/**
+ * Reads, validates and lints one workflow file, as `validate` does; never throws for a bad file.
+ * @returns the file's report, and the workflow when it loaded (with `strict: false`, despite unknown-state warnings).
+ */
+export async function checkWorkflowFile(file: string, strict: boolean): Promise<{ report: WorkflowFileReport; workflow?: Workflow }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String((error as Error).message);
-    return { file, ok: false, diagnostics: [{ severity: 'error', code: 'unreadable-file', message: `cannot read the file: ${reason}.`, path: '', source: file }] };
+    return { report: { file, ok: false, diagnostics: [{ severity: 'error', code: 'unreadable-file', message: `cannot read the file: ${reason}.`, path: '', source: file }] } };
   }
   const result = validateWorkflow(text, { source: file, strict });
-  if (!result.workflow) return { file, ok: false, diagnostics: result.diagnostics };
+  if (!result.workflow) return { report: { file, ok: false, diagnostics: result.diagnostics } };
   const { definition } = result.workflow;
-  return {
+  const report = {
     file,
     ok: result.ok,
     workflow: {
@@ -49,5 +56,5 @@ async function validateFile(file: string, strict: boolean): Promise<WorkflowFile
     },
     diagnostics: [...result.diagnostics, ...lintWorkflow(result.workflow)],
   };
+  return { report, workflow: result.workflow };
 }
-

@@ -1,4 +1,4 @@
-import { generateText, jsonSchema, type InferToolOutput, stepCountIs, tool, wrapLanguageModel, type LanguageModelMiddleware, type StopCondition, type ToolSet } from 'ai';
+import { generateText, jsonSchema, type InferToolOutput, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel, type LanguageModelMiddleware, type StopCondition, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { expectTypeOf } from 'vitest';
 import { guardTools, panoptesMiddleware, panoptesStopCondition, type PanoptesMiddlewareOptions, type ToolCallRefusal } from '../../../adapters/ai-sdk/index.js';
@@ -24,5 +24,15 @@ expectTypeOf(guarded.refund.execute).parameter(0).toEqualTypeOf<{ orderId: strin
 expectTypeOf<InferToolOutput<typeof guarded.refund>>().toEqualTypeOf<{ refunded: string } | ToolCallRefusal>();
 
 // The stop condition fits stopWhen beside the host's own conditions, for any tool set.
-expectTypeOf(panoptesStopCondition({ monitor })).toEqualTypeOf<StopCondition<ToolSet>>();
+expectTypeOf(panoptesStopCondition({ monitor })).toExtend<StopCondition<ToolSet>>();
+expectTypeOf(panoptesStopCondition({ monitor })).toExtend<StopCondition<typeof guarded>>();
 void generateText({ model: new MockLanguageModelV3(), tools: guarded, prompt: 'Refund order 42.', stopWhen: [stepCountIs(5), panoptesStopCondition({ monitor })] });
+
+// Issue 13, item 9: also when the options are built in a variable first, so the tool set is inferred from the
+// variable and the condition must fit StopCondition<{ refund: … }>, alone or in a list.
+const options = { model: new MockLanguageModelV3(), tools: { refund }, stopWhen: [stepCountIs(5), panoptesStopCondition({ monitor })], prompt: 'Refund order 42.' };
+void generateText(options);
+void streamText(options);
+const single = { model: new MockLanguageModelV3(), tools: guarded, stopWhen: panoptesStopCondition({ monitor, sessionId: 's1' }), prompt: 'Refund order 42.' };
+void generateText(single);
+void new ToolLoopAgent({ model: new MockLanguageModelV3(), tools: guarded, stopWhen: [stepCountIs(5), panoptesStopCondition({ monitor })] });
