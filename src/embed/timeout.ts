@@ -1,3 +1,4 @@
+import { TimedOut, within } from '../async/index.js';
 import { InvalidOptionError } from '../errors/index.js';
 import { systemTimers, type Timers } from '../clock/index.js';
 import type { Embedder } from './embedder.js';
@@ -40,34 +41,13 @@ export function withTimeout(embedder: Embedder, { timeoutMs = DEFAULT_EMBEDDING_
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new InvalidOptionError({ parameter: 'timeoutMs', value: timeoutMs, fix: 'Pass a positive number of milliseconds, such as 50.' });
   }
-  const bounded = <T>(operation: EmbedderOperation, call: () => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      let done = false;
-      const handle = timers.setTimeout(() => {
-        if (done) return;
-        done = true;
-        reject(new EmbedderTimeoutError({ timeoutMs, operation }));
-      }, timeoutMs);
-      const settle = (finish: () => void) => {
-        if (done) return;
-        done = true;
-        timers.clearTimeout(handle);
-        finish();
-      };
-      let pending: Promise<T>;
-      try {
-        pending = Promise.resolve(call());
-      } catch (error) {
-        // An embedder that throws synchronously instead of rejecting.
-        settle(() => reject(error));
-        return;
-      }
-      // Both branches are handled, so a call that fails after its timeout never becomes an unhandled rejection.
-      pending.then(
-        (value) => settle(() => resolve(value)),
-        (error: unknown) => settle(() => reject(error)),
-      );
-    });
+  const bounded = async <T>(operation: EmbedderOperation, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await within(call(), timeoutMs, timers); // a synchronous throw rejects here too
+    } catch (error) {
+      throw error instanceof TimedOut ? new EmbedderTimeoutError({ timeoutMs, operation }) : error;
+    }
+  };
   return {
     embedQuery: (text) => bounded('embedQuery', () => embedder.embedQuery(text)),
     embedDocuments: (texts) => bounded('embedDocuments', () => embedder.embedDocuments(texts)),

@@ -13,7 +13,7 @@ describe('createTransformersEmbedder without @huggingface/transformers', () => {
     const folder = mkdtempSync(join(tmpdir(), 'panoptes-no-transformers-'));
     try {
       const source = new URL('../../src/', import.meta.url);
-      for (const part of ['embed', 'errors', 'diagnostics', 'clock']) cpSync(new URL(part, source), join(folder, 'src', part), { recursive: true });
+      for (const part of ['embed', 'errors', 'diagnostics', 'clock', 'async']) cpSync(new URL(part, source), join(folder, 'src', part), { recursive: true });
       writeFileSync(join(folder, 'package.json'), JSON.stringify({ type: 'module' }));
       writeFileSync(
         join(folder, 'main.ts'),
