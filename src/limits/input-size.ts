@@ -20,7 +20,7 @@ export interface InputTooLarge {
  */
 export function inputTooLarge(input: string | number, maxBytes: number, kind: InputKind): InputTooLarge | undefined {
   if (typeof input === 'string' && input.length <= maxBytes / 3) return undefined; // cannot exceed: skip the count
-  const bytes = typeof input === 'number' ? input : Buffer.byteLength(input, 'utf8');
+  const bytes = typeof input === 'number' ? input : utf8Length(input);
   if (bytes <= maxBytes) return undefined;
   const file = kind === 'workflow' ? 'a workflow file' : 'a rules file';
   return {
@@ -45,4 +45,19 @@ export function assertMaxBytes(maxBytes: unknown): void {
   if (typeof maxBytes !== 'number' || !(maxBytes > 0)) {
     throw new InvalidOptionError({ parameter: 'maxBytes', value: maxBytes, fix: `Pass a positive number of bytes; the default is ${DEFAULT_MAX_BYTES} (1 MiB).` });
   }
+}
+
+/** UTF-8 length of a string, counted without `Buffer`, so parsing text also works outside Node. */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+      bytes += 4; // a surrogate pair is one 4-byte character
+      index++;
+    } else bytes += 3;
+  }
+  return bytes;
 }

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +31,20 @@ describe('panoptes CLI (built binary)', () => {
     expect(result.stdout).toContain('✓ examples/workflows/customer-support.yaml customer-support 1.0: 6 states');
     expect(result.stdout).toMatch(/3 files: all valid \(0 errors, \d+ warnings?\)/);
     expect(result.code).toBe(0);
+  });
+
+  // Issue 13: validate read the whole file before refusing it for its size.
+  it('refuses a workflow file over 1 MiB from its size: exit 1, the size and the limit', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'panoptes-big-'));
+    const file = join(folder, 'big.yaml');
+    writeFileSync(file, `name: big\n# ${'x'.repeat(1024 * 1024)}\n`);
+    try {
+      const result = await panoptes('validate', file);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/error input-too-large|the workflow is 1,048,5\d\d bytes; the limit is 1,048,576 bytes/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('points at the misspelt state with file, line and column, and exits 1', async () => {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { DEFAULT_MAX_BYTES, readTextWithin } from '../../limits/index.js';
 import { lintWorkflow, validateWorkflow, type Workflow } from '../../workflow/index.js';
 import { plural, printFileReports, type FileReport, type Output } from '../output.js';
 
@@ -36,7 +36,10 @@ export function describeWorkflow({ workflow }: WorkflowFileReport): string {
 export async function checkWorkflowFile(file: string, strict: boolean): Promise<{ report: WorkflowFileReport; workflow?: Workflow }> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // The size is checked from the file system first, so a 10 GB file is refused without being read.
+    const read = await readTextWithin(file, DEFAULT_MAX_BYTES, 'workflow');
+    if ('tooLarge' in read) return { report: { file, ok: false, diagnostics: [{ severity: 'error', code: 'input-too-large', message: `${read.tooLarge.message}.`, hint: read.tooLarge.hint, path: '', source: file }] } };
+    text = read.text;
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String((error as Error).message);
     return { report: { file, ok: false, diagnostics: [{ severity: 'error', code: 'unreadable-file', message: `cannot read the file: ${reason}.`, path: '', source: file }] } };
