@@ -1,3 +1,4 @@
+import { ChatPromptTemplate } from '@langchain/core/prompts';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
@@ -24,6 +25,19 @@ describe('PanoptesCallbackHandler', () => {
     expect((await monitor.report('s1'))!.trace).toEqual(['greeting', 'verify_identity', 'resolution']);
     expect(requestsOf(model)).toEqual([conversation.map(describeMessage), conversation.map(describeMessage)]);
     expect(handler.awaitHandlers).toBe(true);
+  });
+
+  // Issue 13: the README said the handler reads configurable.thread_id on any runnable. LangChain passes callback
+  // handlers the run's metadata, never its configurable (only its own LangSmith tracer gets those keys), so a plain
+  // chain names its session in metadata; LangGraph copies the thread id there itself (the createAgent test above).
+  it('on a plain chain, takes the session from metadata.thread_id; configurable alone does not reach a handler', async () => {
+    const { monitor } = supportMonitor();
+    const model = fakeModel().respond(new AIMessage('Is there anything else I can help with?')).respond(new AIMessage('Is there anything else I can help with?'));
+    const chain = ChatPromptTemplate.fromMessages([['system', 'You are a support agent.'], ['human', '{question}']]).pipe(model);
+    await chain.invoke({ question: 'Refund A1.' }, { callbacks: [new PanoptesCallbackHandler({ monitor })], metadata: { thread_id: 'chain-1' } });
+    expect((await monitor.report('chain-1'))!.trace).toEqual(['greeting', 'resolution']);
+    await chain.invoke({ question: 'Refund A2.' }, { callbacks: [new PanoptesCallbackHandler({ monitor })], configurable: { thread_id: 'chain-2' } });
+    expect(await monitor.report('chain-2')).toBeUndefined();
   });
 
   it('places an unnamed session by its conversation: the session whose answer the history carries', async () => {
