@@ -22,7 +22,7 @@ describe('the panoptes bin in a clone', () => {
   it('is found by `npm exec panoptes` (what `npx panoptes` runs) inside the repository', async () => {
     const { stdout } = await run('npm', ['exec', '--offline', '--no', '--', 'panoptes', '--version'], { cwd: ROOT });
     expect(stdout.trim()).toBe(manifest.version);
-  });
+  }, 60_000); // npm's own start-up: seconds on a busy 2-core machine
 });
 
 describe('the tarball', () => {
@@ -39,5 +39,5 @@ describe('the tarball', () => {
     });
     expect(dangling).toEqual([]);
     expect([...files].filter((file) => file.startsWith('test/') || /\.test(-d)?\.ts$/.test(file))).toEqual([]);
-  });
+  }, 60_000);
 });
