@@ -1,5 +1,6 @@
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { inputTooLarge } from '../limits/index.js';
+import { fastParse } from './fast-parse.js';
 import type { Finding } from './findings.js';
 import { indexPositions, type PositionIndex, type SourcePosition } from './positions.js';
 
@@ -23,6 +24,13 @@ export interface ParsedText {
 export function parseYamlText(text: string, maxBytes: number): ParsedText {
   const tooLarge = sizeFinding(text, maxBytes);
   if (tooLarge) return { findings: [tooLarge] };
+  const fast = fastParse(text);
+  if (fast) return { data: fast.data, positions: lazyPositions(text), findings: [] };
+  return parseWithPositions(text);
+}
+
+/** The `yaml` library's parse: every error and warning positioned, aliases limited, the version spelled as written. */
+function parseWithPositions(text: string): ParsedText {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true, strict: true });
   const place = (offset: number | undefined): { position?: SourcePosition } => {
@@ -56,6 +64,16 @@ export function parseYamlText(text: string, maxBytes: number): ParsedText {
   }
   keepVersionSpelling(document, data);
   return { data, positions: indexPositions(document, lineCounter), findings };
+}
+
+/**
+ * Positions indexed on first use, by parsing the text again with `yaml`: a workflow the fast parser read needs them
+ * only for a finding (a lint warning), which most never have.
+ */
+function lazyPositions(text: string): PositionIndex {
+  let index: PositionIndex | undefined;
+  const positions = () => (index ??= parseWithPositions(text).positions ?? { find: () => undefined, get: () => undefined });
+  return { find: (path, at) => positions().find(path, at), get: (path) => positions().get(path) };
 }
 
 /** The input-too-large finding, or nothing. */
