@@ -38,7 +38,7 @@ import type { LoopDetector, LoopObserveOptions, LoopReport, LoopStep } from './t
 export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetector {
   const config = resolveLoopOptions(options);
   const { clock, logger } = config;
-  const telemetry = createTelemetry({ ...(options.tracer ? { tracer: options.tracer } : {}), ...(options.meter ? { meter: options.meter } : {}) });
+  const telemetry = createTelemetry({ ...(options.tracer ? { tracer: options.tracer } : {}), ...(options.meter ? { meter: options.meter } : {}), ...(options.telemetry === false ? { telemetry: false } : {}) });
   const misses = config.missCounter ?? createMissCounter(logger, telemetry);
   const prepare = createStepPreparer(config);
   const store = createLoopSessionStore<LoopSession>({ ttlMs: config.ttlMs, maxSessions: config.maxSessions, clock, create: sessionFactory(config) });

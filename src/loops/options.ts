@@ -190,6 +190,8 @@ export interface LoopDetectorOptions {
   tracer?: Tracer;
   /** Where loop counts and check durations go. @default the global meter provider's */
   meter?: Meter;
+  /** `false` turns the detector's spans and metrics off. @default true */
+  telemetry?: boolean;
 }
 
 /** The options after defaults and validation. @internal */
@@ -224,7 +226,7 @@ const KNOWN_OPTIONS = [
   'embedder', 'threshold', 'window', 'ttlMs', 'longWindow', 'timeoutMs', 'dimensions', 'maxSessions', 'repeatedAction',
   'repeatedError', 'monologue', 'alternation', 'toolCycle', 'repeatedText', 'exemptTools', 'ignoreKeys',
   'volatilePatterns', 'normalizeArguments', 'hint', 'strongerHint', 'stopMessage', 'escalation', 'clock', 'timers',
-  'logger', 'missCounter', 'tracer', 'meter',
+  'logger', 'missCounter', 'tracer', 'meter', 'telemetry',
 ] as const satisfies readonly (keyof LoopDetectorOptions)[];
 
 /** Longest tool cycle that may be looked for: each step checks every length up to it, so it bounds the cost. */

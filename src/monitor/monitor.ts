@@ -110,6 +110,7 @@ export function createMonitor({
     missCounter: misses,
     ...(telemetryOptions.tracer ? { tracer: telemetryOptions.tracer } : {}),
     ...(telemetryOptions.meter ? { meter: telemetryOptions.meter } : {}),
+    ...(telemetryOptions.telemetry === false ? { telemetry: false } : {}),
   });
   /** Emits the events of a transition's effects, and counts its violations. */
   const emitEffects = (sessionId: string, effects: readonly WorkflowEffect[]): void => {

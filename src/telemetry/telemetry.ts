@@ -21,6 +21,8 @@ export interface TelemetryOptions {
   captureContent?: boolean;
   /** More patterns whose matches are redacted from every recorded text, besides API keys, bearer tokens and `Authorization` values. */
   redactPatterns?: readonly RegExp[];
+  /** `false` turns Panoptes' spans and metrics off, even with an SDK registered. @default true */
+  telemetry?: boolean;
 }
 
 type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses';
@@ -60,7 +62,8 @@ const DURATION_BUCKETS_S = [0.000_005, 0.000_01, 0.000_025, 0.000_05, 0.000_1, 0
  * Builds the telemetry helpers over a tracer and a meter (the global ones by default). An SDK that throws (a broken
  * exporter, a span processor that fails) is caught here: it never reaches the agent's call.
  */
-export function createTelemetry({ tracer: tracerOption, meter: meterOption, captureContent = false, redactPatterns }: TelemetryOptions = {}): Telemetry {
+export function createTelemetry({ tracer: tracerOption, meter: meterOption, captureContent = false, redactPatterns, telemetry: enabled = true }: TelemetryOptions = {}): Telemetry {
+  if (!enabled) return DISABLED;
   const tracer = tracerOption ?? trace.getTracer(INSTRUMENTATION_SCOPE);
   const patterns = secretPatterns(redactPatterns);
   let instruments: Instruments | undefined;
@@ -197,6 +200,23 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
   return telemetry;
 }
 
+const nothing = (): undefined => undefined;
+/** Telemetry turned off: every call does nothing. */
+const DISABLED: Telemetry = {
+  captureContent: false,
+  startSpan: nothing,
+  activeContext: nothing,
+  withSpan: (_span, fn) => fn(),
+  setAttributes: nothing,
+  event: nothing,
+  end: nothing,
+  count: nothing,
+  duration: nothing,
+  now: () => 0,
+  content: nothing,
+  miss: nothing,
+};
+
 /** Whether options carry any telemetry setting, so callers that pass them on can skip it. */
 export function telemetryOptionsOf(options: TelemetryOptions): TelemetryOptions {
   return {
@@ -204,5 +224,6 @@ export function telemetryOptionsOf(options: TelemetryOptions): TelemetryOptions 
     ...(options.meter ? { meter: options.meter } : {}),
     ...(options.captureContent ? { captureContent: options.captureContent } : {}),
     ...(options.redactPatterns ? { redactPatterns: options.redactPatterns } : {}),
+    ...(options.telemetry === false ? { telemetry: false } : {}),
   };
 }

@@ -133,6 +133,18 @@ describe('monitor telemetry', () => {
   });
 });
 
+describe('telemetry: false', () => {
+  it('records nothing, even with a tracer and meter given', async () => {
+    const otel = createOtel();
+    const monitor = createMonitor({ workflow, logger: recordingLogger(), tracer: otel.tracer, meter: otel.meter, telemetry: false, loops: true });
+    await monitor.afterModel('s1', say('here are the internal notes'));
+    await monitor.beforeModel('s1', request());
+    await monitor.beforeTool('s1', { id: 'x', name: 'issue_refund', args: {} });
+    expect(otel.spans()).toEqual([]);
+    expect(await otel.points('panoptes.violations')).toEqual([]);
+  });
+});
+
 describe('privacy', () => {
   const secrets = ['sk-proj-abcdefghijklmnopqrstuvwxyz123456', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'AKIAIOSFODNN7EXAMPLE', 'hunter2-internal-token-99', 'ACME-SECRET-424242'];
   const turnWithSecrets = {
