@@ -235,12 +235,11 @@ export function createMonitor({
   }
 
   /** `beforeModel` on the loaded session: takes the interventions due and the loop hint, then says what the call does. */
-  function beforeModelWith(sessionId: string, request: ModelRequest, stored: MonitorSession | undefined): MaybePromise<BeforeModelResult> {
+  function beforeModelWith(sessionId: string, request: ModelRequest, stored: MonitorSession | undefined, effects: WorkflowEffect[]): MaybePromise<BeforeModelResult> {
     // Most calls have nothing due: the request goes on as it is, the session is not written back (a new one is first
     // written by afterModel), and the messages are not read (an adapter that builds them on demand then never
     // converts the conversation).
     if (!loops && (stored ? isIdle(stored) : freshSessionIsIdle)) return unchanged(request);
-    const effects: WorkflowEffect[] = [];
     let session = flushPending(activeOrFresh(stored), effects);
     const { snapshot, plan } = takeInterventions(workflow, session.workflow);
     if (snapshot !== session.workflow) session = { ...session, workflow: snapshot };
@@ -368,12 +367,15 @@ export function createMonitor({
   // (src/telemetry: a span per check and per guard decision, one per model call that Panoptes changed).
   const syncFirst: SyncFirstMonitor = {
     beforeModel: (sessionId, request) => {
+      // The span is made afterwards, and only when something happened: most calls have nothing due.
       const startTime = Date.now();
       const parent = telemetry.activeContext();
-      return traced(telemetry, undefined, () => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeModelWith(sessionId, request, stored))), (result) => {
+      const flushed: WorkflowEffect[] = [];
+      return traced(telemetry, undefined, () => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeModelWith(sessionId, request, stored, flushed))), (result) => {
         const applied = result.action === 'block' ? [result.intervention] : result.interventions;
-        if (applied.length === 0) return;
-        const span = telemetry.startSpan(SPAN.intervene, { ...sessionAttributes(sessionId, OPERATION.intervene), [ATTR.action]: result.action }, startTime, parent);
+        if (applied.length === 0 && flushed.length === 0) return;
+        const span = telemetry.startSpan(SPAN.beforeModel, { ...sessionAttributes(sessionId, OPERATION.beforeModel), [ATTR.action]: result.action }, startTime, parent);
+        recordEffects(telemetry, span, flushed);
         for (const intervention of applied) recordIntervention(telemetry, span, intervention);
         telemetry.end(span);
       });
@@ -440,16 +442,25 @@ export function createMonitor({
         return { action: 'proceed' as const, interventions: loopHint ? [...plan.apply, renderLoopHint(loopHint)] : plan.apply };
       }),
 
-    endSession: async (sessionId) =>
-      serialised(sessionId, async () => {
-        const effects: WorkflowEffect[] = [];
-        let session = flushPending((await load(sessionId)) ?? freshSession(), effects);
-        session = apply(session, { type: 'close', at: clock.now() }, effects);
-        loops?.resetSession(sessionId);
-        await save(sessionId, session);
-        emitEffects(sessionId, effects);
-        return reportOf(sessionId, session);
-      }),
+    endSession: async (sessionId) => {
+      const span = telemetry.startSpan(SPAN.endSession, sessionAttributes(sessionId, OPERATION.endSession));
+      return traced(
+        telemetry,
+        span,
+        () =>
+          serialised(sessionId, async () => {
+            const effects: WorkflowEffect[] = [];
+            let session = flushPending((await load(sessionId)) ?? freshSession(), effects);
+            session = apply(session, { type: 'close', at: clock.now() }, effects);
+            loops?.resetSession(sessionId);
+            await save(sessionId, session);
+            emitEffects(sessionId, effects);
+            recordEffects(telemetry, span, effects);
+            return reportOf(sessionId, session);
+          }),
+        (report) => telemetry.setAttributes(span, { [ATTR.state]: report.state, [ATTR.status]: report.status, [ATTR.violationCount]: report.violations.length }),
+      );
+    },
 
     report: async (sessionId) => serialised(sessionId, async () => {
       const session = await load(sessionId);

@@ -7,12 +7,19 @@
 export const SPAN = {
   /** One monitored model response: its classification, the workflow's moves and verdicts (`monitor.afterModel`). */
   check: 'panoptes.check',
-  /** A model call that Panoptes changed or blocked: the interventions applied (`monitor.beforeModel`, only when any). */
-  intervene: 'panoptes.intervene',
+  /**
+   * `monitor.beforeModel`, only when something happened: interventions applied, the call blocked, or the workflow
+   * effects of the last turn's tool calls that ran unchecked (they enter the trace now).
+   */
+  beforeModel: 'panoptes.before_model',
+  /** `monitor.endSession`: the session closed, its final verdicts and the violations found by closing it. */
+  endSession: 'panoptes.end_session',
   /** One guard decision on a tool call (`monitor.beforeTool`, `sentinel.check`); the name ends with the tool's. */
   guard: 'panoptes.guard',
   /** A loop the loop detector reported, from the step that completed it. */
   loop: 'panoptes.loop',
+  /** One recorded session replayed by `panoptes audit` (a trace of its own); the name ends with the session's id. */
+  audit: 'panoptes.audit',
 } as const;
 
 /** Span event names. */
@@ -54,6 +61,7 @@ export const ATTR = {
   /** Only with `captureContent: true`. */
   content: 'panoptes.content',
   action: 'panoptes.action',
+  status: 'panoptes.status',
   guardResult: 'panoptes.guard.result',
   guardBy: 'panoptes.guard.by',
   guardReason: 'panoptes.guard.reason',
@@ -73,15 +81,22 @@ export const ATTR = {
   loopDetection: 'panoptes.loop.detection',
   loopStep: 'panoptes.loop.step',
   missCause: 'panoptes.miss.cause',
+  auditFile: 'panoptes.audit.file',
+  auditLine: 'panoptes.audit.line',
+  auditTrace: 'panoptes.audit.trace',
+  /** Violations in the session so far (`panoptes.end_session`, `panoptes.audit`). */
+  violationCount: 'panoptes.violation_count',
   errorType: 'error.type',
 } as const;
 
 /** Values of `gen_ai.operation.name` on Panoptes' spans (not GenAI operations themselves: Panoptes' own names). */
 export const OPERATION = {
   check: 'panoptes.check',
-  intervene: 'panoptes.intervene',
+  beforeModel: 'panoptes.before_model',
+  endSession: 'panoptes.end_session',
   guard: 'panoptes.guard',
   loop: 'panoptes.loop',
+  audit: 'panoptes.audit',
 } as const;
 
 /** Metric names: counters, and histograms of durations in seconds. */

@@ -48,7 +48,7 @@ describe('telemetry through the AI SDK (experimental_telemetry)', () => {
     expect(leaked.events.find((event) => event.name === 'panoptes.violation')?.attributes).toMatchObject({ 'panoptes.constraint': 'no_leak', 'panoptes.severity': 'critical' });
 
     // The interventions: the refusal's guidance and the violation's, each on the model call that carried it.
-    const intervened = spans.filter((span) => span.name === 'panoptes.intervene');
+    const intervened = spans.filter((span) => span.name === 'panoptes.before_model');
     expect(intervened.flatMap((span) => span.events.map((event) => event.attributes?.['panoptes.intervention.name']))).toEqual(expect.arrayContaining(['verify_first', 'no_leak']));
     expect(intervened.map((span) => span.attributes['panoptes.action'])).toEqual(['proceed', 'block']);
     expect(parentName(spans, intervened[0]!)).toBe('ai.generateText.doGenerate');

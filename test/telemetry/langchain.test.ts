@@ -57,7 +57,7 @@ describe("telemetry through LangChain's createAgent", () => {
     const refused = panoptes.find((span) => span.name === 'panoptes.guard issue_refund' && span.attributes['panoptes.guard.result'] === 'deny')!;
     expect(refused.attributes).toMatchObject({ 'gen_ai.conversation.id': 'c1', 'gen_ai.tool.call.id': 'r0', 'panoptes.guard.by': 'workflow', 'langfuse.observation.type': 'guardrail' });
     expect(refused.attributes['panoptes.guard.reason']).toMatch(/^The call to issue_refund was refused and did not run\./);
-    const intervened = panoptes.filter((span) => span.name === 'panoptes.intervene');
+    const intervened = panoptes.filter((span) => span.name === 'panoptes.before_model');
     expect(intervened.flatMap((span) => span.events.map((event) => event.attributes?.['panoptes.intervention.strategy']))).toEqual(['system-prompt-append']);
     expect(panoptes.filter((span) => span.name === 'panoptes.check').map((span) => span.attributes['panoptes.state'])).toEqual(['account_action', 'verify_identity', 'account_action', 'resolution']);
     expect(await otel.points('panoptes.refusals')).toEqual([{ attributes: { 'gen_ai.tool.name': 'issue_refund', 'panoptes.refused_by': 'workflow' }, value: 1 }]);

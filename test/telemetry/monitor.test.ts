@@ -61,13 +61,13 @@ describe('monitor telemetry', () => {
 
     const before = await monitor.beforeModel('s1', request());
     expect(before.action).toBe('proceed');
-    const intervene = otel.span('panoptes.intervene');
+    const intervene = otel.span('panoptes.before_model');
     expect(intervene.attributes).toMatchObject({ 'panoptes.action': 'proceed', 'gen_ai.conversation.id': 's1' });
     expect(intervene.events.map((event) => event.attributes)).toEqual([{ 'panoptes.intervention.name': 'no_leak', 'panoptes.intervention.strategy': 'user-message-inject' }]);
     expect(await otel.points('panoptes.interventions')).toEqual([{ attributes: { 'panoptes.intervention.strategy': 'user-message-inject' }, value: 1 }]);
     // A call with nothing due makes no span.
     await monitor.beforeModel('s1', request());
-    expect(otel.spans().filter((span) => span.name === 'panoptes.intervene')).toHaveLength(1);
+    expect(otel.spans().filter((span) => span.name === 'panoptes.before_model')).toHaveLength(1);
   });
 
   it('a loop: a panoptes.loop span under the check span, an event on it, and a counted loop', async () => {
