@@ -1,6 +1,6 @@
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFactStore, createLoopDetector, createMemorySessionStore, createMonitor, createSentinel, parseRulebase, type MonitorSession, type SessionStore } from '../../src/index.js';
 import { createFakeClock } from '../../src/testing/index.js';
@@ -201,6 +201,21 @@ describe('fail-open', () => {
       return results;
     };
     expect(await run(traced)).toEqual(await run(plain));
+  });
+});
+
+describe('fail-open: a hanging exporter', () => {
+  it('an exporter that never answers holds up no call, behind a simple or a batch processor', async () => {
+    const hanging = { export: () => {}, shutdown: () => new Promise<void>(() => {}), forceFlush: () => new Promise<void>(() => {}) };
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(hanging), new BatchSpanProcessor(hanging, { maxExportBatchSize: 1, scheduledDelayMillis: 1 })] });
+    const monitor = createMonitor({ workflow, logger: recordingLogger(), tracer: provider.getTracer('panoptes'), loops: true });
+    const started = performance.now();
+    for (let turn = 0; turn < 20; turn++) {
+      await monitor.beforeModel('s1', request());
+      await monitor.afterModel('s1', call('issue_refund', `r${turn}`));
+      await monitor.beforeTool('s1', { id: `r${turn}`, name: 'issue_refund', args: {} });
+    }
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
 
