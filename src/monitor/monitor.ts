@@ -368,12 +368,17 @@ export function createMonitor({
   const syncFirst: SyncFirstMonitor = {
     beforeModel: (sessionId, request) => {
       // The span is made afterwards, and only when something happened: most calls have nothing due.
-      const startTime = Date.now();
-      const parent = telemetry.activeContext();
+      const tracing = telemetry.tracing();
+      const startTime = tracing ? Date.now() : undefined;
+      const parent = tracing ? telemetry.activeContext() : undefined;
       const flushed: WorkflowEffect[] = [];
       return traced(telemetry, undefined, () => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeModelWith(sessionId, request, stored, flushed))), (result) => {
         const applied = result.action === 'block' ? [result.intervention] : result.interventions;
         if (applied.length === 0 && flushed.length === 0) return;
+        if (!tracing) {
+          for (const intervention of applied) recordIntervention(telemetry, undefined, intervention);
+          return;
+        }
         const span = telemetry.startSpan(SPAN.beforeModel, { ...sessionAttributes(sessionId, OPERATION.beforeModel), [ATTR.action]: result.action }, startTime, parent);
         recordEffects(telemetry, span, flushed);
         for (const intervention of applied) recordIntervention(telemetry, span, intervention);

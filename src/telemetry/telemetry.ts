@@ -1,4 +1,4 @@
-import { context, metrics, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type Meter, type MeterProvider, type Span, type Tracer } from '@opentelemetry/api';
+import { context, createNoopMeter, metrics, ProxyTracerProvider, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type Meter, type MeterProvider, type Span, type Tracer } from '@opentelemetry/api';
 import { ATTR, EVENT, INSTRUMENTATION_SCOPE, METRIC } from './names.js';
 import { redactSecrets, secretPatterns } from './redact.js';
 
@@ -36,6 +36,11 @@ interface Instruments {
 /** The small set of calls the monitor, the sentinel and the loop detector make. None of them throws. */
 export interface Telemetry {
   readonly captureContent: boolean;
+  /**
+   * Whether spans may be recorded: false with the default tracer while no SDK is registered, so a caller can skip
+   * the work of a span altogether (the no-SDK fast path). True whenever a tracer was passed.
+   */
+  tracing(): boolean;
   /** A span under the active context, or undefined when nothing would record it (no SDK: the fast path). */
   startSpan(name: string, attributes: Attributes, startTime?: number, parent?: Context): Span | undefined;
   /** The active context, to parent a span started later (after an await) where it belongs. */
@@ -49,6 +54,7 @@ export interface Telemetry {
   count(name: CounterName, attributes: Attributes): void;
   /** Records the seconds since `startMs` (from {@link now}). */
   duration(name: HistogramName, startMs: number, attributes?: Attributes): void;
+  /** A start time for {@link duration}: 0 (and no clock read) while no meter provider is registered. */
   now(): number;
   /** Content for a span: the text with secrets redacted when `captureContent` is on, else undefined. */
   content(value: unknown): string | undefined;
@@ -65,16 +71,19 @@ const DURATION_BUCKETS_S = [0.000_005, 0.000_01, 0.000_025, 0.000_05, 0.000_1, 0
 export function createTelemetry({ tracer: tracerOption, meter: meterOption, captureContent = false, redactPatterns, telemetry: enabled = true }: TelemetryOptions = {}): Telemetry {
   if (!enabled) return DISABLED;
   const tracer = tracerOption ?? trace.getTracer(INSTRUMENTATION_SCOPE);
+  const tracing = tracerOption ? () => true : globalTracing;
   const patterns = secretPatterns(redactPatterns);
   let instruments: Instruments | undefined;
   let instrumentsFrom: MeterProvider | Meter | undefined;
 
   // The global meter provider has no proxy: a meter taken before the SDK is registered stays a no-op. So the default
   // meter is looked up again whenever the global provider changes.
-  function instrumentsNow(): Instruments {
+  function instrumentsNow(): Instruments | undefined {
     const source = meterOption ?? metrics.getMeterProvider();
-    if (instruments && source === instrumentsFrom) return instruments;
+    if (source === instrumentsFrom) return instruments;
+    instrumentsFrom = source;
     const meter = meterOption ?? (source as MeterProvider).getMeter(INSTRUMENTATION_SCOPE);
+    if (meter === NOOP_METER) return (instruments = undefined); // no SDK: nothing to record, nothing to time
     const counter = (name: string, description: string) => meter.createCounter(name, { description, unit: '{count}' });
     const histogram = (name: string, description: string) => meter.createHistogram(name, { description, unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS_S } });
     instruments = {
@@ -91,7 +100,6 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
         loopCheckDuration: histogram(METRIC.loopCheckDuration, 'Time of one loop check.'),
       },
     };
-    instrumentsFrom = source;
     return instruments;
   }
 
@@ -107,8 +115,10 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
 
   const telemetry: Telemetry = {
     captureContent,
+    tracing,
     startSpan(name, attributes, startTime, parent) {
       try {
+        if (!tracing()) return undefined;
         const span = tracer.startSpan(name, startTime === undefined ? undefined : { startTime }, parent);
         if (!span.isRecording()) return undefined;
         span.setAttributes(clean(attributes));
@@ -164,19 +174,26 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
     },
     count(name, attributes) {
       try {
-        instrumentsNow().counters[name].add(1, clean(attributes));
+        instrumentsNow()?.counters[name].add(1, clean(attributes));
       } catch {
         // ignored
       }
     },
     duration(name, startMs, attributes = {}) {
+      if (startMs === 0) return; // started while nothing was recording
       try {
-        instrumentsNow().histograms[name].record((performance.now() - startMs) / 1000, clean(attributes));
+        instrumentsNow()?.histograms[name].record((performance.now() - startMs) / 1000, clean(attributes));
       } catch {
         // ignored
       }
     },
-    now: () => performance.now(),
+    now: () => {
+      try {
+        return instrumentsNow() ? performance.now() : 0;
+      } catch {
+        return 0;
+      }
+    },
     content(value) {
       if (!captureContent) return undefined;
       try {
@@ -200,10 +217,22 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
   return telemetry;
 }
 
+const NOOP_METER = createNoopMeter();
+// What the global proxy tracer provider delegates to while no SDK is registered (a fresh proxy has no delegate). A
+// provider from another copy of the API compares unequal: that copy's spans are then started and found not recording.
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** Whether an SDK is registered as the global tracer provider. */
+function globalTracing(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_TRACER_PROVIDER);
+}
+
 const nothing = (): undefined => undefined;
 /** Telemetry turned off: every call does nothing. */
 const DISABLED: Telemetry = {
   captureContent: false,
+  tracing: () => false,
   startSpan: nothing,
   activeContext: nothing,
   withSpan: (_span, fn) => fn(),

@@ -1,4 +1,4 @@
-import { context, trace } from '@opentelemetry/api';
+import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,13 +123,19 @@ describe('monitor telemetry', () => {
     expect((await plain.afterModel('s1', say('hello'))).classifications[0]?.state).toBe('greeting');
     const otel = createOtel();
     trace.setGlobalTracerProvider(otel.provider);
+    metrics.setGlobalMeterProvider(otel.meterProvider);
     try {
-      // Registered after the monitor was made: the global proxy tracer picks it up.
+      // Registered after the monitor was made: the global proxy tracer, and the meter looked up again, pick it up.
       await plain.afterModel('s2', say('hello'));
       expect(otel.spans().map((span) => span.name)).toEqual(['panoptes.check']);
+      expect(await otel.points('panoptes.classification.duration')).toEqual([{ attributes: {}, value: 1 }]);
     } finally {
       trace.disable();
+      metrics.disable();
     }
+    // Gone again: back to the fast path, nothing recorded.
+    await plain.afterModel('s3', say('hello'));
+    expect(otel.spans()).toHaveLength(1);
   });
 });
 
