@@ -23,6 +23,8 @@ export interface TelemetryOptions {
   redactPatterns?: readonly RegExp[];
   /** `false` turns Panoptes' spans and metrics off, even with an SDK registered. @default true */
   telemetry?: boolean;
+  /** The agent's name, as `gen_ai.agent.name` on every span. */
+  agentName?: string;
 }
 
 type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses';
@@ -68,7 +70,7 @@ const DURATION_BUCKETS_S = [0.000_005, 0.000_01, 0.000_025, 0.000_05, 0.000_1, 0
  * Builds the telemetry helpers over a tracer and a meter (the global ones by default). An SDK that throws (a broken
  * exporter, a span processor that fails) is caught here: it never reaches the agent's call.
  */
-export function createTelemetry({ tracer: tracerOption, meter: meterOption, captureContent = false, redactPatterns, telemetry: enabled = true }: TelemetryOptions = {}): Telemetry {
+export function createTelemetry({ tracer: tracerOption, meter: meterOption, captureContent = false, redactPatterns, telemetry: enabled = true, agentName }: TelemetryOptions = {}): Telemetry {
   if (!enabled) return DISABLED;
   const tracer = tracerOption ?? trace.getTracer(INSTRUMENTATION_SCOPE);
   const tracing = tracerOption ? () => true : globalTracing;
@@ -121,6 +123,7 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
         if (!tracing()) return undefined;
         const span = tracer.startSpan(name, startTime === undefined ? undefined : { startTime }, parent);
         if (!span.isRecording()) return undefined;
+        if (agentName !== undefined) attributes[ATTR.agentName] = agentName;
         span.setAttributes(clean(attributes));
         return span;
       } catch {
@@ -254,5 +257,6 @@ export function telemetryOptionsOf(options: TelemetryOptions): TelemetryOptions 
     ...(options.captureContent ? { captureContent: options.captureContent } : {}),
     ...(options.redactPatterns ? { redactPatterns: options.redactPatterns } : {}),
     ...(options.telemetry === false ? { telemetry: false } : {}),
+    ...(options.agentName === undefined ? {} : { agentName: options.agentName }),
   };
 }

@@ -49,10 +49,10 @@ describe('monitor telemetry', () => {
 
   it('a violation and its intervention: the check span classifies and records the violation, the next call an intervene span', async () => {
     const otel = createOtel();
-    const monitor = createMonitor({ workflow, logger: recordingLogger(), tracer: otel.tracer, meter: otel.meter });
+    const monitor = createMonitor({ workflow, logger: recordingLogger(), tracer: otel.tracer, meter: otel.meter, agentName: 'support-bot' });
     await monitor.afterModel('s1', say('here are the internal notes'));
     const check = otel.span('panoptes.check');
-    expect(check.attributes).toMatchObject({ 'panoptes.state': 'leak', 'panoptes.classification.method': 'pattern', 'panoptes.classification.confidence': 0.9, 'panoptes.workflow': 'support' });
+    expect(check.attributes).toMatchObject({ 'gen_ai.agent.name': 'support-bot', 'panoptes.state': 'leak', 'panoptes.classification.method': 'pattern', 'panoptes.classification.confidence': 0.9, 'panoptes.workflow': 'support' });
     expect(eventNames(check)).toEqual(expect.arrayContaining(['panoptes.state_change', 'panoptes.violation']));
     const violation = check.events.find((event) => event.name === 'panoptes.violation')!;
     expect(violation.attributes).toMatchObject({ 'panoptes.constraint': 'no_leak', 'panoptes.severity': 'error' });
