@@ -38,7 +38,12 @@ import type { LoopDetector, LoopObserveOptions, LoopReport, LoopStep } from './t
 export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetector {
   const config = resolveLoopOptions(options);
   const { clock, logger } = config;
-  const telemetry = createTelemetry({ ...(options.tracer ? { tracer: options.tracer } : {}), ...(options.meter ? { meter: options.meter } : {}), ...(options.telemetry === false ? { telemetry: false } : {}) });
+  const telemetry = createTelemetry({
+    ...(options.tracer ? { tracer: options.tracer } : {}),
+    ...(options.meter ? { meter: options.meter } : {}),
+    ...(options.telemetry === false ? { telemetry: false } : {}),
+    onFailure: (error) => misses.record('telemetry', 'The OpenTelemetry SDK threw; the loop span or metric was dropped.', error),
+  });
   const misses = config.missCounter ?? createMissCounter(logger, telemetry);
   const prepare = createStepPreparer(config);
   const store = createLoopSessionStore<LoopSession>({ ttlMs: config.ttlMs, maxSessions: config.maxSessions, clock, create: sessionFactory(config) });

@@ -92,7 +92,7 @@ export function createMonitor({
   assertMilliseconds('storeTimeoutMs', storeTimeoutMs, 'the default is 1000');
   assertMilliseconds('guardTimeoutMs', guardTimeoutMs, 'the default is 30000');
   const store = storeOption ?? createMemorySessionStore<MonitorSession>({ clock });
-  const telemetry = createTelemetry(telemetryOptionsOf(telemetryOptions));
+  const telemetry = createTelemetry({ ...telemetryOptionsOf(telemetryOptions), onFailure: (error) => misses.record('telemetry', TELEMETRY_FAILED, error) });
   const misses = createMissCounter(logger, telemetry);
   const events = createEmitter((error) => misses.record('listener', 'A monitor event listener threw or rejected.', error));
   const classifier = createSyncFirstClassifier({
@@ -510,6 +510,8 @@ function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDete
 }
 
 const ALLOWED: ToolGuardVerdict = { allowed: true };
+
+const TELEMETRY_FAILED = 'The OpenTelemetry SDK (a span processor, an exporter or a meter) threw; the span or metric was dropped.';
 
 /**
  * Runs one monitor call with `span` active (spans started inside nest under it), then hands the result to `record`

@@ -27,6 +27,12 @@ export interface TelemetryOptions {
   agentName?: string;
 }
 
+/** What the monitor and the loop detector add: where a failure of the SDK itself is reported (a miss). */
+export interface TelemetryHooks {
+  /** Called when the SDK throws (a span processor, an exporter, a meter); never twice at once. */
+  onFailure?: (error: unknown) => void;
+}
+
 type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses';
 type HistogramName = 'classificationDuration' | 'guardDuration' | 'loopCheckDuration';
 
@@ -70,11 +76,24 @@ const DURATION_BUCKETS_S = [0.000_005, 0.000_01, 0.000_025, 0.000_05, 0.000_1, 0
  * Builds the telemetry helpers over a tracer and a meter (the global ones by default). An SDK that throws (a broken
  * exporter, a span processor that fails) is caught here: it never reaches the agent's call.
  */
-export function createTelemetry({ tracer: tracerOption, meter: meterOption, captureContent = false, redactPatterns, telemetry: enabled = true, agentName }: TelemetryOptions = {}): Telemetry {
+export function createTelemetry({ tracer: tracerOption, meter: meterOption, captureContent = false, redactPatterns, telemetry: enabled = true, agentName, onFailure }: TelemetryOptions & TelemetryHooks = {}): Telemetry {
   if (!enabled) return DISABLED;
   const tracer = tracerOption ?? trace.getTracer(INSTRUMENTATION_SCOPE);
   const tracing = tracerOption ? () => true : globalTracing;
   const patterns = secretPatterns(redactPatterns);
+  // Reporting a failure records a miss, which is telemetry too: a failure while reporting one is not reported again.
+  let reporting = false;
+  const failed = (error: unknown): void => {
+    if (reporting || !onFailure) return;
+    reporting = true;
+    try {
+      onFailure(error);
+    } catch {
+      // Nothing left to report to.
+    } finally {
+      reporting = false;
+    }
+  };
   let instruments: Instruments | undefined;
   let instrumentsFrom: MeterProvider | Meter | undefined;
 
@@ -126,7 +145,8 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
         if (agentName !== undefined) attributes[ATTR.agentName] = agentName;
         span.setAttributes(clean(attributes));
         return span;
-      } catch {
+      } catch (error) {
+        failed(error);
         return undefined; // the SDK failed: no span, the call goes on
       }
     },
@@ -151,16 +171,16 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
       if (!span) return;
       try {
         span.setAttributes(clean(attributes));
-      } catch {
-        // ignored: telemetry never fails a call
+      } catch (error) {
+        failed(error); // telemetry never fails a call
       }
     },
     event(span, name, attributes) {
       if (!span) return;
       try {
         span.addEvent(name, clean(attributes));
-      } catch {
-        // ignored
+      } catch (error) {
+        failed(error);
       }
     },
     end(span, error) {
@@ -171,29 +191,30 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
           span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(error instanceof Error ? error.message : String(error), patterns) });
         }
         span.end();
-      } catch {
-        // A span processor or exporter that throws on end: the call it describes is unaffected.
+      } catch (error) {
+        failed(error); // a span processor or exporter that throws on end: the call it describes is unaffected
       }
     },
     count(name, attributes) {
       try {
         instrumentsNow()?.counters[name].add(1, clean(attributes));
-      } catch {
-        // ignored
+      } catch (error) {
+        failed(error);
       }
     },
     duration(name, startMs, attributes = {}) {
       if (startMs === 0) return; // started while nothing was recording
       try {
         instrumentsNow()?.histograms[name].record((performance.now() - startMs) / 1000, clean(attributes));
-      } catch {
-        // ignored
+      } catch (error) {
+        failed(error);
       }
     },
     now: () => {
       try {
         return instrumentsNow() ? performance.now() : 0;
-      } catch {
+      } catch (error) {
+        failed(error);
         return 0;
       }
     },

@@ -196,7 +196,8 @@ describe('fail-open', () => {
     otel.exporter.export = () => {
       throw new Error('exporter broke');
     };
-    const traced = createMonitor({ workflow, logger: recordingLogger(), clock: createFakeClock(), tracer: otel.tracer, meter: otel.meter, loops: true });
+    const logger = recordingLogger();
+    const traced = createMonitor({ workflow, logger, clock: createFakeClock(), tracer: otel.tracer, meter: otel.meter, loops: true });
     const plain = createMonitor({ workflow, logger: recordingLogger(), clock: createFakeClock(), loops: true });
     const run = async (monitor: typeof plain) => {
       const results: unknown[] = [];
@@ -207,6 +208,9 @@ describe('fail-open', () => {
       return results;
     };
     expect(await run(traced)).toEqual(await run(plain));
+    // Counted as misses and logged once, like any other failure of Panoptes' own.
+    expect(traced.misses().telemetry).toBeGreaterThan(0);
+    expect(logger.warnings.filter((warning) => warning.includes('OpenTelemetry'))).toHaveLength(1);
   });
 });
 
