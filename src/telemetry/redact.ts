@@ -8,7 +8,7 @@ export const DEFAULT_SECRET_PATTERNS: readonly RegExp[] = [
   // A bearer or basic token anywhere.
   /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
   // Named keys, tokens, passwords and secrets: `api_key=...`, `"x-api-key": "..."`, `password: ...`.
-  /(["']?[\w-]*(?:api[_-]?key|secret|token|password|passwd)["']?\s*[:=]\s*["']?)[^\s"',;}]{4,}/gi,
+  /(["']?[\w-]*(?:api[_-]?key|secret|token|password|passwd)["']?\s*[:=]\s*["']?)[^\s"',;}&]{4,}/gi,
   // Provider key formats: OpenAI/Anthropic (sk-...), AWS access key ids, GitHub, Slack, Google, Stripe, JWTs.
   /\bsk-[A-Za-z0-9_-]{16,}/g,
   /\bAKIA[0-9A-Z]{16}\b/g,
