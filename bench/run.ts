@@ -23,6 +23,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   workflow: async () => (await import('./workflow.js')).workflowBench,
   load: async () => (await import('./load.js')).loadBench,
   monitor: async () => (await import('./monitor.js')).monitorBench,
+  telemetry: async () => (await import('./telemetry.js')).telemetryBench,
   embed: async () => (await import('./embed.js')).embedBench,
   guards: async () => (await import('./guards.js')).guardsBench,
   loops: async () => (await import('./loops.js')).loopsBench,

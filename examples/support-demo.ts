@@ -4,6 +4,10 @@
  * The agent is a scripted model in a plain agent loop (no framework), so every step of the monitor is visible:
  * it tries to refund an order before verifying the customer's identity, Panoptes refuses the tool call before it
  * runs, the next model call carries the workflow's guidance, and the agent follows the procedure from there.
+ *
+ * With `OTEL_EXPORTER_OTLP_ENDPOINT` set (`http://localhost:4318` for a local Jaeger or collector), the run is also
+ * sent as one trace: a `support-demo.conversation` span with Panoptes' spans under it, the refusal among them with
+ * its reason (docs/telemetry.md). It uses the OpenTelemetry SDK packages, development dependencies of this repository.
  */
 import { fileURLToPath } from 'node:url';
 import pc from 'picocolors';
@@ -41,6 +45,33 @@ const say = {
   tool: (text: string) => console.log(`${pc.dim('tool')}      ${pc.dim(text)}`),
   panoptes: (text: string) => console.log(`${pc.bold(pc.magenta('panoptes'))}  ${text}`),
 };
+
+/** The OpenTelemetry SDK, exporting over OTLP/HTTP, when `OTEL_EXPORTER_OTLP_ENDPOINT` asks for it. */
+async function tracing(): Promise<{ run: <T>(fn: () => Promise<T>) => Promise<T>; done: () => Promise<void> } | undefined> {
+  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (!endpoint) return undefined;
+  const { context, trace } = await import('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] }); // reads the endpoint and headers from the environment
+  trace.setGlobalTracerProvider(provider); // Panoptes uses the global tracer by default
+  return {
+    run: (fn) =>
+      trace.getTracer('support-demo').startActiveSpan('support-demo.conversation', async (span) => {
+        try {
+          return await fn();
+        } finally {
+          span.end();
+        }
+      }),
+    done: async () => {
+      await provider.shutdown(); // flushes
+      console.log(pc.dim(`trace sent to ${endpoint}`));
+    },
+  };
+}
 
 async function main() {
   const workflow = await loadWorkflow(WORKFLOW);
@@ -98,4 +129,10 @@ function printReport(report: SessionReport) {
   console.log(violated === 0 ? pc.green('\nNo constraint was violated: the refusal and the guidance kept the agent on the procedure.\n') : pc.red(`\n${violated} violation(s).\n`));
 }
 
-await main();
+const traced = await tracing();
+if (traced) {
+  await traced.run(main);
+  await traced.done();
+} else {
+  await main();
+}

@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import { ROOT_CONTEXT, type Meter, type Tracer } from '@opentelemetry/api';
 import { systemClock, type Clock } from '../clock/index.js';
 import type { Embedder } from '../embed/index.js';
 import { InvalidOptionError } from '../errors/index.js';
 import { createMonitor, type Logger, type MonitorSession } from '../monitor/index.js';
 import { createMemorySessionStore } from '../store/index.js';
 import { SEVERITIES, type Workflow } from '../workflow/index.js';
+import { ATTR, createTelemetry, OPERATION, SPAN } from '../telemetry/index.js';
 import { parseTranscripts } from './parse.js';
 import { mapBounded } from './pool.js';
 import { replayTranscript } from './replay.js';
@@ -37,6 +39,14 @@ export interface AuditOptions {
   logger?: Logger;
   /** Called after each session is replayed; `total` is known once every file is read. */
   onProgress?: (progress: { done: number; total: number }) => void;
+  /**
+   * Where the replay's spans go: each session is a trace of its own, a `panoptes.audit {id}` span with the monitor's
+   * spans under it (they nest only with a context manager registered, as `panoptes audit --otlp` does).
+   * @default the global tracer provider's
+   */
+  tracer?: Tracer;
+  /** Where the replay's metrics go. @default the global meter provider's */
+  meter?: Meter;
 }
 
 /**
@@ -59,6 +69,8 @@ export async function auditTranscripts({
   clock = systemClock,
   logger,
   onProgress,
+  tracer,
+  meter,
 }: AuditOptions): Promise<AuditReport> {
   if (!Number.isInteger(concurrency) || concurrency <= 0) {
     throw new InvalidOptionError({ parameter: 'concurrency', value: concurrency, fix: 'Pass a positive whole number; the default is 4.' });
@@ -70,14 +82,31 @@ export async function auditTranscripts({
 
   // Sessions are deleted once reported, so the store holds only the ones in flight, whatever the input's size.
   const store = createMemorySessionStore<MonitorSession>({ ttlMs: Infinity, clock });
-  const monitor = createMonitor({ workflow, store, clock, embeddingTimeoutMs, loops: true, ...(embeddings ? { embeddings } : {}), ...(logger ? { logger } : {}) });
+  const telemetryOptions = { ...(tracer ? { tracer } : {}), ...(meter ? { meter } : {}) };
+  const telemetry = createTelemetry(telemetryOptions);
+  const monitor = createMonitor({ workflow, store, clock, embeddingTimeoutMs, loops: true, ...(embeddings ? { embeddings } : {}), ...(logger ? { logger } : {}), ...telemetryOptions });
   // Without this the first turns would be classified while the exemplars are still being embedded ("warming-up").
   await monitor.warmUp().catch(() => undefined); // a failure is counted by the monitor; turns fall back without embeddings
 
   let done = 0;
   const sessions = await mapBounded(transcripts, concurrency, async (transcript, index) => {
     const key = `audit-${index}`;
-    const session = await replayTranscript(monitor, transcript, key);
+    const span = telemetry.startSpan(
+      `${SPAN.audit} ${transcript.id}`,
+      {
+        [ATTR.operationName]: OPERATION.audit,
+        [ATTR.conversationId]: transcript.id,
+        [ATTR.sessionId]: transcript.id,
+        [ATTR.workflow]: workflow.name,
+        [ATTR.auditFile]: transcript.origin.file,
+        ...(transcript.origin.line === undefined ? {} : { [ATTR.auditLine]: transcript.origin.line }),
+      },
+      undefined,
+      ROOT_CONTEXT,
+    );
+    const session = await telemetry.withSpan(span, () => replayTranscript(monitor, transcript, key));
+    telemetry.setAttributes(span, { [ATTR.auditTrace]: session.trace, [ATTR.violationCount]: session.violations.length, [ATTR.constraints]: session.violations.map((violation) => violation.constraint) });
+    telemetry.end(span);
     await store.delete(key);
     done += 1;
     onProgress?.({ done, total: transcripts.length });

@@ -54,6 +54,7 @@ program
   .option('--model <id>', 'with --embeddings minilm: model id, or folder name under --model-path (default: Xenova/all-MiniLM-L6-v2)')
   .addOption(new Option('--fail-on <severity>', 'lowest violation severity that fails the audit').choices(['warning', 'error', 'critical']).default('error'))
   .addOption(new Option('--concurrency <n>', 'files and sessions processed at once').default(4).argParser(positiveInteger))
+  .option('--otlp <endpoint>', 'also export each session as a trace over OTLP/HTTP JSON (e.g. http://localhost:4318); headers from OTEL_EXPORTER_OTLP_HEADERS')
   .action(async (files: string[], options: AuditCommandOptions) => {
     process.exitCode = await auditCommand(files, options, output);
   });

@@ -21,6 +21,7 @@ import { KnownCalls } from './known-calls.js';
 import { createSearchContext, Search, type SearchContext, type SearchOptions, type SearchOutcome } from './solver.js';
 import { answersText, blockerMessage, blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyToolNames } from './text.js';
 import { ToolCallDeniedError } from './tool-call-denied-error.js';
+import { ATTR, createTelemetry, guardrailMarkers, OPERATION, SPAN, telemetryOptionsOf, type Telemetry, type TelemetryOptions } from '../telemetry/index.js';
 
 /** A tool the sentinel knows: its name, and for data tools the handler the solver calls to fetch facts. */
 export interface SentinelTool extends ToolHandler {
@@ -34,7 +35,7 @@ export interface StrictOptions {
 }
 
 /** Options of {@link createSentinel}. */
-export interface SentinelOptions {
+export interface SentinelOptions extends TelemetryOptions {
   rulebase: Rulebase;
   /** The fact store: the session's memory. */
   facts: FactStore;
@@ -121,6 +122,7 @@ export function createSentinel({
   maxSteps = DEFAULT_MAX_STEPS,
   sleep = systemSleep,
   toolNames,
+  ...telemetryOptions
 }: SentinelOptions): Sentinel {
   if (!rulebase || !(rulebase.guards instanceof Map)) throw new InvalidOptionError({ parameter: 'rulebase', value: rulebase, fix: 'Pass the result of parseRulebase() or loadRulebase().' });
   if (!facts || typeof facts.match !== 'function') throw new InvalidOptionError({ parameter: 'facts', value: facts, fix: 'Pass a store from createFactStore().' });
@@ -135,6 +137,7 @@ export function createSentinel({
     }
   }
   const compiled = compileRulebase(rulebase);
+  const telemetry = createTelemetry(telemetryOptionsOf(telemetryOptions));
   const names: PolicyToolNames = { ...DEFAULT_POLICY_TOOL_NAMES, ...toolNames };
   const time = clock ?? facts.clock;
   const strictParameters = strict === false ? undefined : strict === true ? null : (strict.parameters ?? null);
@@ -183,6 +186,46 @@ export function createSentinel({
     return literals;
   };
 
+  /** Decides whether a tool call may run (`check` without its span). */
+  async function checkCall(tool: string, rawArgs: Record<string, unknown>): Promise<CheckResult> {
+  const args: Record<string, unknown> = typeof rawArgs === 'object' && rawArgs !== null && !Array.isArray(rawArgs) ? rawArgs : {};
+    const call = `${tool}(${Object.entries(args).map(([name, value]) => `${name}: ${safeJson(value)}`).join(', ')})`;
+    const denied = (status: ProofStatus, blockers: Blocker[]): CheckResult => ({
+      allowed: false,
+      status,
+      tool,
+      args,
+      blockers,
+      text: blockerText(status === 'blocked' ? `${tool} is not allowed yet.` : `${tool} is not allowed by the policy; do not retry it with these arguments unless the facts change.`, blockers, names),
+      message: blockerMessage(`Tool call ${call} denied by ${rulebase.source}:`, blockers, rulebase.source),
+    });
+    try {
+      const refused = unestablished(args);
+      if (refused.length > 0) return denied('blocked', refused);
+      const guards = compiled.guards.get(tool);
+      if (!guards) {
+        if (rulebase.dataByTool.has(tool) || unguardedTools === 'allow') {
+          return { allowed: true, status: 'proved', tool, args, blockers: [], text: `${tool} is allowed.`, message: `Tool call ${call} allowed: no guard declared.` };
+        }
+        return denied('failed', [{ kind: 'no-guard', tool }]);
+      }
+      // The quiet pass proves allowed calls without rendering the branches that failed; only a refusal, which has
+      // to explain itself, pays for a second pass (everything it needs is in the store or this call's fetches by then).
+      const context = searchContext();
+      let outcome = await new Search(context, false).proveGuard(tool, guards, args);
+      if (outcome.answers.length === 0) outcome = await new Search(context, true).proveGuard(tool, guards, args);
+      const status = statusOf(outcome);
+      if (status !== 'proved') return denied(status, outcome.blockers);
+      const derivation = outcome.answers[0]!.derivation;
+      // The derivation is in the result as data; rendering it here would cost more than the proof itself.
+      return { allowed: true, status, tool, args, derivation, blockers: [], text: `${tool} is allowed.`, message: `Tool call ${call} allowed by ${derivation.source ?? rulebase.source}.` };
+    } catch (error) {
+      if (isHostControlFlow(error)) throw error; // a data tool paused the run (an interrupt): the check resumes with it
+      // Fail closed: a guard that cannot be evaluated must not let a write through.
+      return denied('blocked', [{ kind: 'internal-error', reason: error instanceof Error ? error.message : String(error) }]);
+    }
+  }
+
   const sentinel: Sentinel = {
     rulebase,
     facts,
@@ -219,41 +262,22 @@ export function createSentinel({
     },
 
     async check(tool, rawArgs) {
-      const args: Record<string, unknown> = typeof rawArgs === 'object' && rawArgs !== null && !Array.isArray(rawArgs) ? rawArgs : {};
-      const call = `${tool}(${Object.entries(args).map(([name, value]) => `${name}: ${safeJson(value)}`).join(', ')})`;
-      const denied = (status: ProofStatus, blockers: Blocker[]): CheckResult => ({
-        allowed: false,
-        status,
-        tool,
-        args,
-        blockers,
-        text: blockerText(status === 'blocked' ? `${tool} is not allowed yet.` : `${tool} is not allowed by the policy; do not retry it with these arguments unless the facts change.`, blockers, names),
-        message: blockerMessage(`Tool call ${call} denied by ${rulebase.source}:`, blockers, rulebase.source),
+      // A `panoptes.guard {tool}` span (data tools fetched for the proof nest under it), the decision as attributes.
+      const start = telemetry.now();
+      const span = telemetry.startSpan(`${SPAN.guard} ${String(tool)}`, {
+        [ATTR.operationName]: OPERATION.guard,
+        [ATTR.toolName]: String(tool),
+        [ATTR.guardBy]: 'sentinel',
+        ...guardrailMarkers(false),
+        ...(telemetry.captureContent ? { [ATTR.toolCallArguments]: telemetry.content(rawArgs) ?? '' } : {}),
       });
       try {
-        const refused = unestablished(args);
-        if (refused.length > 0) return denied('blocked', refused);
-        const guards = compiled.guards.get(tool);
-        if (!guards) {
-          if (rulebase.dataByTool.has(tool) || unguardedTools === 'allow') {
-            return { allowed: true, status: 'proved', tool, args, blockers: [], text: `${tool} is allowed.`, message: `Tool call ${call} allowed: no guard declared.` };
-          }
-          return denied('failed', [{ kind: 'no-guard', tool }]);
-        }
-        // The quiet pass proves allowed calls without rendering the branches that failed; only a refusal, which has
-        // to explain itself, pays for a second pass (everything it needs is in the store or this call's fetches by then).
-        const context = searchContext();
-        let outcome = await new Search(context, false).proveGuard(tool, guards, args);
-        if (outcome.answers.length === 0) outcome = await new Search(context, true).proveGuard(tool, guards, args);
-        const status = statusOf(outcome);
-        if (status !== 'proved') return denied(status, outcome.blockers);
-        const derivation = outcome.answers[0]!.derivation;
-        // The derivation is in the result as data; rendering it here would cost more than the proof itself.
-        return { allowed: true, status, tool, args, derivation, blockers: [], text: `${tool} is allowed.`, message: `Tool call ${call} allowed by ${derivation.source ?? rulebase.source}.` };
+        const result = await telemetry.withSpan(span, () => checkCall(tool, rawArgs));
+        recordCheck(telemetry, span, start, result);
+        return result;
       } catch (error) {
-        if (isHostControlFlow(error)) throw error; // a data tool paused the run (an interrupt): the check resumes with it
-        // Fail closed: a guard that cannot be evaluated must not let a write through.
-        return denied('blocked', [{ kind: 'internal-error', reason: error instanceof Error ? error.message : String(error) }]);
+        telemetry.end(span, error);
+        throw error;
       }
     },
 
@@ -397,4 +421,25 @@ function safeJson(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/** A sentinel decision on its span: the result, and for a refusal the status and blockers; counted and timed. */
+function recordCheck(telemetry: Telemetry, span: ReturnType<Telemetry['startSpan']>, start: number, result: CheckResult): void {
+  telemetry.duration('guardDuration', start, { [ATTR.toolName]: result.tool });
+  if (!result.allowed) telemetry.count('refusals', { [ATTR.toolName]: result.tool, [ATTR.refusedBy]: 'sentinel' });
+  if (span) {
+    telemetry.setAttributes(span, {
+      [ATTR.guardResult]: result.allowed ? 'allow' : 'deny',
+      [ATTR.guardStatus]: result.status,
+      ...(result.allowed ? {} : { [ATTR.guardReason]: result.text, [ATTR.guardBlockers]: result.blockers.map(blockerLabel), ...guardrailMarkers(true) }),
+    });
+  }
+  telemetry.end(span);
+}
+
+/** A blocker in a few words: its kind and what it names (a goal, a context variable, a tool), never a value. */
+function blockerLabel(blocker: Blocker): string {
+  const named = blocker as { goal?: unknown; name?: unknown; tool?: unknown; parameter?: unknown; predicate?: unknown };
+  const what = named.goal ?? named.name ?? named.tool ?? named.parameter ?? named.predicate;
+  return typeof what === 'string' ? `${blocker.kind}: ${what}` : blocker.kind;
 }

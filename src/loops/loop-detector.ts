@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors/index.js';
 import { createMissCounter } from '../monitor/fail-open.js';
 import { createKeyedQueue } from '../monitor/keyed-queue.js';
+import { createTelemetry, instrumentLoopDetector } from '../telemetry/index.js';
 import { DEFAULT_LOOP_WARM_UP_TIMEOUT_MS, createLoopEmbedding } from './embedding.js';
 import { escalateFindings } from './escalation.js';
 import { resolveLoopOptions, type LoopDetectorOptions } from './options.js';
@@ -37,7 +38,13 @@ import type { LoopDetector, LoopObserveOptions, LoopReport, LoopStep } from './t
 export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetector {
   const config = resolveLoopOptions(options);
   const { clock, logger } = config;
-  const misses = config.missCounter ?? createMissCounter(logger);
+  const telemetry = createTelemetry({
+    ...(options.tracer ? { tracer: options.tracer } : {}),
+    ...(options.meter ? { meter: options.meter } : {}),
+    ...(options.telemetry === false ? { telemetry: false } : {}),
+    onFailure: (error) => misses.record('telemetry', 'The OpenTelemetry SDK threw; the loop span or metric was dropped.', error),
+  });
+  const misses = config.missCounter ?? createMissCounter(logger, telemetry);
   const prepare = createStepPreparer(config);
   const store = createLoopSessionStore<LoopSession>({ ttlMs: config.ttlMs, maxSessions: config.maxSessions, clock, create: sessionFactory(config) });
   const serialised = createKeyedQueue();
@@ -74,7 +81,7 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
     }
   }
 
-  return {
+  return instrumentLoopDetector<LoopReport, LoopDetector>({
     observe: (sessionId, step, options) =>
       embedding === undefined
         ? Promise.resolve(observeStructural(sessionId, step, options))
@@ -103,5 +110,5 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
     get sessionCount() {
       return store.size;
     },
-  };
+  }, telemetry);
 }

@@ -1,3 +1,4 @@
+import type { Meter, Tracer } from '@opentelemetry/api';
 import { systemClock, systemTimers, type Clock, type Timers } from '../clock/index.js';
 import { didYouMean } from '../diagnostics/index.js';
 import { DEFAULT_EMBEDDING_TIMEOUT_MS, type Embedder } from '../embed/index.js';
@@ -185,6 +186,12 @@ export interface LoopDetectorOptions {
   logger?: Logger;
   /** Counts the failures instead of a counter of the detector's own (the monitor passes its own). @default a new counter over `logger` */
   missCounter?: LoopMissCounter;
+  /** Where loop reports go as `panoptes.loop` spans (docs/telemetry.md). @default the global tracer provider's */
+  tracer?: Tracer;
+  /** Where loop counts and check durations go. @default the global meter provider's */
+  meter?: Meter;
+  /** `false` turns the detector's spans and metrics off. @default true */
+  telemetry?: boolean;
 }
 
 /** The options after defaults and validation. @internal */
@@ -219,7 +226,7 @@ const KNOWN_OPTIONS = [
   'embedder', 'threshold', 'window', 'ttlMs', 'longWindow', 'timeoutMs', 'dimensions', 'maxSessions', 'repeatedAction',
   'repeatedError', 'monologue', 'alternation', 'toolCycle', 'repeatedText', 'exemptTools', 'ignoreKeys',
   'volatilePatterns', 'normalizeArguments', 'hint', 'strongerHint', 'stopMessage', 'escalation', 'clock', 'timers',
-  'logger', 'missCounter',
+  'logger', 'missCounter', 'tracer', 'meter', 'telemetry',
 ] as const satisfies readonly (keyof LoopDetectorOptions)[];
 
 /** Longest tool cycle that may be looked for: each step checks every length up to it, so it bounds the cost. */

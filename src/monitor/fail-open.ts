@@ -15,18 +15,24 @@ export function warnSafely(logger: Logger, message: string, ...details: unknown[
   }
 }
 
+/** Where a miss is also reported: a counter and a span event (the telemetry's `miss`). */
+export interface MissSink {
+  miss(cause: string, error?: unknown): void;
+}
+
 /** Kinds of Panoptes' own failures that let a call through unchanged (DESIGN.md section 12). */
-export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'internal';
+export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'telemetry' | 'internal';
 
 /**
  * Counts Panoptes' own failures by cause and logs each cause once, so a broken embedder is reported without
  * flooding the log on every call.
  */
-export function createMissCounter(logger: Logger) {
+export function createMissCounter(logger: Logger, sink?: MissSink) {
   const counts: Partial<Record<MissCause, number>> = {};
   return {
     record(cause: MissCause, message: string, error?: unknown) {
       counts[cause] = (counts[cause] ?? 0) + 1;
+      sink?.miss(cause, error);
       if (counts[cause] === 1) warnSafely(logger, `[panoptes] ${message} The call goes on unchanged; later ${cause} failures are counted, not logged.`, error);
     },
     counts: (): Readonly<Partial<Record<MissCause, number>>> => ({ ...counts }),

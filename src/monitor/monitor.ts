@@ -26,6 +26,22 @@ import { DEFAULT_GUARD_TIMEOUT_MS, DEFAULT_STORE_TIMEOUT_MS } from './defaults.j
 import { refusalText } from './refusal-text.js';
 import { createSessionIo } from './session-io.js';
 import { registerSyncFirst, type SyncFirstMonitor } from './sync-first.js';
+import type { Span } from '@opentelemetry/api';
+import {
+  ATTR,
+  classificationAttributes,
+  countEffects,
+  createTelemetry,
+  EVENT,
+  guardrailMarkers,
+  loopAttributes,
+  OPERATION,
+  recordEffects,
+  recordIntervention,
+  SPAN,
+  telemetryOptionsOf,
+  type Telemetry,
+} from '../telemetry/index.js';
 import type {
   AfterModelResult,
   BeforeModelResult,
@@ -68,6 +84,7 @@ export function createMonitor({
   guardTimeoutMs = DEFAULT_GUARD_TIMEOUT_MS,
   warmUpTimeoutMs,
   timers = systemTimers,
+  ...telemetryOptions
 }: MonitorOptions): Monitor {
   if (!(historyLimit === Infinity || (Number.isInteger(historyLimit) && historyLimit > 0))) {
     throw new InvalidOptionError({ parameter: 'historyLimit', value: historyLimit, fix: 'Pass a positive whole number, or Infinity to keep everything; the default is 100.' });
@@ -75,7 +92,8 @@ export function createMonitor({
   assertMilliseconds('storeTimeoutMs', storeTimeoutMs, 'the default is 1000');
   assertMilliseconds('guardTimeoutMs', guardTimeoutMs, 'the default is 30000');
   const store = storeOption ?? createMemorySessionStore<MonitorSession>({ clock });
-  const misses = createMissCounter(logger);
+  const telemetry = createTelemetry({ ...telemetryOptionsOf(telemetryOptions), onFailure: (error) => misses.record('telemetry', TELEMETRY_FAILED, error) });
+  const misses = createMissCounter(logger, telemetry);
   const events = createEmitter((error) => misses.record('listener', 'A monitor event listener threw or rejected.', error));
   const classifier = createSyncFirstClassifier({
     workflow,
@@ -85,7 +103,20 @@ export function createMonitor({
     ...(warmUpTimeoutMs ? { warmUpTimeoutMs } : {}),
   });
   const serialised = createKeyedQueue();
-  const loops = resolveLoopDetector(loopsOption, { ...(embeddings ? { embedder: embeddings } : {}), clock, logger, missCounter: misses });
+  const loops = resolveLoopDetector(loopsOption, {
+    ...(embeddings ? { embedder: embeddings } : {}),
+    clock,
+    logger,
+    missCounter: misses,
+    ...(telemetryOptions.tracer ? { tracer: telemetryOptions.tracer } : {}),
+    ...(telemetryOptions.meter ? { meter: telemetryOptions.meter } : {}),
+    ...(telemetryOptions.telemetry === false ? { telemetry: false } : {}),
+  });
+  /** Emits the events of a transition's effects, and counts its violations. */
+  const emitEffects = (sessionId: string, effects: readonly WorkflowEffect[]): void => {
+    if (effects.length > 0) countEffects(telemetry, effects);
+    events.emitEffects(sessionId, effects);
+  };
   const conversations = createConversationSessions<MonitorSession>();
   let warming: Promise<void> | undefined;
   const warmUp = (): Promise<void> => {
@@ -204,17 +235,16 @@ export function createMonitor({
   }
 
   /** `beforeModel` on the loaded session: takes the interventions due and the loop hint, then says what the call does. */
-  function beforeModelWith(sessionId: string, request: ModelRequest, stored: MonitorSession | undefined): MaybePromise<BeforeModelResult> {
+  function beforeModelWith(sessionId: string, request: ModelRequest, stored: MonitorSession | undefined, effects: WorkflowEffect[]): MaybePromise<BeforeModelResult> {
     // Most calls have nothing due: the request goes on as it is, the session is not written back (a new one is first
     // written by afterModel), and the messages are not read (an adapter that builds them on demand then never
     // converts the conversation).
     if (!loops && (stored ? isIdle(stored) : freshSessionIsIdle)) return unchanged(request);
-    const effects: WorkflowEffect[] = [];
     let session = flushPending(activeOrFresh(stored), effects);
     const { snapshot, plan } = takeInterventions(workflow, session.workflow);
     if (snapshot !== session.workflow) session = { ...session, workflow: snapshot };
     return andThen(session === stored ? undefined : save(sessionId, session), () => {
-      events.emitEffects(sessionId, effects);
+      emitEffects(sessionId, effects);
       return andThen(takeLoopHint(sessionId, request), (loopHint) => planCall(sessionId, request, plan, loopHint));
     });
   }
@@ -240,7 +270,11 @@ export function createMonitor({
   function classifyTurn(sessionId: string, stored: MonitorSession | undefined, turn: AssistantTurn, metadata: Record<string, unknown> | undefined): MaybePromise<AfterModelResult> {
     const effects: WorkflowEffect[] = [];
     const session = flushPending(activeOrFresh(stored), effects);
-    return andThen(classifier.classify(turn, session.workflow.state), (classifications) => afterModelWith(sessionId, session, turn, classifications, effects, metadata));
+    const start = telemetry.now();
+    return andThen(classifier.classify(turn, session.workflow.state), (classifications) => {
+      telemetry.duration('classificationDuration', start);
+      return afterModelWith(sessionId, session, turn, classifications, effects, metadata);
+    });
   }
 
   /** `afterModel` once the turn is classified: records the steps, enters the text state, keeps tool-call states for `beforeTool`. */
@@ -262,7 +296,7 @@ export function createMonitor({
       }
     }
     return andThen(save(sessionId, session), () => {
-      events.emitEffects(sessionId, effects);
+      emitEffects(sessionId, effects);
       return andThen(observeTurn(sessionId, turn), (loop) => afterModelResult(session, classifications, effects, loop));
     });
   }
@@ -309,7 +343,7 @@ export function createMonitor({
     const effects: WorkflowEffect[] = [];
     const finish = (next: MonitorSession, result: BeforeToolResult) =>
       andThen(save(sessionId, next), () => {
-        events.emitEffects(sessionId, effects);
+        emitEffects(sessionId, effects);
         return result;
       });
     const preview = pending && previewEnter(workflow, session.workflow, pending.state, { confidence: pending.confidence, method: 'tool_call' });
@@ -329,12 +363,58 @@ export function createMonitor({
     });
   }
 
-  // The calls on a model call's path, answered synchronously when nothing waits (see sync-first.ts).
+  // The calls on a model call's path, answered synchronously when nothing waits (see sync-first.ts), each traced
+  // (src/telemetry: a span per check and per guard decision, one per model call that Panoptes changed).
   const syncFirst: SyncFirstMonitor = {
-    beforeModel: (sessionId, request) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeModelWith(sessionId, request, stored))),
-    afterModel: (sessionId, turn, options = {}) => serialised(sessionId, () => andThen(load(sessionId), (stored) => classifyTurn(sessionId, stored, normaliseTurn(turn), options.metadata))),
-    beforeTool: (sessionId, toolCall, { guard } = {}) => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeToolWith(sessionId, activeOrFresh(stored), toolCall, guard))),
+    beforeModel: (sessionId, request) => {
+      // The span is made afterwards, and only when something happened: most calls have nothing due.
+      const tracing = telemetry.tracing();
+      const startTime = tracing ? Date.now() : undefined;
+      const parent = tracing ? telemetry.activeContext() : undefined;
+      const flushed: WorkflowEffect[] = [];
+      return traced(telemetry, undefined, () => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeModelWith(sessionId, request, stored, flushed))), (result) => {
+        const applied = result.action === 'block' ? [result.intervention] : result.interventions;
+        if (applied.length === 0 && flushed.length === 0) return;
+        if (!tracing) {
+          for (const intervention of applied) recordIntervention(telemetry, undefined, intervention);
+          return;
+        }
+        const span = telemetry.startSpan(SPAN.beforeModel, { ...sessionAttributes(sessionId, OPERATION.beforeModel), [ATTR.action]: result.action }, startTime, parent);
+        recordEffects(telemetry, span, flushed);
+        for (const intervention of applied) recordIntervention(telemetry, span, intervention);
+        telemetry.end(span);
+      });
+    },
+    afterModel: (sessionId, turn, options = {}) => {
+      const span = telemetry.startSpan(SPAN.check, sessionAttributes(sessionId, OPERATION.check));
+      if (span && telemetry.captureContent) telemetry.setAttributes(span, { [ATTR.content]: telemetry.content(turn.content) ?? '', ...(Array.isArray(turn.toolCalls) && turn.toolCalls.length > 0 ? { [ATTR.toolCallArguments]: telemetry.content(turn.toolCalls) ?? '' } : {}) });
+      return traced(telemetry, span, () => serialised(sessionId, () => andThen(load(sessionId), (stored) => classifyTurn(sessionId, stored, normaliseTurn(turn), options.metadata))), (result) => {
+        if (!span) return;
+        telemetry.setAttributes(span, classificationAttributes(result.classifications));
+        recordEffects(telemetry, span, result.effects);
+        if (result.loop) telemetry.event(span, EVENT.loop, loopAttributes(telemetry, result.loop));
+      });
+    },
+    beforeTool: (sessionId, toolCall, { guard } = {}) => {
+      const start = telemetry.now();
+      const span = telemetry.startSpan(`${SPAN.guard} ${String(toolCall?.name)}`, { ...sessionAttributes(sessionId, OPERATION.guard), ...toolCallAttributes(telemetry, toolCall), ...guardrailMarkers(false) });
+      return traced(telemetry, span, () => serialised(sessionId, () => andThen(load(sessionId), (stored) => beforeToolWith(sessionId, activeOrFresh(stored), toolCall, guard))), (result) => {
+        telemetry.duration('guardDuration', start, { [ATTR.toolName]: toolCall.name });
+        if (result.action === 'deny') telemetry.count('refusals', { [ATTR.toolName]: toolCall.name, [ATTR.refusedBy]: result.by });
+        if (!span) return;
+        telemetry.setAttributes(span, {
+          [ATTR.guardResult]: result.action,
+          ...(result.state === undefined ? {} : { [ATTR.state]: result.state }),
+          ...(result.action === 'deny' ? { [ATTR.guardBy]: result.by, [ATTR.guardReason]: result.reason, [ATTR.constraints]: result.constraints, ...guardrailMarkers(true) } : {}),
+        });
+        recordEffects(telemetry, span, result.effects);
+      });
+    },
   };
+
+  function sessionAttributes(sessionId: string, operation: string) {
+    return { [ATTR.operationName]: operation, [ATTR.conversationId]: String(sessionId), [ATTR.sessionId]: String(sessionId), [ATTR.workflow]: workflow.name };
+  }
 
   const monitor: Monitor = {
     workflow,
@@ -367,16 +447,25 @@ export function createMonitor({
         return { action: 'proceed' as const, interventions: loopHint ? [...plan.apply, renderLoopHint(loopHint)] : plan.apply };
       }),
 
-    endSession: async (sessionId) =>
-      serialised(sessionId, async () => {
-        const effects: WorkflowEffect[] = [];
-        let session = flushPending((await load(sessionId)) ?? freshSession(), effects);
-        session = apply(session, { type: 'close', at: clock.now() }, effects);
-        loops?.resetSession(sessionId);
-        await save(sessionId, session);
-        events.emitEffects(sessionId, effects);
-        return reportOf(sessionId, session);
-      }),
+    endSession: async (sessionId) => {
+      const span = telemetry.startSpan(SPAN.endSession, sessionAttributes(sessionId, OPERATION.endSession));
+      return traced(
+        telemetry,
+        span,
+        () =>
+          serialised(sessionId, async () => {
+            const effects: WorkflowEffect[] = [];
+            let session = flushPending((await load(sessionId)) ?? freshSession(), effects);
+            session = apply(session, { type: 'close', at: clock.now() }, effects);
+            loops?.resetSession(sessionId);
+            await save(sessionId, session);
+            emitEffects(sessionId, effects);
+            recordEffects(telemetry, span, effects);
+            return reportOf(sessionId, session);
+          }),
+        (report) => telemetry.setAttributes(span, { [ATTR.state]: report.state, [ATTR.status]: report.status, [ATTR.violationCount]: report.violations.length }),
+      );
+    },
 
     report: async (sessionId) => serialised(sessionId, async () => {
       const session = await load(sessionId);
@@ -421,6 +510,46 @@ function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDete
 }
 
 const ALLOWED: ToolGuardVerdict = { allowed: true };
+
+const TELEMETRY_FAILED = 'The OpenTelemetry SDK (a span processor, an exporter or a meter) threw; the span or metric was dropped.';
+
+/**
+ * Runs one monitor call with `span` active (spans started inside nest under it), then hands the result to `record`
+ * and ends the span. The call's own result or error passes through untouched; `record` failing changes nothing.
+ */
+function traced<T>(telemetry: Telemetry, span: Span | undefined, run: () => MaybePromise<T>, record: (result: T) => void): MaybePromise<T> {
+  const done = (result: T): T => {
+    try {
+      record(result);
+    } catch {
+      // Telemetry never fails a call.
+    }
+    telemetry.end(span);
+    return result;
+  };
+  let result: MaybePromise<T>;
+  try {
+    result = telemetry.withSpan(span, run);
+  } catch (error) {
+    telemetry.end(span, error);
+    throw error;
+  }
+  if (!isPromiseLike(result)) return done(result);
+  return Promise.resolve(result).then(done, (error: unknown) => {
+    telemetry.end(span, error);
+    throw error;
+  });
+}
+
+/** A tool call's name and id; its arguments only with `captureContent`. */
+function toolCallAttributes(telemetry: Telemetry, toolCall: ToolCall) {
+  const args = telemetry.captureContent ? telemetry.content(toolCall?.args) : undefined;
+  return {
+    [ATTR.toolName]: String(toolCall?.name),
+    ...(typeof toolCall?.id === 'string' ? { [ATTR.toolCallId]: toolCall.id } : {}),
+    ...(args === undefined ? {} : { [ATTR.toolCallArguments]: args }),
+  };
+}
 
 /**
  * Guards fail closed: a guard that throws refuses the call, since letting an unchecked write through is worse. The

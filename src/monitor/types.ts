@@ -1,3 +1,4 @@
+import type { TelemetryOptions } from '../telemetry/index.js';
 import type { ClassificationResult } from '../classify/index.js';
 import type { Clock, Timers } from '../clock/index.js';
 import type { ConversationSessions } from '../session/index.js';
@@ -48,7 +49,8 @@ export interface MonitorSession {
   ranToolCalls?: string[];
 }
 
-export interface MonitorOptions {
+/** Telemetry: `tracer`, `meter`, `captureContent` and `redactPatterns` (docs/telemetry.md). */
+export interface MonitorOptions extends TelemetryOptions {
   workflow: Workflow;
   /** Enables the exemplar tier of classification. Any LangChain embeddings object works. */
   embeddings?: Embedder;

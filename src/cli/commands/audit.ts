@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { context as contextApi } from '@opentelemetry/api';
 import { InvalidArgumentError } from 'commander';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
@@ -23,6 +24,7 @@ import {
 import { PanoptesError } from '../../errors/index.js';
 import { loadWorkflow, type Severity, type Workflow } from '../../workflow/index.js';
 import type { Output } from '../output.js';
+import { createAsyncContextManager, createRecordingTracer, exportOtlp } from '../otlp.js';
 import { writeErrorReason, writeFileAtomic } from '../write-file-atomic.js';
 
 /** Commander's parser for `--concurrency`. */
@@ -49,6 +51,8 @@ export interface AuditCommandOptions {
   failOn?: Severity;
   /** @default 4 */
   concurrency?: number;
+  /** An OTLP/HTTP endpoint to export each replayed session to, as a trace. */
+  otlp?: string;
 }
 
 /** Where the progress bar goes: stderr, redrawn in place, only when it is a terminal. */
@@ -61,7 +65,7 @@ export interface ProgressStream {
  * `panoptes audit --workflow <file> <transcripts...>`: replays recorded conversations through the monitor and
  * reports each session's states, violations and verdicts, as text, `--json`, and/or an `--html` page.
  * @returns the exit code: 0 when no session has a violation of severity `failOn` (default `error`) or worse, 1 when
- * one has, 2 when the workflow, the embedder, a transcript file or a session could not be read, or the `--html` page
+ * one has, 2 when the workflow, the embedder, a transcript file or a session could not be read, the `--otlp` export failed, or the `--html` page
  * could not be written. The printed report names the same status.
  */
 export async function auditCommand(files: string[], options: AuditCommandOptions, output: Output, progress: ProgressStream = process.stderr): Promise<number> {
@@ -78,7 +82,12 @@ export async function auditCommand(files: string[], options: AuditCommandOptions
   }
 
   const bar = progressBar(progress);
+  // With --otlp, the replay's spans are kept in memory and sent once it is done; a context manager lets the
+  // monitor's spans nest under each session's span across awaits.
+  const recording = options.otlp === undefined ? undefined : createRecordingTracer();
+  if (recording) contextApi.setGlobalContextManager(createAsyncContextManager());
   const report = await auditTranscripts({
+    ...(recording ? { tracer: recording.tracer } : {}),
     workflow,
     files,
     ...(embedder.embeddings ? { embeddings: embedder.embeddings } : {}),
@@ -88,17 +97,38 @@ export async function auditCommand(files: string[], options: AuditCommandOptions
     onProgress: bar.update,
   });
   bar.clear();
+  if (recording) contextApi.disable();
 
-  // The page is written before anything is printed, so the report announces the status the process exits with.
+  // The page is written (and the traces sent) before anything is printed, so the report announces the status the
+  // process exits with.
   const htmlError = options.html === undefined ? undefined : await writeHtml(options.html, report, failOn);
-  const exit = htmlError === undefined ? undefined : { code: 2, reason: 'the HTML report could not be written' };
+  const otlpError = recording && (await exportOtlp(options.otlp!, recording.spans(), { headers: otlpHeaders(process.env.OTEL_EXPORTER_OTLP_HEADERS) }));
+  const exit =
+    htmlError !== undefined ? { code: 2, reason: 'the HTML report could not be written' } : otlpError ? { code: 2, reason: 'the traces could not be exported' } : undefined;
   const code = exit?.code ?? auditExitCode(report, failOn);
   if (options.json) output.out(JSON.stringify(jsonReport(report, failOn, code), null, 2));
   else for (const line of renderAuditText(report, { paint: output.colors, failOn, ...(exit ? { exit } : {}) })) output.out(line);
+  if (otlpError) output.err(`--otlp: ${otlpError}`);
+  else if (recording) output.err(`exported ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'} (${recording.spans().length} spans) to ${options.otlp}`);
   if (htmlError !== undefined) output.err(htmlError);
   // stdout stays pure JSON under --json.
   else if (options.html !== undefined) (options.json ? output.err : output.out)(`wrote ${options.html}`);
   return code;
+}
+
+/** `OTEL_EXPORTER_OTLP_HEADERS`: `key=value` pairs separated by commas, values URL-encoded. */
+function otlpHeaders(text: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (text ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    try {
+      headers[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      headers[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+    }
+  }
+  return headers;
 }
 
 /** Writes the HTML page whole or not at all; returns why it could not be written, if it could not. */

@@ -1,0 +1,115 @@
+/**
+ * Every span, event, attribute and metric name Panoptes emits, in one place (docs/telemetry.md prints the same list).
+ * OpenTelemetry GenAI semantic-convention names where one applies, `panoptes.*` for the rest.
+ */
+
+/** Span names. A guard span is named `panoptes.guard {tool}`. */
+export const SPAN = {
+  /** One monitored model response: its classification, the workflow's moves and verdicts (`monitor.afterModel`). */
+  check: 'panoptes.check',
+  /**
+   * `monitor.beforeModel`, only when something happened: interventions applied, the call blocked, or the workflow
+   * effects of the last turn's tool calls that ran unchecked (they enter the trace now).
+   */
+  beforeModel: 'panoptes.before_model',
+  /** `monitor.endSession`: the session closed, its final verdicts and the violations found by closing it. */
+  endSession: 'panoptes.end_session',
+  /** One guard decision on a tool call (`monitor.beforeTool`, `sentinel.check`); the name ends with the tool's. */
+  guard: 'panoptes.guard',
+  /** A loop the loop detector reported, from the step that completed it. */
+  loop: 'panoptes.loop',
+  /** One recorded session replayed by `panoptes audit` (a trace of its own); the name ends with the session's id. */
+  audit: 'panoptes.audit',
+} as const;
+
+/** Span event names. */
+export const EVENT = {
+  stateChange: 'panoptes.state_change',
+  violation: 'panoptes.violation',
+  deviation: 'panoptes.deviation',
+  refusal: 'panoptes.refusal',
+  doomed: 'panoptes.doomed',
+  intervention: 'panoptes.intervention',
+  loop: 'panoptes.loop_detected',
+  /** Panoptes failed at something and let the call through (DESIGN.md section 12). */
+  miss: 'panoptes.miss',
+} as const;
+
+/** Attribute names. */
+export const ATTR = {
+  // OpenTelemetry GenAI semantic conventions
+  conversationId: 'gen_ai.conversation.id',
+  agentName: 'gen_ai.agent.name',
+  operationName: 'gen_ai.operation.name',
+  toolName: 'gen_ai.tool.name',
+  toolCallId: 'gen_ai.tool.call.id',
+  /** Only with `captureContent: true`. */
+  toolCallArguments: 'gen_ai.tool.call.arguments',
+  // Session grouping read by Langfuse and OpenInference backends
+  sessionId: 'session.id',
+  // Guardrail markers of LLM-observability backends
+  openInferenceSpanKind: 'openinference.span.kind',
+  langfuseObservationType: 'langfuse.observation.type',
+  langfuseObservationLevel: 'langfuse.observation.level',
+  // Panoptes
+  workflow: 'panoptes.workflow',
+  state: 'panoptes.state',
+  fromState: 'panoptes.state.from',
+  method: 'panoptes.classification.method',
+  confidence: 'panoptes.classification.confidence',
+  classifiedStates: 'panoptes.classification.states',
+  /** Only with `captureContent: true`. */
+  content: 'panoptes.content',
+  action: 'panoptes.action',
+  status: 'panoptes.status',
+  guardResult: 'panoptes.guard.result',
+  guardBy: 'panoptes.guard.by',
+  guardReason: 'panoptes.guard.reason',
+  guardBlockers: 'panoptes.guard.blockers',
+  guardStatus: 'panoptes.guard.status',
+  constraint: 'panoptes.constraint',
+  constraints: 'panoptes.constraints',
+  severity: 'panoptes.severity',
+  message: 'panoptes.message',
+  intervention: 'panoptes.intervention.name',
+  strategy: 'panoptes.intervention.strategy',
+  /** Only with `captureContent: true`. */
+  interventionText: 'panoptes.intervention.text',
+  refusedBy: 'panoptes.refused_by',
+  loopKind: 'panoptes.loop.kind',
+  loopAction: 'panoptes.loop.action',
+  loopDetection: 'panoptes.loop.detection',
+  loopStep: 'panoptes.loop.step',
+  missCause: 'panoptes.miss.cause',
+  auditFile: 'panoptes.audit.file',
+  auditLine: 'panoptes.audit.line',
+  auditTrace: 'panoptes.audit.trace',
+  /** Violations in the session so far (`panoptes.end_session`, `panoptes.audit`). */
+  violationCount: 'panoptes.violation_count',
+  errorType: 'error.type',
+} as const;
+
+/** Values of `gen_ai.operation.name` on Panoptes' spans (not GenAI operations themselves: Panoptes' own names). */
+export const OPERATION = {
+  check: 'panoptes.check',
+  beforeModel: 'panoptes.before_model',
+  endSession: 'panoptes.end_session',
+  guard: 'panoptes.guard',
+  loop: 'panoptes.loop',
+  audit: 'panoptes.audit',
+} as const;
+
+/** Metric names: counters, and histograms of durations in seconds. */
+export const METRIC = {
+  violations: 'panoptes.violations',
+  refusals: 'panoptes.refusals',
+  interventions: 'panoptes.interventions',
+  loops: 'panoptes.loops',
+  misses: 'panoptes.misses',
+  classificationDuration: 'panoptes.classification.duration',
+  guardDuration: 'panoptes.guard.duration',
+  loopCheckDuration: 'panoptes.loop_check.duration',
+} as const;
+
+/** The instrumentation scope: the tracer's and meter's name. */
+export const INSTRUMENTATION_SCOPE = 'panoptes';
