@@ -25,8 +25,11 @@ export const DEFAULT_MONOLOGUE = 3;
 export const DEFAULT_ALTERNATION = 6;
 /** Longest cycle of tool calls looked for, and the repetitions that make a `tool-cycle`. */
 export const DEFAULT_TOOL_CYCLE = Object.freeze({ maxLength: 5, repetitions: 5 });
-/** Passage length and back-to-back repetitions within one response that make `repeated-text`. */
-export const DEFAULT_REPEATED_TEXT = Object.freeze({ chunkSize: 50, repetitions: 10 });
+/**
+ * Passage length, back-to-back repetitions within one response, and the furthest apart two copies may start, that
+ * make `repeated-text`: Gemini CLI's loop detection values (50-character chunks, 10 repeats, within 5 chunks).
+ */
+export const DEFAULT_REPEATED_TEXT = Object.freeze({ chunkSize: 50, repetitions: 10, spacing: 250 });
 /** Detection of one loop that gets the stronger hint, and the one that stops the run. */
 export const DEFAULT_LOOP_ESCALATION = Object.freeze({ strongerHintAt: 2, stopAt: 3 });
 
@@ -130,10 +133,11 @@ export interface LoopDetectorOptions {
   toolCycle?: { maxLength?: number; repetitions?: number } | false;
   /**
    * A passage repeated back to back `repetitions` times within one response is `repeated-text`. A passage shorter
-   * than `chunkSize` characters counts only once its repetitions cover `repetitions x chunkSize` characters.
-   * @default { chunkSize: 50, repetitions: 10 }
+   * than `chunkSize` characters counts only once its repetitions cover `repetitions x chunkSize` characters; a
+   * passage longer than `spacing` characters (copies starting further apart) is never counted.
+   * @default { chunkSize: 50, repetitions: 10, spacing: 250 }
    */
-  repeatedText?: { chunkSize?: number; repetitions?: number } | false;
+  repeatedText?: { chunkSize?: number; repetitions?: number; spacing?: number } | false;
   /**
    * Tools that legitimately repeat (polling, waiting). Their calls are never compared; a step with only such calls
    * is skipped entirely (and breaks a monologue).
@@ -202,7 +206,7 @@ export interface ResolvedLoopOptions {
   monologue: number | false;
   alternation: number | false;
   toolCycle: { maxLength: number; repetitions: number } | false;
-  repeatedText: { chunkSize: number; repetitions: number } | false;
+  repeatedText: { chunkSize: number; repetitions: number; spacing: number } | false;
   exemptTools: ReadonlySet<string>;
   ignoreKeys: ReadonlySet<string>;
   volatilePatterns: readonly RegExp[];
@@ -369,12 +373,13 @@ function resolveToolCycle(value: LoopDetectorOptions['toolCycle']): ResolvedLoop
 function resolveRepeatedText(value: LoopDetectorOptions['repeatedText']): ResolvedLoopOptions['repeatedText'] {
   if (value === false) return false;
   if (typeof value !== 'object' || value === null) {
-    throw new InvalidOptionError({ parameter: 'repeatedText', value, fix: 'Pass { chunkSize, repetitions }, or false to turn this check off.' });
+    throw new InvalidOptionError({ parameter: 'repeatedText', value, fix: 'Pass { chunkSize, repetitions, spacing }, or false to turn this check off.' });
   }
-  const { chunkSize = DEFAULT_REPEATED_TEXT.chunkSize, repetitions = DEFAULT_REPEATED_TEXT.repetitions } = value;
+  const { chunkSize = DEFAULT_REPEATED_TEXT.chunkSize, repetitions = DEFAULT_REPEATED_TEXT.repetitions, spacing = DEFAULT_REPEATED_TEXT.spacing } = value;
   integer('repeatedText.chunkSize', chunkSize, 1, 'Pass a whole number of characters of at least 1; the default is 50.');
   integer('repeatedText.repetitions', repetitions, 2, 'Pass a whole number of at least 2; the default is 10.');
-  return { chunkSize, repetitions };
+  if (spacing !== Infinity) integer('repeatedText.spacing', spacing, 1, 'Pass a whole number of characters of at least 1, or Infinity for no limit; the default is 250.');
+  return { chunkSize, repetitions, spacing };
 }
 
 function resolveEscalation(value: LoopDetectorOptions['escalation']): ResolvedLoopOptions['escalation'] {

@@ -19,16 +19,18 @@ export interface RepeatedPassage {
 /**
  * Finds the longest stretch of `text` that is one passage repeated back to back, when it is long enough to count:
  * at least `repetitions` copies of a passage of `chunkSize` characters or more, or `repetitions x chunkSize`
- * characters of a shorter passage ("ha ha ha ..."). Whitespace runs count as one space, so copies separated by a
- * space or a line break match.
+ * characters of a shorter passage ("ha ha ha ..."), each copy starting at most `spacing` characters after the
+ * previous one. Whitespace runs count as one space, so copies separated by a space or a line break match.
  *
  * One pass over the scanned characters with a rolling hash of every `chunkSize`-long window: in a stretch repeated
  * with period p, each window's previous occurrence is exactly p characters back, so a run of windows with the same
  * distance is a periodic stretch. A candidate is verified character by character, so a hash collision never reports.
  * @internal
  */
-export function findRepeatedPassage(text: string, chunkSize: number, repetitions: number): RepeatedPassage | null {
-  if (text.length < repetitions * chunkSize) return null;
+export function findRepeatedPassage(text: string, chunkSize: number, repetitions: number, spacing = Infinity): RepeatedPassage | null {
+  // `+ 1`: the scan adds a trailing space, so ten copies of a passage ending in a space still count after a trim
+  // took the last one off (issue 15).
+  if (text.length + 1 < repetitions * chunkSize) return null;
   const tail = text.length > 2 * SCANNED_CHARACTERS ? text.slice(-2 * SCANNED_CHARACTERS) : text;
   const collapsed = tail.replace(/\s+/g, ' ').trim();
   // The trailing space makes the last copy of a space-separated passage complete.
@@ -44,6 +46,9 @@ export function findRepeatedPassage(text: string, chunkSize: number, repetitions
   for (let i = 0; i < window; i++) hash = (Math.imul(hash, BASE) + scanned.charCodeAt(i)) | 0;
 
   const lastSeen = new Map<number, number>();
+  // Every window's hash, so a run continues while each window equals the one a period back, even when a nearer
+  // copy exists: a passage that itself repeats a sentence has windows recurring at two distances (issue 15).
+  const hashes = new Int32Array(length);
   let best: { start: number; size: number; period: number } | undefined;
   let runPeriod = 0;
   let runStart = 0;
@@ -61,12 +66,14 @@ export function findRepeatedPassage(text: string, chunkSize: number, repetitions
     if (position > 0) {
       hash = (Math.imul((hash - Math.imul(scanned.charCodeAt(position - 1), power)) | 0, BASE) + scanned.charCodeAt(position + window - 1)) | 0;
     }
+    hashes[position] = hash;
     const previous = lastSeen.get(hash);
     lastSeen.set(hash, position);
-    const distance = previous === undefined ? 0 : position - previous;
-    if (distance > 0 && distance === runPeriod && position === runEnd + 1) {
+    if (runPeriod > 0 && position === runEnd + 1 && hashes[position - runPeriod] === hash) {
       runEnd = position;
     } else {
+      const nearest = previous === undefined ? 0 : position - previous;
+      const distance = nearest <= spacing ? nearest : 0; // copies further apart than `spacing` are not a loop
       closeRun();
       runPeriod = distance;
       runStart = position;
@@ -100,8 +107,12 @@ function isPeriodic(text: string, start: number, size: number, period: number): 
  * no history: the response alone is the evidence.
  * @internal
  */
-export function findRepeatedText(text: string, stepNumber: number, { chunkSize, repetitions }: { chunkSize: number; repetitions: number }): LoopFinding | null {
-  const found = findRepeatedPassage(text, chunkSize, repetitions);
+export function findRepeatedText(
+  text: string,
+  stepNumber: number,
+  { chunkSize, repetitions, spacing }: { chunkSize: number; repetitions: number; spacing: number },
+): LoopFinding | null {
+  const found = findRepeatedPassage(text, chunkSize, repetitions, spacing);
   if (found === null) return null;
   const shown = found.passage.trim() || found.passage;
   return {
