@@ -1,5 +1,6 @@
 import { hashString } from './hash.js';
 import { excerpt } from './hints.js';
+import { proseSegments } from './prose.js';
 import type { LoopFinding } from './types.js';
 
 /**
@@ -7,6 +8,12 @@ import type { LoopFinding } from './types.js';
  * repetition is at the end, and the bound keeps a 10 MB response as cheap as a 16 KB one.
  */
 const SCANNED_CHARACTERS = 16_384;
+
+/**
+ * Longest token whose run is never a loop: a divider (`=====`), a hex dump (`00 00 00`), a row of dots. Writing one
+ * is formatting, not a model stuck (issue 15).
+ */
+const SHORT_TOKEN = 10;
 
 /** A passage repeated back to back within one text. @internal */
 export interface RepeatedPassage {
@@ -59,6 +66,7 @@ export function findRepeatedPassage(text: string, chunkSize: number, repetitions
     const size = runEnd - runStart + window + runPeriod;
     if (size < repetitions * Math.max(runPeriod, window)) return;
     if (best !== undefined && size <= best.size) return;
+    if (isShortToken(scanned, start, runPeriod)) return;
     if (isPeriodic(scanned, start, size, runPeriod)) best = { start, size, period: runPeriod };
   };
 
@@ -97,6 +105,13 @@ function readableOffset(period: string): number {
   return space >= 0 && space + 1 < period.length ? space + 1 : 0;
 }
 
+/** Whether one period of a stretch is a single short token (no space inside once trimmed). */
+function isShortToken(text: string, start: number, period: number): boolean {
+  if (period > SHORT_TOKEN + 1) return false;
+  const token = text.slice(start, start + period).trim();
+  return token.length <= SHORT_TOKEN && !token.includes(' ');
+}
+
 function isPeriodic(text: string, start: number, size: number, period: number): boolean {
   for (let i = start + period; i < start + size; i++) if (text.charCodeAt(i) !== text.charCodeAt(i - period)) return false;
   return true;
@@ -104,7 +119,8 @@ function isPeriodic(text: string, start: number, size: number, period: number): 
 
 /**
  * `repeated-text`: one response repeats a passage many times (a model stuck generating the same sentence). Needs
- * no history: the response alone is the evidence.
+ * no history: the response alone is the evidence. Only its prose is read: fenced code, tables, list items,
+ * headings and dividers are left out (see {@link proseSegments}), and each stretch of prose is scanned on its own.
  * @internal
  */
 export function findRepeatedText(
@@ -112,7 +128,7 @@ export function findRepeatedText(
   stepNumber: number,
   { chunkSize, repetitions, spacing }: { chunkSize: number; repetitions: number; spacing: number },
 ): LoopFinding | null {
-  const found = findRepeatedPassage(text, chunkSize, repetitions, spacing);
+  const found = findInProse(text, chunkSize, repetitions, spacing);
   if (found === null) return null;
   const shown = found.passage.trim() || found.passage;
   return {
@@ -121,6 +137,16 @@ export function findRepeatedText(
     evidence: { steps: [stepNumber], repetitions: found.count, text: excerpt(shown) },
     detail: `your response repeats the same passage ${found.count} times ("${excerpt(shown, 80)}")`,
   };
+}
+
+/** The repeated passage covering the most characters in any stretch of prose of `text`. */
+function findInProse(text: string, chunkSize: number, repetitions: number, spacing: number): RepeatedPassage | null {
+  let best: RepeatedPassage | null = null;
+  for (const segment of proseSegments(text, 2 * SCANNED_CHARACTERS)) {
+    const found = findRepeatedPassage(segment, chunkSize, repetitions, spacing);
+    if (found && (best === null || found.count * found.passage.length > best.count * best.passage.length)) best = found;
+  }
+  return best;
 }
 
 /**

@@ -41,8 +41,8 @@ describe('repeated-text', () => {
   });
 
   it('needs repetitions x chunkSize characters of a short passage', () => {
-    expect(findRepeatedPassage('ha '.repeat(166), 50, 10)).toBeNull(); // 497 characters
-    expect(findRepeatedPassage('ha '.repeat(167), 50, 10)).toMatchObject({ count: 167 });
+    expect(findRepeatedPassage('no way '.repeat(71), 50, 10)).toBeNull(); // 497 characters
+    expect(findRepeatedPassage('no way '.repeat(72), 50, 10)).toMatchObject({ count: 72 });
   });
 
   it('stays quiet for long text with a shared prefix that is not repeated back to back', () => {
@@ -61,5 +61,42 @@ describe('repeated-text', () => {
     const filler = Array.from({ length: 1_200_000 }, (_, i) => `word${i}`).join(' '); // about 10 MB, never repeating
     const huge = `${filler} ${Array(12).fill(SENTENCE).join(' ')}`;
     expect(findRepeatedPassage(huge, 50, 10)).toMatchObject({ count: 12 });
+  });
+});
+
+describe('repeated-text reads only the prose of a Markdown response (issue 15)', () => {
+  const chant = Array(12).fill(SENTENCE).join(' ');
+  const quiet = (text: string) => expect(kinds(runSteps(detectorFor(), [say(text)]))).toEqual(['-']);
+  const loud = (text: string) => expect(kinds(runSteps(detectorFor(), [say(text)]))).toEqual(['repeated-text']);
+
+  it('leaves fenced code alone, backticks or tildes, and catches the same chant outside the fence', () => {
+    quiet(`Here is the fixture:\n\n\`\`\`ts\n${Array(12).fill(`expect(parse(input)).toEqual(expected); // ${SENTENCE}`).join('\n')}\n\`\`\`\nDone.`);
+    quiet(`~~~\n${chant}\n~~~`);
+    quiet(`Cut short inside a block:\n\`\`\`\n${chant}`);
+    loud(`\`\`\`\nconst a = 1;\n\`\`\`\n${chant}`);
+  });
+
+  it('leaves tables, headings, list items and block quotes alone', () => {
+    quiet(`| id | status |\n|${'-'.repeat(500)}|\n${Array(12).fill(`| ${SENTENCE} | ok |`).join('\n')}`);
+    quiet(Array(12).fill(`## ${SENTENCE}`).join('\n'));
+    quiet(Array(12).fill(`- ${SENTENCE}`).join('\n'));
+    quiet(Array(12).fill(`3. ${SENTENCE}`).join('\n'));
+    quiet(Array(12).fill(`> ${SENTENCE}`).join('\n'));
+  });
+
+  it('never counts a divider or a run of one short token, in a line of its own or inside prose', () => {
+    quiet(`Results\n${'='.repeat(500)}\n${'- '.repeat(300)}\n${'* * * '.repeat(100)}`);
+    quiet(`The buffer holds ${'00 '.repeat(400)}and then ${'0xff,'.repeat(200)} as expected.`);
+    quiet(`Section one ${'-'.repeat(600)} section two ${'.'.repeat(600)}`);
+  });
+
+  it('still finds a chant between a table and a code block, and never joins prose across them', () => {
+    loud(`| a | b |\n|---|---|\n${chant}\n\`\`\`\nx\n\`\`\``);
+    const half = Array(6).fill(SENTENCE).join(' ');
+    quiet(`${half}\n\`\`\`\nx\n\`\`\`\n${half}`);
+  });
+
+  it("knows a long response's tail starts inside a code block opened before it", () => {
+    quiet(`\`\`\`\n${'let x = 1;\n'.repeat(5000)}${chant}`);
   });
 });

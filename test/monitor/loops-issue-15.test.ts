@@ -19,4 +19,12 @@ describe('issue 15 through the monitor', () => {
     expect(await turnKinds(monitor(), [{ content: passage.repeat(10) }])).toEqual(['repeated-text']);
     expect(await turnKinds(monitor(), [{ content: passage.repeat(9) }])).toEqual(['-']);
   });
+
+  it('repeated text: code, tables and dividers are never a loop; the same chant in prose is', async () => {
+    const chant = Array(12).fill('I will now check the booking status again to be sure.').join(' ');
+    const monitor = () => createMonitor({ workflow, loops: true, logger: recordingLogger() });
+    const markdown = `| id | status |\n|${'-'.repeat(500)}|\n\`\`\`\n${chant}\n\`\`\`\n${'='.repeat(500)}`;
+    expect(await turnKinds(monitor(), [{ content: markdown }])).toEqual(['-']);
+    expect(await turnKinds(monitor(), [{ content: `${markdown}\n${chant}` }])).toEqual(['repeated-text']);
+  });
 });
