@@ -17,6 +17,11 @@ export const DEFAULT_LOOP_TTL_MS = 3_600_000;
 export const DEFAULT_LOOP_MAX_SESSIONS = 10_000;
 /** Consecutive identical calls with identical results that make a `repeated-action` loop. */
 export const DEFAULT_REPEATED_ACTION = 4;
+/**
+ * An earlier warning at this many identical calls, before `repeatedAction` (Cline warns at the 3rd): off by default,
+ * since the 3rd identical call is often a fair retry.
+ */
+export const DEFAULT_REPEATED_ACTION_WARNING = false;
 /** Consecutive identical calls that fail that make a `repeated-error` loop. */
 export const DEFAULT_REPEATED_ERROR = 3;
 /** Consecutive identical text-only steps that make a `monologue`. */
@@ -107,10 +112,18 @@ export interface LoopDetectorOptions {
    */
   maxSessions?: number;
   /**
-   * The same tool call with the same result this many times in a row is a `repeated-action` loop.
+   * The same tool call (name and canonical arguments) this many times in a row, with identical results or none known
+   * yet, is a `repeated-action` loop, reported when the call is made (before it runs). Identical calls whose results
+   * differ are left to `toolCycle`.
    * @default 4
    */
   repeatedAction?: number | false;
+  /**
+   * A one-off warning hint at this many identical calls, before `repeatedAction` reports; it never hastens the stop.
+   * Cline warns at 3.
+   * @default false (off)
+   */
+  repeatedActionWarning?: number | false;
   /**
    * The same tool call failing this many times in a row is a `repeated-error` loop.
    * @default 3
@@ -202,6 +215,7 @@ export interface ResolvedLoopOptions {
   dimensions: number | undefined;
   maxSessions: number;
   repeatedAction: number | false;
+  repeatedActionWarning: number | false;
   repeatedError: number | false;
   monologue: number | false;
   alternation: number | false;
@@ -224,6 +238,7 @@ const KNOWN_OPTIONS = [
   'repeatedError', 'monologue', 'alternation', 'toolCycle', 'repeatedText', 'exemptTools', 'ignoreKeys',
   'volatilePatterns', 'normalizeArguments', 'hint', 'strongerHint', 'stopMessage', 'escalation', 'clock', 'timers',
   'logger', 'missCounter',
+  'repeatedActionWarning',
 ] as const satisfies readonly (keyof LoopDetectorOptions)[];
 
 /** Longest tool cycle that may be looked for: each step checks every length up to it, so it bounds the cost. */
@@ -250,6 +265,7 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
     dimensions,
     maxSessions = DEFAULT_LOOP_MAX_SESSIONS,
     repeatedAction = DEFAULT_REPEATED_ACTION,
+    repeatedActionWarning = DEFAULT_REPEATED_ACTION_WARNING,
     repeatedError = DEFAULT_REPEATED_ERROR,
     monologue = DEFAULT_MONOLOGUE,
     alternation = DEFAULT_ALTERNATION,
@@ -290,6 +306,9 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
   };
   countOrOff('repeatedAction', repeatedAction, 2, DEFAULT_REPEATED_ACTION);
   countOrOff('repeatedError', repeatedError, 2, DEFAULT_REPEATED_ERROR);
+  if (repeatedActionWarning !== false) {
+    integer('repeatedActionWarning', repeatedActionWarning, 2, 'Pass a whole number of calls of at least 2, such as 3, or false (the default) for no early warning.');
+  }
   countOrOff('monologue', monologue, 2, DEFAULT_MONOLOGUE);
   countOrOff('alternation', alternation, 4, DEFAULT_ALTERNATION);
 
@@ -303,6 +322,7 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
     dimensions,
     maxSessions,
     repeatedAction,
+    repeatedActionWarning,
     repeatedError,
     monologue,
     alternation,

@@ -11,7 +11,10 @@ import { findToolCycle } from './tool-cycle.js';
 import type { LoopFinding } from './types.js';
 
 /** What the structural checks need from the options. @internal */
-export type StructuralOptions = Pick<ResolvedLoopOptions, 'repeatedAction' | 'repeatedError' | 'monologue' | 'alternation' | 'toolCycle' | 'repeatedText'>;
+export type StructuralOptions = Pick<
+  ResolvedLoopOptions,
+  'repeatedAction' | 'repeatedActionWarning' | 'repeatedError' | 'monologue' | 'alternation' | 'toolCycle' | 'repeatedText'
+>;
 
 /**
  * Records a prepared step in the session and runs the structural checks it can complete. Deterministic, no
@@ -44,6 +47,7 @@ export function checkStructure(session: LoopSession, step: PreparedStep, options
     }
   }
   if (step.results.length > 0 && attachResults(session.calls, session.awaiting, step.results)) findings.push(...resultFindings(session, options));
+  if (step.calls.length > 0) findings.push(...callFindings(session, options));
   if (cycle) findings.push(cycle);
   if (options.alternation) {
     session.recent.push({ key: step.key, step: stepNumber });
@@ -64,10 +68,19 @@ export function checkStructure(session: LoopSession, step: PreparedStep, options
 
 /** The checks a newly answered call can complete. */
 function resultFindings(session: LoopSession, options: StructuralOptions): LoopFinding[] {
-  const findings: LoopFinding[] = [];
   const error = options.repeatedError && findRepeatedError(session.calls, options.repeatedError);
-  if (error) findings.push(error);
+  return error ? [error] : [];
+}
+
+/**
+ * The checks a new call completes. `repeated-action` is judged when the call is made, never again when its result
+ * arrives, so one repetition is one detection.
+ */
+function callFindings(session: LoopSession, options: StructuralOptions): LoopFinding[] {
+  const findings: LoopFinding[] = [];
   const action = options.repeatedAction && findRepeatedAction(session.calls, options.repeatedAction);
   if (action) findings.push(action);
+  const warning = options.repeatedActionWarning && findRepeatedAction(session.calls, options.repeatedActionWarning, true);
+  if (warning) findings.push(warning);
   return findings;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMonitor } from '../../src/index.js';
+import { createMonitor, type ChatMessage } from '../../src/index.js';
 import { recordingLogger, supportWorkflow as workflow } from './fixtures.js';
 
 /** Issue 15 through a host: the monitor with `loops` on, fed one model turn at a time. */
@@ -26,5 +26,24 @@ describe('issue 15 through the monitor', () => {
     const markdown = `| id | status |\n|${'-'.repeat(500)}|\n\`\`\`\n${chant}\n\`\`\`\n${'='.repeat(500)}`;
     expect(await turnKinds(monitor(), [{ content: markdown }])).toEqual(['-']);
     expect(await turnKinds(monitor(), [{ content: `${markdown}\n${chant}` }])).toEqual(['repeated-text']);
+  });
+
+  it('identical calls: the 4th identical call with unchanged results is reported by afterModel; changing results are not', async () => {
+    const run = async (result: (turn: number) => string) => {
+      const monitor = createMonitor({ workflow, loops: true, logger: recordingLogger() });
+      const messages: ChatMessage[] = [{ role: 'user', content: 'Where is my parcel?' }];
+      const seen: string[] = [];
+      for (let turn = 0; turn < 5; turn++) {
+        await monitor.beforeModel('s1', { messages });
+        const toolCall = { id: `c${turn}`, name: 'track_parcel', args: { parcel: 'P-1' } };
+        messages.push({ role: 'assistant', content: '', toolCalls: [toolCall] });
+        const after = await monitor.afterModel('s1', { content: '', toolCalls: [toolCall] });
+        seen.push(after.loop?.kind ?? '-');
+        messages.push({ role: 'tool', toolCallId: toolCall.id, name: 'track_parcel', content: result(turn) });
+      }
+      return seen;
+    };
+    expect(await run(() => 'in transit')).toEqual(['-', '-', '-', 'repeated-action', 'repeated-action']);
+    expect(await run((turn) => `SyntaxError at line ${turn}`)).toEqual(['-', '-', '-', '-', 'tool-cycle']);
   });
 });
