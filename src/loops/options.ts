@@ -5,6 +5,7 @@ import { InvalidOptionError } from '../errors/index.js';
 import type { Logger, MissCause } from '../monitor/fail-open.js';
 import type { HnswOptions } from '../vector-index/index.js';
 import { DEFAULT_LOOP_HINT, DEFAULT_LOOP_STOP_MESSAGE, DEFAULT_LOOP_STRONGER_HINT } from './hints.js';
+import { createExemptionTest, type ExemptionTest, type LoopExemption } from './exempt.js';
 import { DEFAULT_VOLATILE_PATTERNS } from './normalize.js';
 
 /** Cosine similarity above which two steps are the same step in other words (DESIGN.md section 8). */
@@ -158,6 +159,13 @@ export interface LoopDetectorOptions {
    */
   exemptTools?: readonly string[];
   /**
+   * Calls that legitimately repeat, by tool name or by action: `{ tool: 'browser', when: (args) =>
+   * String(args.action).startsWith('scroll') }` exempts scrolling and still checks a repeated click. Exempt calls are
+   * treated as `exemptTools` calls; a `when` that throws leaves the call checked. Adds to `exemptTools`.
+   * @default []
+   */
+  exempt?: readonly LoopExemption[];
+  /**
    * Property names dropped at any depth before tool arguments and results are compared (`requestId`, `timestamp`).
    * @default []
    */
@@ -221,7 +229,7 @@ export interface ResolvedLoopOptions {
   alternation: number | false;
   toolCycle: { maxLength: number; repetitions: number } | false;
   repeatedText: { chunkSize: number; repetitions: number; spacing: number } | false;
-  exemptTools: ReadonlySet<string>;
+  isExempt: ExemptionTest;
   ignoreKeys: ReadonlySet<string>;
   volatilePatterns: readonly RegExp[];
   normalizeArguments: boolean;
@@ -238,7 +246,7 @@ const KNOWN_OPTIONS = [
   'repeatedError', 'monologue', 'alternation', 'toolCycle', 'repeatedText', 'exemptTools', 'ignoreKeys',
   'volatilePatterns', 'normalizeArguments', 'hint', 'strongerHint', 'stopMessage', 'escalation', 'clock', 'timers',
   'logger', 'missCounter',
-  'repeatedActionWarning',
+  'repeatedActionWarning', 'exempt',
 ] as const satisfies readonly (keyof LoopDetectorOptions)[];
 
 /** Longest tool cycle that may be looked for: each step checks every length up to it, so it bounds the cost. */
@@ -272,6 +280,7 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
     toolCycle = {},
     repeatedText = {},
     exemptTools = [],
+    exempt = [],
     ignoreKeys = [],
     volatilePatterns = DEFAULT_VOLATILE_PATTERNS,
     normalizeArguments = false,
@@ -328,7 +337,7 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
     alternation,
     toolCycle: resolveToolCycle(toolCycle),
     repeatedText: resolveRepeatedText(repeatedText),
-    exemptTools: new Set(stringList('exemptTools', exemptTools, "Pass an array of tool names, such as ['check_status']")),
+    isExempt: createExemptionTest('exempt', [...stringList('exemptTools', exemptTools, "Pass an array of tool names, such as ['check_status']"), ...exemptionList(exempt)]),
     ignoreKeys: new Set(stringList('ignoreKeys', ignoreKeys, "Pass an array of property names, such as ['requestId', 'timestamp']")),
     volatilePatterns: regexList(volatilePatterns),
     normalizeArguments: flag('normalizeArguments', normalizeArguments),
@@ -438,6 +447,11 @@ function text(parameter: string, value: unknown): string {
 function stringList(parameter: string, value: unknown, fix: string): string[] {
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new InvalidOptionError({ parameter, value, fix: `${fix}, or [] for none.` });
   return value;
+}
+
+function exemptionList(value: unknown): unknown[] {
+  createExemptionTest('exempt', value); // validates, naming `exempt`
+  return value as unknown[];
 }
 
 function regexList(value: unknown): readonly RegExp[] {

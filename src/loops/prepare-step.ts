@@ -1,4 +1,5 @@
 import { canonicalJson } from './canonical-json.js';
+import type { ExemptionTest } from './exempt.js';
 import { hashString } from './hash.js';
 import { excerpt } from './hints.js';
 import { comparableText, COMPARED_CHARACTERS, createVolatileNormalizer } from './normalize.js';
@@ -45,7 +46,7 @@ export type PreparedStep =
 
 /** What the preparer needs from the options. @internal */
 export interface StepPreparerOptions {
-  exemptTools: ReadonlySet<string>;
+  isExempt: ExemptionTest;
   ignoreKeys: ReadonlySet<string>;
   volatilePatterns: readonly RegExp[];
   normalizeArguments: boolean;
@@ -59,7 +60,7 @@ const SUBJECT_CHARACTERS = 4096;
  * from user code, so a missing field, a non-string text or a call without a name is read as absent, never a crash.
  * @internal
  */
-export function createStepPreparer({ exemptTools, ignoreKeys, volatilePatterns, normalizeArguments }: StepPreparerOptions) {
+export function createStepPreparer({ isExempt, ignoreKeys, volatilePatterns, normalizeArguments }: StepPreparerOptions) {
   const normalizeVolatile = createVolatileNormalizer(volatilePatterns);
   const canonicalOptions = ignoreKeys.size > 0 ? { ignoreKeys } : {};
 
@@ -95,7 +96,7 @@ export function createStepPreparer({ exemptTools, ignoreKeys, volatilePatterns, 
     const text = typeof step.text === 'string' ? step.text.trim() : '';
     const allCalls = Array.isArray(step.toolCalls) ? step.toolCalls.filter(isCall) : [];
     const results = Array.isArray(step.toolResults) ? step.toolResults.filter(isResult).map(prepareResult) : [];
-    const calls = allCalls.filter((call) => !exemptTools.has(call.name)).map(prepareCall);
+    const calls = allCalls.filter((call) => !isExempt(call)).map(prepareCall);
     if (calls.length < allCalls.length && calls.length === 0) return { kind: 'exempt', results };
     if (text === '' && calls.length === 0) return results.length > 0 ? { kind: 'results', results } : { kind: 'empty' };
     const textKey = text === '' ? 0 : hashString(comparableText(text, normalizeVolatile));

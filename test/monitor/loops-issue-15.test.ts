@@ -46,4 +46,12 @@ describe('issue 15 through the monitor', () => {
     expect(await run(() => 'in transit')).toEqual(['-', '-', '-', 'repeated-action', 'repeated-action']);
     expect(await run((turn) => `SyntaxError at line ${turn}`)).toEqual(['-', '-', '-', '-', 'tool-cycle']);
   });
+
+  it('exempt by action: scrolling a page is not a loop, clicking the same button is', async () => {
+    const when = (args: Record<string, unknown>) => String(args.action).startsWith('scroll');
+    const monitor = () => createMonitor({ workflow, loops: { exempt: [{ tool: 'browser', when }] }, logger: recordingLogger() });
+    const turns = (action: string) => Array.from({ length: 4 }, (_, i) => ({ content: '', toolCalls: [{ id: `c${i}`, name: 'browser', args: { action } }] }));
+    expect(await turnKinds(monitor(), turns('scroll_down'))).toEqual(['-', '-', '-', '-']);
+    expect(await turnKinds(monitor(), turns('click'))).toEqual(['-', '-', '-', 'repeated-action']);
+  });
 });
