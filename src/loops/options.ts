@@ -36,6 +36,14 @@ export const DEFAULT_TOOL_CYCLE = Object.freeze({ maxLength: 5, repetitions: 5 }
  * make `repeated-text`: Gemini CLI's loop detection values (50-character chunks, 10 repeats, within 5 chunks).
  */
 export const DEFAULT_REPEATED_TEXT = Object.freeze({ chunkSize: 50, repetitions: 10, spacing: 250 });
+/** Calls to tools that are not offered that get a hint naming the tools that exist, and that stop the run. */
+export const DEFAULT_UNKNOWN_TOOL = Object.freeze({ hintAt: 2, stopAt: 3 });
+/** Consecutive calls to one tool, with varying arguments and the same result, that make `unchanged-result`. */
+export const DEFAULT_UNCHANGED_RESULT = 4;
+/** Context condensations in a row without a tool making progress that make `condensation` (OpenHands' 10). */
+export const DEFAULT_CONDENSATION = 10;
+/** Times one line may appear in a response and its reasoning before it is `repeated-line`. */
+export const DEFAULT_REPEATED_LINE = 5;
 /** Detection of one loop that gets the stronger hint, and the one that stops the run. */
 export const DEFAULT_LOOP_ESCALATION = Object.freeze({ strongerHintAt: 2, stopAt: 3 });
 
@@ -153,6 +161,42 @@ export interface LoopDetectorOptions {
    */
   repeatedText?: { chunkSize?: number; repetitions?: number; spacing?: number } | false;
   /**
+   * The same line (case and whitespace aside) this many times anywhere in one response or its reasoning is
+   * `repeated-line`. Prose lines of 12 characters or more only: code, tables, lists and headings are not counted.
+   * @default 5
+   */
+  repeatedLine?: number | false;
+  /**
+   * Calls to tools that are not offered (see `tools` and {@link LoopStep.availableTools}): at `hintAt` calls a hint
+   * naming the tools that exist, at `stopAt` the run is stopped, whatever `escalation` says.
+   * @default { hintAt: 2, stopAt: 3 }
+   */
+  unknownTool?: { hintAt?: number; stopAt?: number } | false;
+  /**
+   * The names of the tools offered to the model, for `unknownTool`, when every call offers the same ones; a step's
+   * `availableTools` takes precedence. Without either, `unknownTool` does not run.
+   * @default undefined
+   */
+  tools?: readonly string[];
+  /**
+   * This many calls in a row to one tool, with arguments that vary and the same result each time, are an
+   * `unchanged-result` loop.
+   * @default 4
+   */
+  unchangedResult?: number | false;
+  /**
+   * This many context condensations in a row (steps with `condensed: true`, or `monitor.observeCondensation`) without
+   * a tool call making progress (succeeding with a result not seen before) are a `condensation` loop.
+   * @default 10
+   */
+  condensation?: number | false;
+  /**
+   * Whether a step with `userTurn: true` (the monitor sends one on each new user message) starts the structural
+   * checks afresh: their counts and their escalation, and drops a pending stop. The semantic window keeps its history.
+   * @default true
+   */
+  scopeToUserTurn?: boolean;
+  /**
    * Tools that legitimately repeat (polling, waiting). Their calls are never compared; a step with only such calls
    * is skipped entirely (and breaks a monologue).
    * @default []
@@ -229,6 +273,12 @@ export interface ResolvedLoopOptions {
   alternation: number | false;
   toolCycle: { maxLength: number; repetitions: number } | false;
   repeatedText: { chunkSize: number; repetitions: number; spacing: number } | false;
+  repeatedLine: number | false;
+  unknownTool: { hintAt: number; stopAt: number } | false;
+  tools: readonly string[] | undefined;
+  unchangedResult: number | false;
+  condensation: number | false;
+  scopeToUserTurn: boolean;
   isExempt: ExemptionTest;
   ignoreKeys: ReadonlySet<string>;
   volatilePatterns: readonly RegExp[];
@@ -246,7 +296,8 @@ const KNOWN_OPTIONS = [
   'repeatedError', 'monologue', 'alternation', 'toolCycle', 'repeatedText', 'exemptTools', 'ignoreKeys',
   'volatilePatterns', 'normalizeArguments', 'hint', 'strongerHint', 'stopMessage', 'escalation', 'clock', 'timers',
   'logger', 'missCounter',
-  'repeatedActionWarning', 'exempt',
+  'repeatedActionWarning', 'exempt', 'repeatedLine', 'unknownTool', 'tools', 'unchangedResult', 'condensation',
+  'scopeToUserTurn',
 ] as const satisfies readonly (keyof LoopDetectorOptions)[];
 
 /** Longest tool cycle that may be looked for: each step checks every length up to it, so it bounds the cost. */
@@ -281,6 +332,12 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
     repeatedText = {},
     exemptTools = [],
     exempt = [],
+    repeatedLine = DEFAULT_REPEATED_LINE,
+    unknownTool = {},
+    tools,
+    unchangedResult = DEFAULT_UNCHANGED_RESULT,
+    condensation = DEFAULT_CONDENSATION,
+    scopeToUserTurn = true,
     ignoreKeys = [],
     volatilePatterns = DEFAULT_VOLATILE_PATTERNS,
     normalizeArguments = false,
@@ -320,6 +377,9 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
   }
   countOrOff('monologue', monologue, 2, DEFAULT_MONOLOGUE);
   countOrOff('alternation', alternation, 4, DEFAULT_ALTERNATION);
+  countOrOff('repeatedLine', repeatedLine, 2, DEFAULT_REPEATED_LINE);
+  countOrOff('unchangedResult', unchangedResult, 2, DEFAULT_UNCHANGED_RESULT);
+  countOrOff('condensation', condensation, 1, DEFAULT_CONDENSATION);
 
   return {
     embedder,
@@ -337,6 +397,12 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
     alternation,
     toolCycle: resolveToolCycle(toolCycle),
     repeatedText: resolveRepeatedText(repeatedText),
+    repeatedLine,
+    unknownTool: resolveUnknownTool(unknownTool),
+    tools: tools === undefined ? undefined : stringList('tools', tools, "Pass an array of the tool names offered to the model, such as ['search', 'book']"),
+    unchangedResult,
+    condensation,
+    scopeToUserTurn: flag('scopeToUserTurn', scopeToUserTurn),
     isExempt: createExemptionTest('exempt', [...stringList('exemptTools', exemptTools, "Pass an array of tool names, such as ['check_status']"), ...exemptionList(exempt)]),
     ignoreKeys: new Set(stringList('ignoreKeys', ignoreKeys, "Pass an array of property names, such as ['requestId', 'timestamp']")),
     volatilePatterns: regexList(volatilePatterns),
@@ -409,6 +475,20 @@ function resolveRepeatedText(value: LoopDetectorOptions['repeatedText']): Resolv
   integer('repeatedText.repetitions', repetitions, 2, 'Pass a whole number of at least 2; the default is 10.');
   if (spacing !== Infinity) integer('repeatedText.spacing', spacing, 1, 'Pass a whole number of characters of at least 1, or Infinity for no limit; the default is 250.');
   return { chunkSize, repetitions, spacing };
+}
+
+function resolveUnknownTool(value: LoopDetectorOptions['unknownTool']): ResolvedLoopOptions['unknownTool'] {
+  if (value === false) return false;
+  if (typeof value !== 'object' || value === null) {
+    throw new InvalidOptionError({ parameter: 'unknownTool', value, fix: 'Pass { hintAt, stopAt }, such as { hintAt: 2, stopAt: 3 }, or false to turn this check off.' });
+  }
+  const { hintAt = DEFAULT_UNKNOWN_TOOL.hintAt, stopAt = DEFAULT_UNKNOWN_TOOL.stopAt } = value;
+  integer('unknownTool.hintAt', hintAt, 1, 'Pass the number of calls to unknown tools that gets a hint, such as 2.');
+  if (stopAt !== Infinity) integer('unknownTool.stopAt', stopAt, 1, 'Pass the number of calls to unknown tools that stops the run, such as 3, or Infinity to never stop.');
+  if (stopAt < hintAt) {
+    throw new InvalidOptionError({ parameter: 'unknownTool.stopAt', value: stopAt, fix: `Pass a number no smaller than unknownTool.hintAt (${hintAt}).` });
+  }
+  return { hintAt, stopAt };
 }
 
 function resolveEscalation(value: LoopDetectorOptions['escalation']): ResolvedLoopOptions['escalation'] {

@@ -42,6 +42,12 @@ export type PreparedStep =
       results: PreparedResult[];
       /** Hash of the text and the calls: what `alternation` compares. */
       key: number;
+      /** The model's reasoning, for `repeated-line` only. */
+      reasoning: string;
+      /** Names of this step's calls to tools that are not offered (empty when the offered tools are not known). */
+      unknown: string[];
+      /** The tools offered on this call, when known. */
+      available: readonly string[] | undefined;
     };
 
 /** What the preparer needs from the options. @internal */
@@ -50,6 +56,7 @@ export interface StepPreparerOptions {
   ignoreKeys: ReadonlySet<string>;
   volatilePatterns: readonly RegExp[];
   normalizeArguments: boolean;
+  tools: readonly string[] | undefined;
 }
 
 /** Longest embedding subject: enough for the gist of a step, bounded so a huge step costs the embedder little. */
@@ -60,7 +67,7 @@ const SUBJECT_CHARACTERS = 4096;
  * from user code, so a missing field, a non-string text or a call without a name is read as absent, never a crash.
  * @internal
  */
-export function createStepPreparer({ isExempt, ignoreKeys, volatilePatterns, normalizeArguments }: StepPreparerOptions) {
+export function createStepPreparer({ isExempt, ignoreKeys, volatilePatterns, normalizeArguments, tools }: StepPreparerOptions) {
   const normalizeVolatile = createVolatileNormalizer(volatilePatterns);
   const canonicalOptions = ignoreKeys.size > 0 ? { ignoreKeys } : {};
 
@@ -98,9 +105,13 @@ export function createStepPreparer({ isExempt, ignoreKeys, volatilePatterns, nor
     const results = Array.isArray(step.toolResults) ? step.toolResults.filter(isResult).map(prepareResult) : [];
     const calls = allCalls.filter((call) => !isExempt(call)).map(prepareCall);
     if (calls.length < allCalls.length && calls.length === 0) return { kind: 'exempt', results };
-    if (text === '' && calls.length === 0) return results.length > 0 ? { kind: 'results', results } : { kind: 'empty' };
+    const reasoning = typeof step.reasoning === 'string' ? step.reasoning.trim() : '';
+    if (text === '' && calls.length === 0 && reasoning === '') return results.length > 0 ? { kind: 'results', results } : { kind: 'empty' };
     const textKey = text === '' ? 0 : hashString(comparableText(text, normalizeVolatile));
-    return { kind: 'step', text, textKey, calls, results, key: hashString(`${textKey}|${calls.map((call) => call.key).join(',')}`) };
+    const available = Array.isArray(step.availableTools) ? step.availableTools.filter((name): name is string => typeof name === 'string') : tools;
+    const unknown = available === undefined ? [] : calls.filter((call) => !available.includes(call.name)).map((call) => call.name);
+    const key = hashString(`${textKey}|${calls.map((call) => call.key).join(',')}`);
+    return { kind: 'step', text, textKey, calls, results, key, reasoning, unknown, available };
   };
 }
 

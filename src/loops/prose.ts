@@ -13,6 +13,16 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const NOT_PROSE = /^\s*(?:\||#{1,6}(?:\s|$)|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|>)|^\s*([-=_*~#+.:|<>/\\])(?:\s*\1){2,}\s*$/;
 
 /**
+ * What one line of Markdown is to the text checks: a fence (opens or closes code), prose, or something else (a table
+ * row, a heading, a list item, a block quote, a divider).
+ * @internal
+ */
+export function lineKind(line: string): 'fence' | 'prose' | 'other' {
+  if (FENCE.test(line)) return 'fence';
+  return NOT_PROSE.test(line) ? 'other' : 'prose';
+}
+
+/**
  * Splits `text` into its stretches of prose, in order, leaving out fenced code and the lines {@link NOT_PROSE}
  * matches. Each stretch is checked on its own, so a passage never counts across a code block or a table. A fence
  * still open at the end of the text (a response cut short inside a code block) hides the rest, as Markdown renders it.

@@ -54,4 +54,65 @@ describe('issue 15 through the monitor', () => {
     expect(await turnKinds(monitor(), turns('scroll_down'))).toEqual(['-', '-', '-', '-']);
     expect(await turnKinds(monitor(), turns('click'))).toEqual(['-', '-', '-', 'repeated-action']);
   });
+
+  /** A scripted agent: each turn, beforeModel, the model's call, afterModel, then the tool's result in the messages. */
+  async function agent(monitor: ReturnType<typeof createMonitor>, turns: readonly { name: string; args: Record<string, unknown>; result: string; user?: string }[]) {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Find me a flight.' }];
+    const seen: string[] = [];
+    for (const [turn, { name, args, result, user }] of turns.entries()) {
+      if (user) messages.push({ role: 'user', content: user });
+      const before = await monitor.beforeModel('s1', { messages });
+      if (before.action === 'block') {
+        seen.push(`block ${before.intervention.name}`);
+        break;
+      }
+      const toolCall = { id: `c${turn}`, name, args };
+      messages.push({ role: 'assistant', content: '', toolCalls: [toolCall] });
+      const after = await monitor.afterModel('s1', { content: '', toolCalls: [toolCall] });
+      seen.push(after.loop ? `${after.loop.kind} ${after.loop.action}` : '-');
+      messages.push({ role: 'tool', toolCallId: toolCall.id, name, content: result });
+    }
+    return seen;
+  }
+  const loopsMonitor = (loops: Parameters<typeof createMonitor>[0]['loops'] = true) => createMonitor({ workflow, loops, logger: recordingLogger() });
+
+  it('unknown-tool: a hint at the 2nd call to a tool not offered, then the run is blocked', async () => {
+    const turns = [0, 1, 2, 3].map((i) => ({ name: 'serch', args: { q: i }, result: 'Error: tool serch not found' }));
+    expect(await agent(loopsMonitor({ tools: ['search'] }), turns)).toEqual(['-', 'unknown-tool hint', 'unknown-tool stop', 'block loop:unknown-tool']);
+    expect(await agent(loopsMonitor({ tools: ['search'] }), turns.map((turn) => ({ ...turn, name: 'search' })))).toEqual(['-', '-', '-', '-']);
+  });
+
+  it('unchanged-result: varying arguments, the same answer each time, is reported when the 4th result arrives', async () => {
+    const monitor = loopsMonitor();
+    const seen: string[] = [];
+    monitor.on('loop', ({ report }) => seen.push(report.kind));
+    await agent(monitor, [0, 1, 2, 3, 4].map((i) => ({ name: 'search', args: { q: `attempt ${i}` }, result: 'no results' })));
+    expect(seen).toEqual(['unchanged-result']);
+    const quiet = loopsMonitor();
+    const none: string[] = [];
+    quiet.on('loop', ({ report }) => none.push(report.kind));
+    await agent(quiet, [0, 1, 2, 3, 4].map((i) => ({ name: 'search', args: { q: `attempt ${i}` }, result: `${i} results` })));
+    expect(none).toEqual([]);
+  });
+
+  it('condensation: observeCondensation 10 times in a row without progress reports, 9 does not', async () => {
+    const monitor = loopsMonitor();
+    const reports = [];
+    for (let i = 0; i < 10; i++) reports.push(await monitor.observeCondensation('s1'));
+    expect(reports.map((report) => report?.kind ?? '-')).toEqual([...Array(9).fill('-'), 'condensation']);
+    expect(await createMonitor({ workflow, logger: recordingLogger() }).observeCondensation('s1')).toBeNull();
+  });
+
+  it('repeated-line: a line written 5 times in one response is reported, 4 times is not', async () => {
+    const line = 'Wait, let me re-check the config file first.';
+    const text = (n: number) => Array.from({ length: n }, (_, i) => `${line}\nLooking at part ${i}.`).join('\n');
+    expect(await turnKinds(loopsMonitor(), [{ content: text(5) }])).toEqual(['repeated-line']);
+    expect(await turnKinds(loopsMonitor(), [{ content: text(4) }])).toEqual(['-']);
+  });
+
+  it('scope by user turn: a new user message between identical calls starts a fresh count', async () => {
+    const same = { name: 'search', args: { q: 'AF12' }, result: 'sold out' };
+    expect(await agent(loopsMonitor(), [same, same, same, { ...same, user: 'Try again please.' }, same])).toEqual(['-', '-', '-', '-', '-']);
+    expect(await agent(loopsMonitor(), [same, same, same, same, same])).toEqual(['-', '-', '-', 'repeated-action hint', 'repeated-action stronger-hint']);
+  });
 });
