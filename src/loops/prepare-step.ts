@@ -57,6 +57,11 @@ export interface StepPreparerOptions {
   volatilePatterns: readonly RegExp[];
   normalizeArguments: boolean;
   tools: readonly string[] | undefined;
+  /**
+   * Whether texts are compared across steps (`monologue`, `alternation`, the semantic check). Without them a text's
+   * comparable form is never read, and normalising 64 KB of it is most of a step's cost.
+   */
+  comparesTexts: boolean;
 }
 
 /** Longest embedding subject: enough for the gist of a step, bounded so a huge step costs the embedder little. */
@@ -67,7 +72,7 @@ const SUBJECT_CHARACTERS = 4096;
  * from user code, so a missing field, a non-string text or a call without a name is read as absent, never a crash.
  * @internal
  */
-export function createStepPreparer({ isExempt, ignoreKeys, volatilePatterns, normalizeArguments, tools }: StepPreparerOptions) {
+export function createStepPreparer({ isExempt, ignoreKeys, volatilePatterns, normalizeArguments, tools, comparesTexts }: StepPreparerOptions) {
   const normalizeVolatile = createVolatileNormalizer(volatilePatterns);
   const canonicalOptions = ignoreKeys.size > 0 ? { ignoreKeys } : {};
 
@@ -107,7 +112,7 @@ export function createStepPreparer({ isExempt, ignoreKeys, volatilePatterns, nor
     if (calls.length < allCalls.length && calls.length === 0) return { kind: 'exempt', results };
     const reasoning = typeof step.reasoning === 'string' ? step.reasoning.trim() : '';
     if (text === '' && calls.length === 0 && reasoning === '') return results.length > 0 ? { kind: 'results', results } : { kind: 'empty' };
-    const textKey = text === '' ? 0 : hashString(comparableText(text, normalizeVolatile));
+    const textKey = text === '' || !comparesTexts ? 0 : hashString(comparableText(text, normalizeVolatile));
     const available = Array.isArray(step.availableTools) ? step.availableTools.filter((name): name is string => typeof name === 'string') : tools;
     const unknown = available === undefined ? [] : calls.filter((call) => !available.includes(call.name)).map((call) => call.name);
     const key = hashString(`${textKey}|${calls.map((call) => call.key).join(',')}`);

@@ -1,5 +1,6 @@
 import { hashString } from './hash.js';
 import { excerpt } from './hints.js';
+import { collapseWhitespace } from './normalize.js';
 import { lineKind } from './prose.js';
 import type { LoopFinding } from './types.js';
 
@@ -29,8 +30,9 @@ export function createLineCounter(threshold: number) {
   const countLine = (raw: string) => {
     const kind = lineKind(raw);
     if (kind === 'fence') inFence = !inFence;
-    if (kind !== 'prose' || inFence) return;
-    const line = raw.slice(0, MAX_LINE).replace(/\s+/g, ' ').trim().toLowerCase();
+    // Checked on the raw line first: most lines of a long response are short, and need no normalising to be skipped.
+    if (kind !== 'prose' || inFence || raw.length < MIN_LINE) return;
+    const line = collapseWhitespace(raw.length > MAX_LINE ? raw.slice(0, MAX_LINE) : raw).trim().toLowerCase();
     if (line.length < MIN_LINE) return;
     const count = (counts.get(line) ?? 0) + 1;
     if (count === 1 && counts.size >= MAX_LINES) return;

@@ -1,5 +1,6 @@
 import { hashString } from './hash.js';
 import { excerpt } from './hints.js';
+import { collapseWhitespace } from './normalize.js';
 import { proseSegments } from './prose.js';
 import type { LoopFinding } from './types.js';
 
@@ -39,7 +40,7 @@ export function findRepeatedPassage(text: string, chunkSize: number, repetitions
   // took the last one off (issue 15).
   if (text.length + 1 < repetitions * chunkSize) return null;
   const tail = text.length > 2 * SCANNED_CHARACTERS ? text.slice(-2 * SCANNED_CHARACTERS) : text;
-  const collapsed = tail.replace(/\s+/g, ' ').trim();
+  const collapsed = collapseWhitespace(tail).trim();
   // The trailing space makes the last copy of a space-separated passage complete.
   const scanned = `${collapsed.length > SCANNED_CHARACTERS ? collapsed.slice(-SCANNED_CHARACTERS) : collapsed} `;
   const length = scanned.length;
