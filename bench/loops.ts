@@ -2,6 +2,7 @@
  * Loop detection (DESIGN.md section 13, issue 5):
  * - one loop check excluding the embedding, window 5: structural only, and with the semantic window fed by an
  *   embedder that answers at once (<= 50 us);
+ * - the Markdown-aware repeated-text check on a 64 KB response of prose, code, tables and lists (<= 2 ms, issue 15);
  * - the long window at 100,000 steps of one session, HNSW (<= 1 ms per check); the index is built once, through
  *   the detector, and the build time is reported;
  * - the fail-open path: an embedder that never answers costs the timeout and no more;
@@ -55,7 +56,7 @@ function agentSteps(count: number): LoopStep[] {
 const quietLogger = { warn: () => {} };
 
 export async function loopsBench(): Promise<BenchRow[]> {
-  return [...windowRows(), await semanticWindowRow(), await failOpenRow(), await memoryRow(), await longWindowRow()];
+  return [...windowRows(), ...markdownTextRows(), await semanticWindowRow(), await failOpenRow(), await memoryRow(), await longWindowRow()];
 }
 
 /** The structural checks alone, synchronously, over 100 sessions. */
@@ -64,6 +65,40 @@ function windowRows(): BenchRow[] {
   const steps = agentSteps(512);
   const result = measure((i) => detector.observeStructural(`session-${i % 100}`, steps[i % steps.length]!), { samples: 20_000, warmup: 2_000 });
   return [{ suite: SUITE, name: 'loop check, structural only (observeStructural)', ...result, target: '<= 50 us', met: result.p50Us <= 50 }];
+}
+
+/** A 64 KB response of prose, code, tables and lists: what an agent that writes code sends back (issue 15). */
+function markdownResponse(bytes: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  for (let i = 0; length < bytes; i++) {
+    const part = [
+      `Step ${i}: the parser reads token ${i} and keeps the offset ${i * 7} for the error message.`,
+      `\`\`\`ts\nconst value${i} = parse(input${i});\nexpect(value${i}).toEqual(expected);\n\`\`\``,
+      `| case | input | result |\n|------|-------|--------|\n| ${i} | "${i}" | ok |`,
+      `- item ${i}\n- item ${i + 1}\n\n${'='.repeat(40)}`,
+    ][i % 4]!;
+    parts.push(part);
+    length += part.length + 2;
+  }
+  return parts.join('\n\n').slice(0, bytes);
+}
+
+/**
+ * The Markdown-aware text checks (`repeated-text`, `repeated-line`) on one 64 KB response, the checks that compare
+ * steps turned off so the row is the text checks' cost; then the whole structural check with the defaults, whose
+ * extra cost is comparing the text with the last step's (normalising 64 KB of it), for reference.
+ */
+function markdownTextRows(): BenchRow[] {
+  const step = { text: markdownResponse(65_536) };
+  const textOnly = createLoopDetector({ logger: quietLogger, monologue: false, alternation: false });
+  const text = measure((i) => textOnly.observeStructural(`markdown-${i % 100}`, step), { samples: 500, warmup: 50 });
+  const defaults = createLoopDetector({ logger: quietLogger });
+  const whole = measure((i) => defaults.observeStructural(`markdown-${i % 100}`, step), { samples: 500, warmup: 50 });
+  return [
+    { suite: SUITE, name: 'Markdown-aware text checks, 64 KB response (repeated-text + repeated-line)', ...text, target: '<= 2 ms', met: text.p50Us <= 2_000 },
+    { suite: SUITE, name: 'whole structural check, 64 KB response, defaults (reference)', ...whole },
+  ];
 }
 
 /** The whole check with the semantic window (window 5, 384 dimensions), the embedding itself excluded. */

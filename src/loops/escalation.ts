@@ -45,7 +45,7 @@ export function escalateFindings(
   if (findings.length === 0) return null;
   const escalated = findings.map((finding) => {
     const detection = recordDetection(session.loops, finding.loopId);
-    return { finding, detection, action: actionFor(detection, escalation) };
+    return { finding, detection, action: finding.action ?? actionFor(detection, escalation) };
   });
   const primary = escalated.reduce((best, candidate) => (ACTION_RANK[candidate.action] > ACTION_RANK[best.action] ? candidate : best));
   const { finding, detection, action } = primary;

@@ -4,16 +4,22 @@ import type { LoopStep, LoopToolResult } from './types.js';
 /**
  * The steps of a recorded conversation: each assistant message with the tool results that follow it, in the same
  * step (the shape the audit CLI and `stopWhen`-style hosts feed to `observe`). Messages before the first assistant
- * message and non-assistant, non-tool messages are not steps.
+ * message and non-assistant, non-tool messages are not steps; an assistant message that answers a new user message
+ * (after an earlier assistant message) starts a user turn (`userTurn: true`), so a replay counts per turn as a live
+ * host does.
  * @param messages A conversation in the core's neutral form.
  * @example
  * for (const step of loopStepsFromMessages(transcript)) await detector.observe('audit', step);
  */
 export function loopStepsFromMessages(messages: readonly ChatMessage[]): LoopStep[] {
-  const steps: Array<{ text: string; toolCalls: NonNullable<LoopStep['toolCalls']>; toolResults: LoopToolResult[] }> = [];
+  const steps: Array<{ text: string; toolCalls: NonNullable<LoopStep['toolCalls']>; toolResults: LoopToolResult[]; userTurn?: true }> = [];
+  let userSpoke = false;
   for (const message of messages) {
-    if (message.role === 'assistant') steps.push({ text: message.content, toolCalls: message.toolCalls ?? [], toolResults: [] });
-    else if (message.role === 'tool') steps.at(-1)?.toolResults.push(toolResult(message));
+    if (message.role === 'assistant') {
+      steps.push({ text: message.content, toolCalls: message.toolCalls ?? [], toolResults: [], ...(userSpoke && steps.length > 0 ? { userTurn: true as const } : {}) });
+      userSpoke = false;
+    } else if (message.role === 'tool') steps.at(-1)?.toolResults.push(toolResult(message));
+    else if (message.role === 'user') userSpoke = true;
   }
   return steps;
 }

@@ -9,7 +9,7 @@ import { createStepPreparer } from './prepare-step.js';
 import { createSemanticCheck } from './semantic-check.js';
 import { sessionFactory, type LoopSession } from './session.js';
 import { createLoopSessionStore, sessionKey } from './session-store.js';
-import { checkStructure } from './structure.js';
+import { checkStructure, observeTurnEvents } from './structure.js';
 import type { LoopDetector, LoopObserveOptions, LoopReport, LoopStep } from './types.js';
 
 /**
@@ -45,7 +45,7 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
     onFailure: (error) => misses.record('telemetry', 'The OpenTelemetry SDK threw; the loop span or metric was dropped.', error),
   });
   const misses = config.missCounter ?? createMissCounter(logger, telemetry);
-  const prepare = createStepPreparer(config);
+  const prepare = createStepPreparer({ ...config, comparesTexts: Boolean(config.monologue || config.alternation || config.embedder) });
   const store = createLoopSessionStore<LoopSession>({ ttlMs: config.ttlMs, maxSessions: config.maxSessions, clock, create: sessionFactory(config) });
   const serialised = createKeyedQueue();
   const embedding = config.embedder && createLoopEmbedding(config.embedder, config, misses);
@@ -57,7 +57,9 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
   function observeStructural(sessionId: string, step: LoopStep, options?: LoopObserveOptions): LoopReport | null {
     try {
       const session = store.get(keyOf(sessionId, options));
+      const events = observeTurnEvents(session, step, config);
       const { findings, stepNumber } = checkStructure(session, prepare(step), config);
+      findings.push(...events);
       return escalateFindings(session, findings, config, { sessionId: String(sessionId), tenant: tenantOf(options), stepNumber });
     } catch (error) {
       misses.record('internal', 'The loop detector failed on a step; the step was not checked.', error);
@@ -68,9 +70,11 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
   async function observeWithEmbedding(sessionId: string, step: LoopStep, options?: LoopObserveOptions): Promise<LoopReport | null> {
     try {
       const session = store.get(keyOf(sessionId, options));
+      const events = observeTurnEvents(session, step, config);
       const prepared = prepare(step);
       const { findings, stepNumber } = checkStructure(session, prepared, config);
-      if (prepared.kind === 'step') {
+      findings.push(...events);
+      if (prepared.kind === 'step' && (prepared.text !== '' || prepared.calls.length > 0)) {
         const semantic = await checkSemantic!(session, prepared, stepNumber);
         if (semantic) findings.push(semantic);
       }

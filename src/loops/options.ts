@@ -6,6 +6,7 @@ import { InvalidOptionError } from '../errors/index.js';
 import type { Logger, MissCause } from '../monitor/fail-open.js';
 import type { HnswOptions } from '../vector-index/index.js';
 import { DEFAULT_LOOP_HINT, DEFAULT_LOOP_STOP_MESSAGE, DEFAULT_LOOP_STRONGER_HINT } from './hints.js';
+import { createExemptionTest, type ExemptionTest, type LoopExemption } from './exempt.js';
 import { DEFAULT_VOLATILE_PATTERNS } from './normalize.js';
 
 /** Cosine similarity above which two steps are the same step in other words (DESIGN.md section 8). */
@@ -18,6 +19,11 @@ export const DEFAULT_LOOP_TTL_MS = 3_600_000;
 export const DEFAULT_LOOP_MAX_SESSIONS = 10_000;
 /** Consecutive identical calls with identical results that make a `repeated-action` loop. */
 export const DEFAULT_REPEATED_ACTION = 4;
+/**
+ * An earlier warning at this many identical calls, before `repeatedAction` (Cline warns at the 3rd): off by default,
+ * since the 3rd identical call is often a fair retry.
+ */
+export const DEFAULT_REPEATED_ACTION_WARNING = false;
 /** Consecutive identical calls that fail that make a `repeated-error` loop. */
 export const DEFAULT_REPEATED_ERROR = 3;
 /** Consecutive identical text-only steps that make a `monologue`. */
@@ -26,8 +32,19 @@ export const DEFAULT_MONOLOGUE = 3;
 export const DEFAULT_ALTERNATION = 6;
 /** Longest cycle of tool calls looked for, and the repetitions that make a `tool-cycle`. */
 export const DEFAULT_TOOL_CYCLE = Object.freeze({ maxLength: 5, repetitions: 5 });
-/** Passage length and back-to-back repetitions within one response that make `repeated-text`. */
-export const DEFAULT_REPEATED_TEXT = Object.freeze({ chunkSize: 50, repetitions: 10 });
+/**
+ * Passage length, back-to-back repetitions within one response, and the furthest apart two copies may start, that
+ * make `repeated-text`: Gemini CLI's loop detection values (50-character chunks, 10 repeats, within 5 chunks).
+ */
+export const DEFAULT_REPEATED_TEXT = Object.freeze({ chunkSize: 50, repetitions: 10, spacing: 250 });
+/** Calls to tools that are not offered that get a hint naming the tools that exist, and that stop the run. */
+export const DEFAULT_UNKNOWN_TOOL = Object.freeze({ hintAt: 2, stopAt: 3 });
+/** Consecutive calls to one tool, with varying arguments and the same result, that make `unchanged-result`. */
+export const DEFAULT_UNCHANGED_RESULT = 4;
+/** Context condensations in a row without a tool making progress that make `condensation` (OpenHands' 10). */
+export const DEFAULT_CONDENSATION = 10;
+/** Times one line may appear in a response and its reasoning before it is `repeated-line`. */
+export const DEFAULT_REPEATED_LINE = 5;
 /** Detection of one loop that gets the stronger hint, and the one that stops the run. */
 export const DEFAULT_LOOP_ESCALATION = Object.freeze({ strongerHintAt: 2, stopAt: 3 });
 
@@ -105,10 +122,18 @@ export interface LoopDetectorOptions {
    */
   maxSessions?: number;
   /**
-   * The same tool call with the same result this many times in a row is a `repeated-action` loop.
+   * The same tool call (name and canonical arguments) this many times in a row, with identical results or none known
+   * yet, is a `repeated-action` loop, reported when the call is made (before it runs). Identical calls whose results
+   * differ are left to `toolCycle`.
    * @default 4
    */
   repeatedAction?: number | false;
+  /**
+   * A one-off warning hint at this many identical calls, before `repeatedAction` reports; it never hastens the stop.
+   * Cline warns at 3.
+   * @default false (off)
+   */
+  repeatedActionWarning?: number | false;
   /**
    * The same tool call failing this many times in a row is a `repeated-error` loop.
    * @default 3
@@ -131,16 +156,60 @@ export interface LoopDetectorOptions {
   toolCycle?: { maxLength?: number; repetitions?: number } | false;
   /**
    * A passage repeated back to back `repetitions` times within one response is `repeated-text`. A passage shorter
-   * than `chunkSize` characters counts only once its repetitions cover `repetitions x chunkSize` characters.
-   * @default { chunkSize: 50, repetitions: 10 }
+   * than `chunkSize` characters counts only once its repetitions cover `repetitions x chunkSize` characters; a
+   * passage longer than `spacing` characters (copies starting further apart) is never counted.
+   * @default { chunkSize: 50, repetitions: 10, spacing: 250 }
    */
-  repeatedText?: { chunkSize?: number; repetitions?: number } | false;
+  repeatedText?: { chunkSize?: number; repetitions?: number; spacing?: number } | false;
+  /**
+   * The same line (case and whitespace aside) this many times anywhere in one response or its reasoning is
+   * `repeated-line`. Prose lines of 12 characters or more only: code, tables, lists and headings are not counted.
+   * @default 5
+   */
+  repeatedLine?: number | false;
+  /**
+   * Calls to tools that are not offered (see `tools` and {@link LoopStep.availableTools}): at `hintAt` calls a hint
+   * naming the tools that exist, at `stopAt` the run is stopped, whatever `escalation` says.
+   * @default { hintAt: 2, stopAt: 3 }
+   */
+  unknownTool?: { hintAt?: number; stopAt?: number } | false;
+  /**
+   * The names of the tools offered to the model, for `unknownTool`, when every call offers the same ones; a step's
+   * `availableTools` takes precedence. Without either, `unknownTool` does not run.
+   * @default undefined
+   */
+  tools?: readonly string[];
+  /**
+   * This many calls in a row to one tool, with arguments that vary and the same result each time, are an
+   * `unchanged-result` loop.
+   * @default 4
+   */
+  unchangedResult?: number | false;
+  /**
+   * This many context condensations in a row (steps with `condensed: true`, or `monitor.observeCondensation`) without
+   * a tool call making progress (succeeding with a result not seen before) are a `condensation` loop.
+   * @default 10
+   */
+  condensation?: number | false;
+  /**
+   * Whether a step with `userTurn: true` (the monitor sends one on each new user message) starts the structural
+   * checks afresh: their counts and their escalation, and drops a pending stop. The semantic window keeps its history.
+   * @default true
+   */
+  scopeToUserTurn?: boolean;
   /**
    * Tools that legitimately repeat (polling, waiting). Their calls are never compared; a step with only such calls
    * is skipped entirely (and breaks a monologue).
    * @default []
    */
   exemptTools?: readonly string[];
+  /**
+   * Calls that legitimately repeat, by tool name or by action: `{ tool: 'browser', when: (args) =>
+   * String(args.action).startsWith('scroll') }` exempts scrolling and still checks a repeated click. Exempt calls are
+   * treated as `exemptTools` calls; a `when` that throws leaves the call checked. Adds to `exemptTools`.
+   * @default []
+   */
+  exempt?: readonly LoopExemption[];
   /**
    * Property names dropped at any depth before tool arguments and results are compared (`requestId`, `timestamp`).
    * @default []
@@ -205,12 +274,19 @@ export interface ResolvedLoopOptions {
   dimensions: number | undefined;
   maxSessions: number;
   repeatedAction: number | false;
+  repeatedActionWarning: number | false;
   repeatedError: number | false;
   monologue: number | false;
   alternation: number | false;
   toolCycle: { maxLength: number; repetitions: number } | false;
-  repeatedText: { chunkSize: number; repetitions: number } | false;
-  exemptTools: ReadonlySet<string>;
+  repeatedText: { chunkSize: number; repetitions: number; spacing: number } | false;
+  repeatedLine: number | false;
+  unknownTool: { hintAt: number; stopAt: number } | false;
+  tools: readonly string[] | undefined;
+  unchangedResult: number | false;
+  condensation: number | false;
+  scopeToUserTurn: boolean;
+  isExempt: ExemptionTest;
   ignoreKeys: ReadonlySet<string>;
   volatilePatterns: readonly RegExp[];
   normalizeArguments: boolean;
@@ -227,6 +303,8 @@ const KNOWN_OPTIONS = [
   'repeatedError', 'monologue', 'alternation', 'toolCycle', 'repeatedText', 'exemptTools', 'ignoreKeys',
   'volatilePatterns', 'normalizeArguments', 'hint', 'strongerHint', 'stopMessage', 'escalation', 'clock', 'timers',
   'logger', 'missCounter', 'tracer', 'meter', 'telemetry',
+  'repeatedActionWarning', 'exempt', 'repeatedLine', 'unknownTool', 'tools', 'unchangedResult', 'condensation',
+  'scopeToUserTurn',
 ] as const satisfies readonly (keyof LoopDetectorOptions)[];
 
 /** Longest tool cycle that may be looked for: each step checks every length up to it, so it bounds the cost. */
@@ -253,12 +331,20 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
     dimensions,
     maxSessions = DEFAULT_LOOP_MAX_SESSIONS,
     repeatedAction = DEFAULT_REPEATED_ACTION,
+    repeatedActionWarning = DEFAULT_REPEATED_ACTION_WARNING,
     repeatedError = DEFAULT_REPEATED_ERROR,
     monologue = DEFAULT_MONOLOGUE,
     alternation = DEFAULT_ALTERNATION,
     toolCycle = {},
     repeatedText = {},
     exemptTools = [],
+    exempt = [],
+    repeatedLine = DEFAULT_REPEATED_LINE,
+    unknownTool = {},
+    tools,
+    unchangedResult = DEFAULT_UNCHANGED_RESULT,
+    condensation = DEFAULT_CONDENSATION,
+    scopeToUserTurn = true,
     ignoreKeys = [],
     volatilePatterns = DEFAULT_VOLATILE_PATTERNS,
     normalizeArguments = false,
@@ -293,8 +379,14 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
   };
   countOrOff('repeatedAction', repeatedAction, 2, DEFAULT_REPEATED_ACTION);
   countOrOff('repeatedError', repeatedError, 2, DEFAULT_REPEATED_ERROR);
+  if (repeatedActionWarning !== false) {
+    integer('repeatedActionWarning', repeatedActionWarning, 2, 'Pass a whole number of calls of at least 2, such as 3, or false (the default) for no early warning.');
+  }
   countOrOff('monologue', monologue, 2, DEFAULT_MONOLOGUE);
   countOrOff('alternation', alternation, 4, DEFAULT_ALTERNATION);
+  countOrOff('repeatedLine', repeatedLine, 2, DEFAULT_REPEATED_LINE);
+  countOrOff('unchangedResult', unchangedResult, 2, DEFAULT_UNCHANGED_RESULT);
+  countOrOff('condensation', condensation, 1, DEFAULT_CONDENSATION);
 
   return {
     embedder,
@@ -306,12 +398,19 @@ export function resolveLoopOptions(options: LoopDetectorOptions): ResolvedLoopOp
     dimensions,
     maxSessions,
     repeatedAction,
+    repeatedActionWarning,
     repeatedError,
     monologue,
     alternation,
     toolCycle: resolveToolCycle(toolCycle),
     repeatedText: resolveRepeatedText(repeatedText),
-    exemptTools: new Set(stringList('exemptTools', exemptTools, "Pass an array of tool names, such as ['check_status']")),
+    repeatedLine,
+    unknownTool: resolveUnknownTool(unknownTool),
+    tools: tools === undefined ? undefined : stringList('tools', tools, "Pass an array of the tool names offered to the model, such as ['search', 'book']"),
+    unchangedResult,
+    condensation,
+    scopeToUserTurn: flag('scopeToUserTurn', scopeToUserTurn),
+    isExempt: createExemptionTest('exempt', [...stringList('exemptTools', exemptTools, "Pass an array of tool names, such as ['check_status']"), ...exemptionList(exempt)]),
     ignoreKeys: new Set(stringList('ignoreKeys', ignoreKeys, "Pass an array of property names, such as ['requestId', 'timestamp']")),
     volatilePatterns: regexList(volatilePatterns),
     normalizeArguments: flag('normalizeArguments', normalizeArguments),
@@ -376,12 +475,27 @@ function resolveToolCycle(value: LoopDetectorOptions['toolCycle']): ResolvedLoop
 function resolveRepeatedText(value: LoopDetectorOptions['repeatedText']): ResolvedLoopOptions['repeatedText'] {
   if (value === false) return false;
   if (typeof value !== 'object' || value === null) {
-    throw new InvalidOptionError({ parameter: 'repeatedText', value, fix: 'Pass { chunkSize, repetitions }, or false to turn this check off.' });
+    throw new InvalidOptionError({ parameter: 'repeatedText', value, fix: 'Pass { chunkSize, repetitions, spacing }, or false to turn this check off.' });
   }
-  const { chunkSize = DEFAULT_REPEATED_TEXT.chunkSize, repetitions = DEFAULT_REPEATED_TEXT.repetitions } = value;
+  const { chunkSize = DEFAULT_REPEATED_TEXT.chunkSize, repetitions = DEFAULT_REPEATED_TEXT.repetitions, spacing = DEFAULT_REPEATED_TEXT.spacing } = value;
   integer('repeatedText.chunkSize', chunkSize, 1, 'Pass a whole number of characters of at least 1; the default is 50.');
   integer('repeatedText.repetitions', repetitions, 2, 'Pass a whole number of at least 2; the default is 10.');
-  return { chunkSize, repetitions };
+  if (spacing !== Infinity) integer('repeatedText.spacing', spacing, 1, 'Pass a whole number of characters of at least 1, or Infinity for no limit; the default is 250.');
+  return { chunkSize, repetitions, spacing };
+}
+
+function resolveUnknownTool(value: LoopDetectorOptions['unknownTool']): ResolvedLoopOptions['unknownTool'] {
+  if (value === false) return false;
+  if (typeof value !== 'object' || value === null) {
+    throw new InvalidOptionError({ parameter: 'unknownTool', value, fix: 'Pass { hintAt, stopAt }, such as { hintAt: 2, stopAt: 3 }, or false to turn this check off.' });
+  }
+  const { hintAt = DEFAULT_UNKNOWN_TOOL.hintAt, stopAt = DEFAULT_UNKNOWN_TOOL.stopAt } = value;
+  integer('unknownTool.hintAt', hintAt, 1, 'Pass the number of calls to unknown tools that gets a hint, such as 2.');
+  if (stopAt !== Infinity) integer('unknownTool.stopAt', stopAt, 1, 'Pass the number of calls to unknown tools that stops the run, such as 3, or Infinity to never stop.');
+  if (stopAt < hintAt) {
+    throw new InvalidOptionError({ parameter: 'unknownTool.stopAt', value: stopAt, fix: `Pass a number no smaller than unknownTool.hintAt (${hintAt}).` });
+  }
+  return { hintAt, stopAt };
 }
 
 function resolveEscalation(value: LoopDetectorOptions['escalation']): ResolvedLoopOptions['escalation'] {
@@ -420,6 +534,11 @@ function text(parameter: string, value: unknown): string {
 function stringList(parameter: string, value: unknown, fix: string): string[] {
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new InvalidOptionError({ parameter, value, fix: `${fix}, or [] for none.` });
   return value;
+}
+
+function exemptionList(value: unknown): unknown[] {
+  createExemptionTest('exempt', value); // validates, naming `exempt`
+  return value as unknown[];
 }
 
 function regexList(value: unknown): readonly RegExp[] {

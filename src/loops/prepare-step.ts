@@ -1,4 +1,5 @@
 import { canonicalJson } from './canonical-json.js';
+import type { ExemptionTest } from './exempt.js';
 import { hashString } from './hash.js';
 import { excerpt } from './hints.js';
 import { comparableText, COMPARED_CHARACTERS, createVolatileNormalizer } from './normalize.js';
@@ -41,14 +42,26 @@ export type PreparedStep =
       results: PreparedResult[];
       /** Hash of the text and the calls: what `alternation` compares. */
       key: number;
+      /** The model's reasoning, for `repeated-line` only. */
+      reasoning: string;
+      /** Names of this step's calls to tools that are not offered (empty when the offered tools are not known). */
+      unknown: string[];
+      /** The tools offered on this call, when known. */
+      available: readonly string[] | undefined;
     };
 
 /** What the preparer needs from the options. @internal */
 export interface StepPreparerOptions {
-  exemptTools: ReadonlySet<string>;
+  isExempt: ExemptionTest;
   ignoreKeys: ReadonlySet<string>;
   volatilePatterns: readonly RegExp[];
   normalizeArguments: boolean;
+  tools: readonly string[] | undefined;
+  /**
+   * Whether texts are compared across steps (`monologue`, `alternation`, the semantic check). Without them a text's
+   * comparable form is never read, and normalising 64 KB of it is most of a step's cost.
+   */
+  comparesTexts: boolean;
 }
 
 /** Longest embedding subject: enough for the gist of a step, bounded so a huge step costs the embedder little. */
@@ -59,7 +72,7 @@ const SUBJECT_CHARACTERS = 4096;
  * from user code, so a missing field, a non-string text or a call without a name is read as absent, never a crash.
  * @internal
  */
-export function createStepPreparer({ exemptTools, ignoreKeys, volatilePatterns, normalizeArguments }: StepPreparerOptions) {
+export function createStepPreparer({ isExempt, ignoreKeys, volatilePatterns, normalizeArguments, tools, comparesTexts }: StepPreparerOptions) {
   const normalizeVolatile = createVolatileNormalizer(volatilePatterns);
   const canonicalOptions = ignoreKeys.size > 0 ? { ignoreKeys } : {};
 
@@ -95,11 +108,15 @@ export function createStepPreparer({ exemptTools, ignoreKeys, volatilePatterns, 
     const text = typeof step.text === 'string' ? step.text.trim() : '';
     const allCalls = Array.isArray(step.toolCalls) ? step.toolCalls.filter(isCall) : [];
     const results = Array.isArray(step.toolResults) ? step.toolResults.filter(isResult).map(prepareResult) : [];
-    const calls = allCalls.filter((call) => !exemptTools.has(call.name)).map(prepareCall);
+    const calls = allCalls.filter((call) => !isExempt(call)).map(prepareCall);
     if (calls.length < allCalls.length && calls.length === 0) return { kind: 'exempt', results };
-    if (text === '' && calls.length === 0) return results.length > 0 ? { kind: 'results', results } : { kind: 'empty' };
-    const textKey = text === '' ? 0 : hashString(comparableText(text, normalizeVolatile));
-    return { kind: 'step', text, textKey, calls, results, key: hashString(`${textKey}|${calls.map((call) => call.key).join(',')}`) };
+    const reasoning = typeof step.reasoning === 'string' ? step.reasoning.trim() : '';
+    if (text === '' && calls.length === 0 && reasoning === '') return results.length > 0 ? { kind: 'results', results } : { kind: 'empty' };
+    const textKey = text === '' || !comparesTexts ? 0 : hashString(comparableText(text, normalizeVolatile));
+    const available = Array.isArray(step.availableTools) ? step.availableTools.filter((name): name is string => typeof name === 'string') : tools;
+    const unknown = available === undefined ? [] : calls.filter((call) => !available.includes(call.name)).map((call) => call.name);
+    const key = hashString(`${textKey}|${calls.map((call) => call.key).join(',')}`);
+    return { kind: 'step', text, textKey, calls, results, key, reasoning, unknown, available };
   };
 }
 

@@ -1,5 +1,7 @@
 import { hashString } from './hash.js';
 import { excerpt } from './hints.js';
+import { collapseWhitespace } from './normalize.js';
+import { proseSegments } from './prose.js';
 import type { LoopFinding } from './types.js';
 
 /**
@@ -7,6 +9,12 @@ import type { LoopFinding } from './types.js';
  * repetition is at the end, and the bound keeps a 10 MB response as cheap as a 16 KB one.
  */
 const SCANNED_CHARACTERS = 16_384;
+
+/**
+ * Longest token whose run is never a loop: a divider (`=====`), a hex dump (`00 00 00`), a row of dots. Writing one
+ * is formatting, not a model stuck (issue 15).
+ */
+const SHORT_TOKEN = 10;
 
 /** A passage repeated back to back within one text. @internal */
 export interface RepeatedPassage {
@@ -19,18 +27,20 @@ export interface RepeatedPassage {
 /**
  * Finds the longest stretch of `text` that is one passage repeated back to back, when it is long enough to count:
  * at least `repetitions` copies of a passage of `chunkSize` characters or more, or `repetitions x chunkSize`
- * characters of a shorter passage ("ha ha ha ..."). Whitespace runs count as one space, so copies separated by a
- * space or a line break match.
+ * characters of a shorter passage ("ha ha ha ..."), each copy starting at most `spacing` characters after the
+ * previous one. Whitespace runs count as one space, so copies separated by a space or a line break match.
  *
  * One pass over the scanned characters with a rolling hash of every `chunkSize`-long window: in a stretch repeated
  * with period p, each window's previous occurrence is exactly p characters back, so a run of windows with the same
  * distance is a periodic stretch. A candidate is verified character by character, so a hash collision never reports.
  * @internal
  */
-export function findRepeatedPassage(text: string, chunkSize: number, repetitions: number): RepeatedPassage | null {
-  if (text.length < repetitions * chunkSize) return null;
+export function findRepeatedPassage(text: string, chunkSize: number, repetitions: number, spacing = Infinity): RepeatedPassage | null {
+  // `+ 1`: the scan adds a trailing space, so ten copies of a passage ending in a space still count after a trim
+  // took the last one off (issue 15).
+  if (text.length + 1 < repetitions * chunkSize) return null;
   const tail = text.length > 2 * SCANNED_CHARACTERS ? text.slice(-2 * SCANNED_CHARACTERS) : text;
-  const collapsed = tail.replace(/\s+/g, ' ').trim();
+  const collapsed = collapseWhitespace(tail).trim();
   // The trailing space makes the last copy of a space-separated passage complete.
   const scanned = `${collapsed.length > SCANNED_CHARACTERS ? collapsed.slice(-SCANNED_CHARACTERS) : collapsed} `;
   const length = scanned.length;
@@ -44,6 +54,9 @@ export function findRepeatedPassage(text: string, chunkSize: number, repetitions
   for (let i = 0; i < window; i++) hash = (Math.imul(hash, BASE) + scanned.charCodeAt(i)) | 0;
 
   const lastSeen = new Map<number, number>();
+  // Every window's hash, so a run continues while each window equals the one a period back, even when a nearer
+  // copy exists: a passage that itself repeats a sentence has windows recurring at two distances (issue 15).
+  const hashes = new Int32Array(length);
   let best: { start: number; size: number; period: number } | undefined;
   let runPeriod = 0;
   let runStart = 0;
@@ -54,6 +67,7 @@ export function findRepeatedPassage(text: string, chunkSize: number, repetitions
     const size = runEnd - runStart + window + runPeriod;
     if (size < repetitions * Math.max(runPeriod, window)) return;
     if (best !== undefined && size <= best.size) return;
+    if (isShortToken(scanned, start, runPeriod)) return;
     if (isPeriodic(scanned, start, size, runPeriod)) best = { start, size, period: runPeriod };
   };
 
@@ -61,12 +75,14 @@ export function findRepeatedPassage(text: string, chunkSize: number, repetitions
     if (position > 0) {
       hash = (Math.imul((hash - Math.imul(scanned.charCodeAt(position - 1), power)) | 0, BASE) + scanned.charCodeAt(position + window - 1)) | 0;
     }
+    hashes[position] = hash;
     const previous = lastSeen.get(hash);
     lastSeen.set(hash, position);
-    const distance = previous === undefined ? 0 : position - previous;
-    if (distance > 0 && distance === runPeriod && position === runEnd + 1) {
+    if (runPeriod > 0 && position === runEnd + 1 && hashes[position - runPeriod] === hash) {
       runEnd = position;
     } else {
+      const nearest = previous === undefined ? 0 : position - previous;
+      const distance = nearest <= spacing ? nearest : 0; // copies further apart than `spacing` are not a loop
       closeRun();
       runPeriod = distance;
       runStart = position;
@@ -90,6 +106,13 @@ function readableOffset(period: string): number {
   return space >= 0 && space + 1 < period.length ? space + 1 : 0;
 }
 
+/** Whether one period of a stretch is a single short token (no space inside once trimmed). */
+function isShortToken(text: string, start: number, period: number): boolean {
+  if (period > SHORT_TOKEN + 1) return false;
+  const token = text.slice(start, start + period).trim();
+  return token.length <= SHORT_TOKEN && !token.includes(' ');
+}
+
 function isPeriodic(text: string, start: number, size: number, period: number): boolean {
   for (let i = start + period; i < start + size; i++) if (text.charCodeAt(i) !== text.charCodeAt(i - period)) return false;
   return true;
@@ -97,11 +120,16 @@ function isPeriodic(text: string, start: number, size: number, period: number): 
 
 /**
  * `repeated-text`: one response repeats a passage many times (a model stuck generating the same sentence). Needs
- * no history: the response alone is the evidence.
+ * no history: the response alone is the evidence. Only its prose is read: fenced code, tables, list items,
+ * headings and dividers are left out (see {@link proseSegments}), and each stretch of prose is scanned on its own.
  * @internal
  */
-export function findRepeatedText(text: string, stepNumber: number, { chunkSize, repetitions }: { chunkSize: number; repetitions: number }): LoopFinding | null {
-  const found = findRepeatedPassage(text, chunkSize, repetitions);
+export function findRepeatedText(
+  text: string,
+  stepNumber: number,
+  { chunkSize, repetitions, spacing }: { chunkSize: number; repetitions: number; spacing: number },
+): LoopFinding | null {
+  const found = findInProse(text, chunkSize, repetitions, spacing);
   if (found === null) return null;
   const shown = found.passage.trim() || found.passage;
   return {
@@ -110,6 +138,16 @@ export function findRepeatedText(text: string, stepNumber: number, { chunkSize, 
     evidence: { steps: [stepNumber], repetitions: found.count, text: excerpt(shown) },
     detail: `your response repeats the same passage ${found.count} times ("${excerpt(shown, 80)}")`,
   };
+}
+
+/** The repeated passage covering the most characters in any stretch of prose of `text`. */
+function findInProse(text: string, chunkSize: number, repetitions: number, spacing: number): RepeatedPassage | null {
+  let best: RepeatedPassage | null = null;
+  for (const segment of proseSegments(text, 2 * SCANNED_CHARACTERS)) {
+    const found = findRepeatedPassage(segment, chunkSize, repetitions, spacing);
+    if (found && (best === null || found.count * found.passage.length > best.count * best.passage.length)) best = found;
+  }
+  return best;
 }
 
 /**

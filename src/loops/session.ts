@@ -26,12 +26,16 @@ export interface LoopSession {
   loops: Map<string, number>;
   /** The hint waiting for the next model call. */
   pending: LoopHint | undefined;
+  /** Calls to tools that are not offered, for `unknown-tool`. */
+  unknownCalls: number;
+  /** Condensations since a tool call last made progress, for `condensation`. */
+  condensations: number;
 }
 
 /** Builds the function that makes an empty session sized for the options. @internal */
 export function sessionFactory(config: ResolvedLoopOptions): () => LoopSession {
   // The call history must reach back as far as the longest call check: a full tool cycle or a run of repeats.
-  const callCapacity = Math.max(config.repeatedAction || 1, config.repeatedError || 1, config.toolCycle ? config.toolCycle.maxLength * config.toolCycle.repetitions : 1);
+  const callCapacity = callHistoryLength(config);
   return () => ({
     steps: 0,
     calls: new Ring(callCapacity),
@@ -42,5 +46,30 @@ export function sessionFactory(config: ResolvedLoopOptions): () => LoopSession {
     long: undefined,
     loops: new Map(),
     pending: undefined,
+    unknownCalls: 0,
+    condensations: 0,
   });
+}
+
+function callHistoryLength(config: ResolvedLoopOptions): number {
+  const { repeatedAction, repeatedActionWarning, repeatedError, toolCycle, unchangedResult } = config;
+  return Math.max(repeatedAction || 1, repeatedActionWarning || 1, repeatedError || 1, unchangedResult || 1, toolCycle ? toolCycle.maxLength * toolCycle.repetitions : 1);
+}
+
+/**
+ * A new user turn (issue 15, `scopeToUserTurn`): the structural checks and their escalation start afresh, and a stop
+ * due from the last turn is dropped (that run has ended; the user's new message starts another). A pending hint is
+ * kept: it is still good advice. The semantic windows and the semantic loops' escalation are kept too: the session's
+ * history still says what the agent has already tried.
+ * @internal
+ */
+export function startUserTurn(session: LoopSession, config: ResolvedLoopOptions): void {
+  session.calls = new Ring(callHistoryLength(config));
+  session.awaiting = [];
+  session.recent = new Ring(config.alternation || 0);
+  session.monologue = initialMonologue();
+  session.unknownCalls = 0;
+  session.condensations = 0;
+  if (session.pending?.action === 'stop') session.pending = undefined;
+  for (const loopId of [...session.loops.keys()]) if (!loopId.startsWith('semantic:')) session.loops.delete(loopId);
 }

@@ -37,10 +37,41 @@ export interface LoopStep {
   toolCalls?: readonly ToolCall[];
   /** Results of this step's calls, or of the previous step's calls in a results-only step. */
   toolResults?: readonly LoopToolResult[];
+  /**
+   * The model's reasoning in this turn, when the host exposes it: only the `repeated-line` check reads it (a
+   * line repeated anywhere in the response or its reasoning).
+   */
+  reasoning?: string;
+  /**
+   * The names of the tools offered to the model on this call. With them (or the detector's `tools` option), a call to
+   * any other name counts towards `unknown-tool`. Without either, that check does not run.
+   */
+  availableTools?: readonly string[];
+  /**
+   * This step starts a new user turn (a new user message): with `scopeToUserTurn` (the default), the structural
+   * checks start counting afresh. The semantic window keeps the session's history.
+   */
+  userTurn?: boolean;
+  /**
+   * The host summarised or trimmed the context before this step: counts towards `condensation` until a tool call
+   * makes progress.
+   */
+  condensed?: boolean;
 }
 
 /** What kind of repetition was found. */
-export type LoopKind = 'semantic' | 'repeated-action' | 'repeated-error' | 'monologue' | 'alternation' | 'tool-cycle' | 'repeated-text';
+export type LoopKind =
+  | 'semantic'
+  | 'repeated-action'
+  | 'repeated-error'
+  | 'monologue'
+  | 'alternation'
+  | 'tool-cycle'
+  | 'repeated-text'
+  | 'repeated-line'
+  | 'unknown-tool'
+  | 'unchanged-result'
+  | 'condensation';
 
 /** What the host should do: nudge on the next model call, nudge harder, or end the run. */
 export type LoopAction = 'hint' | 'stronger-hint' | 'stop';
@@ -82,6 +113,11 @@ export interface LoopFinding {
   evidence: LoopEvidence;
   /** Short description of what repeated, written for the model, e.g. "you called `search` 4 times with the same arguments and got the same result". */
   detail: string;
+  /**
+   * The action this finding calls for whatever its detection count (`unknown-tool` stops at its `stopAt`th call);
+   * otherwise escalation decides.
+   */
+  action?: LoopAction;
 }
 
 /** What {@link LoopDetector.observe} returns when the step completes a loop. */

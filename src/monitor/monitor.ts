@@ -216,10 +216,14 @@ export function createMonitor({
     };
   }
 
-  /** Completes the last turn's calls with the results now in the request, then takes the loop hint due on this call. */
+  /**
+   * Completes the last turn's calls with the results now in the request, then takes the loop hint due on this call.
+   * A request that ends with a user message starts a new user turn, where the loop counts start afresh (issue 15).
+   */
   function takeLoopHint(sessionId: string, request: ModelRequest): MaybePromise<LoopHint | undefined> {
     if (!loops) return undefined;
-    return loops.observe(sessionId, { toolResults: toolResultsAfterLastTurn(request.messages) }).then((report) => {
+    const userTurn = request.messages.at(-1)?.role === 'user';
+    return loops.observe(sessionId, { toolResults: toolResultsAfterLastTurn(request.messages), ...(userTurn ? { userTurn } : {}) }).then((report) => {
       if (report) events.emit('loop', { sessionId, report });
       return loops.takePendingHint(sessionId);
     });
@@ -433,6 +437,14 @@ export function createMonitor({
       serialised(sessionId, async () => {
         if (!loops || toolResults.length === 0) return null;
         const report = await loops.observe(sessionId, { toolResults });
+        if (report) events.emit('loop', { sessionId, report });
+        return report;
+      }),
+
+    observeCondensation: async (sessionId) =>
+      serialised(sessionId, async () => {
+        if (!loops) return null;
+        const report = await loops.observe(sessionId, { condensed: true });
         if (report) events.emit('loop', { sessionId, report });
         return report;
       }),

@@ -231,4 +231,9 @@ export interface Monitor {
    * stop condition runs before that request). Results it has seen are not counted again. Nothing without loops.
    */
   observeToolResults(sessionId: string, toolResults: LoopToolResult[]): Promise<LoopReport | null>;
+  /**
+   * Tells the loop detector the host just summarised or trimmed the session's context: `condensation` reports when
+   * that happens 10 times (its option) in a row without a tool call making progress. Nothing without loops.
+   */
+  observeCondensation(sessionId: string): Promise<LoopReport | null>;
 }

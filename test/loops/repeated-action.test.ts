@@ -59,15 +59,56 @@ describe('repeated-action', () => {
     expect(kinds(runSteps(detectorFor({ ignoreKeys: ['nonce', 'served'] }), steps)).at(-1)).toBe('repeated-action');
   });
 
-  it('fires when the 4th result arrives in a results-only step after its call', () => {
+  // Issue 15: Roo Code refuses the 4th identical consecutive call; reporting when its result arrives was a turn late.
+  it('fires when the 4th identical call is made, before its result, and not again when the result arrives', () => {
     const detector = detectorFor();
     const seen = [];
     for (let i = 0; i < 4; i++) {
       seen.push(detector.observeStructural('s1', { toolCalls: [call('search', { q: 'x' }, `c${i}`)] }));
       seen.push(detector.observeStructural('s1', { toolResults: [{ toolCallId: `c${i}`, content: 'nothing' }] }));
     }
-    expect(kinds(seen)).toEqual(['-', '-', '-', '-', '-', '-', '-', 'repeated-action']);
-    expect(seen[7]).toMatchObject({ step: 4, evidence: { steps: [1, 2, 3, 4] } });
+    expect(kinds(seen)).toEqual(['-', '-', '-', '-', '-', '-', 'repeated-action', '-']);
+    expect(seen[6]).toMatchObject({ step: 4, detection: 1, evidence: { steps: [1, 2, 3, 4] } });
+    expect(seen[6]!.detail).toBe('you called `search` 4 times in a row with the same arguments and got the same result each time it answered');
+  });
+
+  it('counts calls whose results never arrive as unchanged', () => {
+    const reports = runSteps(detectorFor(), times(4, (i) => ({ toolCalls: [call('search', { q: 'x' }, `c${i}`)] })));
+    expect(kinds(reports)).toEqual(['-', '-', '-', 'repeated-action']);
+    expect(reports[3]!.detail).toBe('you called `search` 4 times in a row with the same arguments');
+  });
+
+  it('escalates on each further identical call: stronger hint at the 5th, stop at the 6th', () => {
+    const reports = runSteps(detectorFor({ toolCycle: false }), times(6, act('search', { q: 'x' }, 'same')));
+    expect(reports.map((report) => report?.action ?? '-')).toEqual(['-', '-', '-', 'hint', 'stronger-hint', 'stop']);
+  });
+
+  it('leaves identical calls whose results differ each time to the cycle check, at the 5th call', () => {
+    const steps = times(5, (i) => act('run_tests', {}, `SyntaxError at line ${i + 1}`));
+    expect(kinds(runSteps(detectorFor(), steps))).toEqual(['-', '-', '-', '-', 'tool-cycle']);
+  });
+
+  it('warns earlier when repeatedActionWarning is set (Cline warns at the 3rd), without hastening the stop', () => {
+    const reports = runSteps(detectorFor({ repeatedActionWarning: 3, toolCycle: false }), times(6, act('search', { q: 'x' }, 'same')));
+    expect(reports.map((report) => (report ? `${report.loopId.split(':')[0]} ${report.action}` : '-'))).toEqual([
+      '-',
+      '-',
+      'repeated-action-warning hint',
+      'repeated-action hint',
+      'repeated-action stronger-hint',
+      'repeated-action stop',
+    ]);
+    expect(kinds(runSteps(detectorFor(), times(3, act('search', { q: 'x' }, 'same'))))).toEqual(['-', '-', '-']);
+  });
+
+  it('reports k identical calls (results identical or absent) exactly at the threshold, whatever k and the threshold', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 8 }), fc.integer({ min: 1, max: 16 }), fc.boolean(), (threshold, k, withResults) => {
+        const detector = detectorFor({ repeatedAction: threshold, toolCycle: false, alternation: false });
+        const reports = runSteps(detector, times(k, withResults ? act('lookup', { id: 7 }, { ok: true }) : { toolCalls: [call('lookup', { id: 7 })] }));
+        return reports.every((report, i) => (i + 1 < threshold ? report === null : report?.kind === 'repeated-action'));
+      }),
+    );
   });
 
   it('ignores results delivered twice', () => {
@@ -104,6 +145,6 @@ describe('results that arrive with a later step', () => {
       reports.push(detector.observeStructural('s1', { toolCalls: [call('search', { q: 'x' }, `c${i}`)] }));
     }
     reports.push(detector.observeStructural('s1', { toolResults: [{ toolCallId: 'c3', content: 'same' }] }));
-    expect(kinds(reports)).toEqual(['-', '-', '-', '-', '-', '-', '-', '-', 'repeated-action']);
+    expect(kinds(reports)).toEqual(['-', '-', '-', '-', '-', '-', '-', 'repeated-action', '-']);
   });
 });

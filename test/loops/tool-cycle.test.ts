@@ -40,7 +40,7 @@ describe('tool-cycle', () => {
   });
 
   it('stays quiet for a sweep over different arguments', () => {
-    const reports = runSteps(detectorFor(), times(40, (i) => act('read_page', { page: i }, 'text')));
+    const reports = runSteps(detectorFor(), times(40, (i) => act('read_page', { page: i }, `text of page ${i}`)));
     expect(reports.every((report) => report === null)).toBe(true);
   });
 });
