@@ -73,8 +73,10 @@ describe('monitor telemetry', () => {
   it('a loop: a panoptes.loop span under the check span, an event on it, and a counted loop', async () => {
     const otel = createOtel();
     const monitor = createMonitor({ workflow, logger: recordingLogger(), tracer: otel.tracer, meter: otel.meter, loops: true });
+    // The agent talks on without the user (a request ending with its own message): a new user turn would reset the count.
+    const onItsOwn = { messages: [...request().messages, { role: 'assistant' as const, content: 'I am still checking on that for you.' }] };
     for (let turn = 0; turn < 3; turn++) {
-      await monitor.beforeModel('s1', request());
+      await monitor.beforeModel('s1', turn === 0 ? request() : onItsOwn);
       await monitor.afterModel('s1', say('I am still checking on that for you.'));
     }
     const loop = otel.span('panoptes.loop monologue');
