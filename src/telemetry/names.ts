@@ -89,15 +89,11 @@ export const ATTR = {
   errorType: 'error.type',
 } as const;
 
-/** Values of `gen_ai.operation.name` on Panoptes' spans (not GenAI operations themselves: Panoptes' own names). */
-export const OPERATION = {
-  check: 'panoptes.check',
-  beforeModel: 'panoptes.before_model',
-  endSession: 'panoptes.end_session',
-  guard: 'panoptes.guard',
-  loop: 'panoptes.loop',
-  audit: 'panoptes.audit',
-} as const;
+/**
+ * Values of `gen_ai.operation.name` on Panoptes' spans: each span's own name (not GenAI operations themselves:
+ * Panoptes' own names).
+ */
+export const OPERATION = SPAN;
 
 /** Metric names: counters, and histograms of durations in seconds. */
 export const METRIC = {

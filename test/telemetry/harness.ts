@@ -44,3 +44,14 @@ export function createOtel({ processors = [] }: { processors?: SpanProcessor[] }
 }
 
 export const eventNames = (span: ReadableSpan): string[] => span.events.map((event) => event.name);
+
+/** Whether `span` descends from `ancestor` through the exported spans. */
+export function descendsFrom(spans: readonly ReadableSpan[], span: ReadableSpan, ancestor: ReadableSpan): boolean {
+  let current: ReadableSpan | undefined = span;
+  while (current) {
+    const parentId: string | undefined = current.parentSpanContext?.spanId;
+    if (parentId === ancestor.spanContext().spanId) return true;
+    current = spans.find((candidate) => candidate.spanContext().spanId === parentId);
+  }
+  return false;
+}

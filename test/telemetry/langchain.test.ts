@@ -2,13 +2,12 @@ import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createAgent } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { panoptesMiddleware } from '../../adapters/langchain/index.js';
 import { createMemorySessionStore, type MonitorSession } from '../../src/index.js';
 import { callTool, supportMonitor, supportTools } from '../adapters/langchain/helpers.js';
-import { createOtel } from './harness.js';
+import { createOtel, descendsFrom } from './harness.js';
 
 beforeAll(() => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -21,16 +20,6 @@ const SYSTEM = 'You are a support agent.';
 const ask = (text: string) => ({ messages: [new HumanMessage(text)] });
 const thread = (id: string) => ({ configurable: { thread_id: id }, recursionLimit: 100 });
 
-/** Whether `span` descends from `ancestor` through the exported spans. */
-function descendsFrom(spans: readonly ReadableSpan[], span: ReadableSpan, ancestor: ReadableSpan): boolean {
-  let current: ReadableSpan | undefined = span;
-  while (current) {
-    const parentId: string | undefined = current.parentSpanContext?.spanId;
-    if (parentId === ancestor.spanContext().spanId) return true;
-    current = spans.find((candidate) => candidate.spanContext().spanId === parentId);
-  }
-  return false;
-}
 
 describe("telemetry through LangChain's createAgent", () => {
   it("a refused refund and its guidance, under the application's span around the agent's run", async () => {

@@ -4,11 +4,10 @@ import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langcha
 import { toolsCondition } from '@langchain/langgraph/prebuilt';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode } from '../../adapters/langgraph/index.js';
 import { callTool, recordingLogger, supportTools, supportWorkflow } from '../adapters/langchain/helpers.js';
-import { createOtel } from './harness.js';
+import { createOtel, descendsFrom } from './harness.js';
 
 beforeAll(() => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -19,15 +18,6 @@ afterAll(() => {
 
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
 
-function descendsFrom(spans: readonly ReadableSpan[], span: ReadableSpan, ancestor: ReadableSpan): boolean {
-  let current: ReadableSpan | undefined = span;
-  while (current) {
-    const parentId: string | undefined = current.parentSpanContext?.spanId;
-    if (parentId === ancestor.spanContext().spanId) return true;
-    current = spans.find((candidate) => candidate.spanContext().spanId === parentId);
-  }
-  return false;
-}
 
 describe('telemetry through a LangGraph StateGraph (wrapModelNode, GuardedToolNode)', () => {
   it("a refused refund and its guidance, under the application's span around the graph's run", async () => {
