@@ -11,6 +11,14 @@ function full(text: string): { ok: boolean; data?: unknown } {
   return { ok: true, data: document.toJS({ maxAliasCount: 100 }) };
 }
 
+/** `-0` is -0 to js-yaml and 0 to yaml; no workflow field tells them apart, so the comparison does not either. */
+function withoutNegativeZero(value: unknown): unknown {
+  if (Object.is(value, -0)) return 0;
+  if (Array.isArray(value)) return value.map(withoutNegativeZero);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutNegativeZero(item)]));
+  return value;
+}
+
 const key = fc.oneof(fc.constantFrom('name', 'states', 'initial', 'to', 'from', 'patterns', 'tool_calls', '__proto__', 'yes', '1', 'null'), fc.string({ maxLength: 8 }));
 const scalar = fc.oneof(
   fc.string({ maxLength: 20 }),
@@ -33,9 +41,9 @@ describe('fastParse (js-yaml) against the positioned parse (yaml)', () => {
         if (!fast) return;
         const reference = full(text);
         expect(reference.ok).toBe(true);
-        expect(fast.data).toEqual(reference.data);
+        expect(withoutNegativeZero(fast.data)).toEqual(withoutNegativeZero(reference.data));
       }),
-      { numRuns: 500 },
+      { numRuns: 2000 },
     );
   });
 
