@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOtlpReceiver } from '../telemetry/otlp-receiver.js';
 
 /** Run as users run it: the built binary in a child process, exporting to a bare OTLP/HTTP receiver on loopback. */
 const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
@@ -19,23 +18,15 @@ interface OtlpSpan {
   events: Array<{ name: string; attributes: Array<{ key: string; value: { stringValue?: string } }> }>;
 }
 
-const bodies: Array<{ headers: IncomingMessage['headers']; body: { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> } }> = [];
-const server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    if (request.url === '/v1/traces') bodies.push({ headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-    response.writeHead(request.url === '/v1/traces' ? 200 : 404).end('{}');
-  });
-});
+type OtlpBody = { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
 let endpoint = '';
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver = await startOtlpReceiver();
+  endpoint = receiver.endpoint;
 });
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => receiver.close());
+const bodies = () => receiver.exports as Array<{ headers: Record<string, unknown>; body: OtlpBody }>;
 
 async function audit(...args: string[]) {
   try {
@@ -59,8 +50,8 @@ describe('panoptes audit --otlp', () => {
     const result = await audit('examples/transcripts/refund-skipped-verification.json', 'examples/transcripts/refund-clean.json', '--otlp', endpoint);
     expect(result.code).toBe(1); // the audit's own verdict: a violation
     expect(result.stderr).toMatch(/exported 2 sessions \(\d+ spans\) to http:\/\/127\.0\.0\.1/);
-    expect(bodies.at(-1)?.headers).toMatchObject({ authorization: 'Basic cGs6c2s=', 'x-test': '1', 'content-type': 'application/json' });
-    const spans = bodies.flatMap(({ body }) => body.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
+    expect(bodies().at(-1)?.headers).toMatchObject({ authorization: 'Basic cGs6c2s=', 'x-test': '1', 'content-type': 'application/json' });
+    const spans = bodies().flatMap(({ body }) => body.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
     const roots = spans.filter((span) => span.name.startsWith('panoptes.audit '));
     expect(roots).toHaveLength(2);
     expect(new Set(roots.map((root) => root.traceId)).size).toBe(2);

@@ -1,33 +1,20 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMonitor } from '../../src/index.js';
 import { call, recordingLogger, say, supportWorkflow as workflow } from '../monitor/fixtures.js';
+import { startOtlpReceiver } from './otlp-receiver.js';
 
 interface OtlpValue { stringValue?: string; intValue?: string | number; doubleValue?: number; arrayValue?: { values: OtlpValue[] } }
 interface OtlpSpan { name: string; attributes: Array<{ key: string; value: OtlpValue }>; events?: Array<{ name: string }> }
 
-/** A bare OTLP/HTTP receiver on loopback: it keeps the decoded JSON bodies of POST /v1/traces. */
-const received: unknown[] = [];
-const server = createServer((request: IncomingMessage, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    if (request.method === 'POST' && request.url === '/v1/traces' && String(request.headers['content-type']).includes('json')) received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-  });
-});
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
 let endpoint = '';
-
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver = await startOtlpReceiver();
+  endpoint = receiver.endpoint;
 });
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => receiver.close());
 
 const valueOf = (value: OtlpValue): unknown => value.stringValue ?? value.intValue ?? value.doubleValue ?? value.arrayValue?.values.map(valueOf);
 
@@ -42,7 +29,7 @@ describe('OTLP/HTTP end to end', () => {
     await provider.forceFlush();
     await provider.shutdown();
 
-    const spans = (received as Array<{ resourceSpans: Array<{ scopeSpans: Array<{ scope: { name: string }; spans: OtlpSpan[] }> }> }>).flatMap((body) =>
+    const spans = (receiver.exports.map((exported) => exported.body) as Array<{ resourceSpans: Array<{ scopeSpans: Array<{ scope: { name: string }; spans: OtlpSpan[] }> }> }>).flatMap((body) =>
       body.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans.map((span) => ({ scope: scope.scope.name, ...span })))),
     );
     const guard = spans.find((span) => span.name === 'panoptes.guard issue_refund');
@@ -52,7 +39,7 @@ describe('OTLP/HTTP end to end', () => {
     expect(attributes['panoptes.guard.reason']).toMatch(/issue_refund was refused.*verify_identity/);
     expect(guard!.events?.map((event) => event.name)).toContain('panoptes.refusal');
     expect(spans.filter((span) => span.name === 'panoptes.check')).toHaveLength(2);
-    const wire = JSON.stringify(received);
+    const wire = JSON.stringify(receiver.exports.map((exported) => exported.body));
     expect(wire).not.toContain('sk-live-abcdefghijklmnop1234567890');
     expect(wire).not.toContain('abcdefghijklmnop.qrstu');
   });
