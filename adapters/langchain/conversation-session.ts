@@ -1,6 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { getConfig } from '@langchain/langgraph';
-import { conversationSessionsOf, type AssistantTurn } from '../../src/index.js';
+import { conversationSessionsOf, type AssistantTurn, type ChatMessage } from '../../src/index.js';
 import { sessionIdFrom } from './session-id.js';
 import { toChatMessages } from './translate.js';
 
@@ -17,9 +17,9 @@ export function createSessionFinder(option: string | undefined, owner: object) {
     sessionIdFrom(option) ?? sessionIdFrom(configurable?.thread_id) ?? sessionIdFrom(currentMetadata()?.session_id);
 
   return {
-    /** The session of a model call: named by the run, else placed by its conversation. */
-    ofModelCall(configurable: { thread_id?: unknown } | undefined, messages: readonly BaseMessage[]): string {
-      return named(configurable) ?? conversations.sessionOf(toChatMessages(messages));
+    /** The session of a model call: named by the run, else placed by its conversation (`thread`, converted only then). */
+    ofModelCall(configurable: { thread_id?: unknown } | undefined, thread: () => ChatMessage[]): string {
+      return named(configurable) ?? conversations.sessionOf(thread());
     },
     /** Records the model's answer, so the next request that carries it continues the session. */
     answered(sessionId: string, turn: AssistantTurn): void {

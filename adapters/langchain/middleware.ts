@@ -14,6 +14,7 @@ import {
   within,
   WorkflowViolationError,
   type BeforeModelResult,
+  type ChatMessage,
   type Logger,
   type Monitor,
   type PanoptesError,
@@ -29,7 +30,7 @@ import { requestToChatMessages, withChatMessages, withSystemText } from './model
 import { policyToolsFindingSession } from './policy-tools.js';
 import { namedSessionId } from './session-id.js';
 import { decideToolCall, refusalMessage } from './tool-decision.js';
-import { textOf, toAssistantTurn, toToolCall } from './translate.js';
+import { toAssistantTurn, toChatMessages, toToolCall } from './translate.js';
 
 /**
  * The header of the fact summary Panoptes adds to the system prompt when a sentinel guards the tools.
@@ -154,7 +155,11 @@ export function panoptesMiddleware({
     // Sync-first: with a session in memory the monitor answers at once, and the call pays no promise of Panoptes'
     // own beyond the one that waits for the model (each costs microseconds inside an agent's run).
     wrapModelCall: function panoptesModelCall(request, handler) {
-      const session = sessions.ofModelCall(request.runtime.configurable, request.messages);
+      // The thread in the core's form, converted at most once: to place a call that names no session, and for the
+      // monitor when something is due.
+      let thread: ChatMessage[] | undefined;
+      const threadOf = () => (thread ??= toChatMessages(request.messages));
+      const session = sessions.ofModelCall(request.runtime.configurable, threadOf);
       const callModel = (next: typeof request) => {
         const withFacts = sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next;
         return andThen(handler(withFacts), (response) => {
@@ -180,7 +185,7 @@ export function panoptesMiddleware({
         return callModel(before && before.interventions.length > 0 ? withChatMessages(request, before.messages) : request);
       };
       // The conversation is converted only if the monitor reads it: a call with nothing due never does.
-      const check = () => attempt(() => calls.beforeModel(session, lazyModelRequest(() => requestToChatMessages(request))), proceed, (error) => (failed('monitor.beforeModel', error), proceed(undefined)));
+      const check = () => attempt(() => calls.beforeModel(session, lazyModelRequest(() => requestToChatMessages(request, threadOf()))), proceed, (error) => (failed('monitor.beforeModel', error), proceed(undefined)));
       if (!agentState) return check();
       return onGraphSession(agentState, { sessionId: session, stored: sessionTextOf(request.state), where: 'agent state' }, check, modelAnswerWithSession, failed);
     },

@@ -10,12 +10,10 @@ export interface ConversationRequest {
 
 /**
  * The whole conversation the model will read, in the core's form: the agent's system message (when it has text:
- * `createAgent` sends no empty one) followed by the thread's messages.
+ * `createAgent` sends no empty one) followed by the thread's messages (`thread`, when the caller converted them already).
  */
-export function requestToChatMessages(request: ConversationRequest): ChatMessage[] {
-  const conversation = toChatMessages(request.messages);
-  if (textOf(request.systemMessage.content) !== '') conversation.unshift(toChatMessage(request.systemMessage));
-  return conversation;
+export function requestToChatMessages(request: ConversationRequest, thread: ChatMessage[] = toChatMessages(request.messages)): ChatMessage[] {
+  return textOf(request.systemMessage.content) === '' ? thread : [toChatMessage(request.systemMessage), ...thread];
 }
 
 /**
