@@ -21,6 +21,14 @@ export interface PanoptesMiddlewareOptions {
   sessionId?: string;
   /** Receives the adapter's own failures, once per cause. @default console */
   logger?: Logger;
+  /**
+   * With a loop detector on the monitor, watch streamed responses as they arrive and cut one short once it starts
+   * chanting (`repeated-text`, `repeated-line`): the provider's stream is cancelled, so no more tokens are paid for,
+   * and the step ends with finish reason `other` (raw `panoptes-loop`). The response so far is classified as usual
+   * and the hint reaches the next call. `false` leaves streams whole (the checks still run on the finished response).
+   * @default true
+   */
+  cutLoopingStreams?: boolean;
 }
 
 /**
@@ -37,7 +45,7 @@ export interface PanoptesMiddlewareOptions {
  * const monitor = createMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });
  * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
  */
-export function panoptesMiddleware({ monitor, sessionId, logger = console }: PanoptesMiddlewareOptions): LanguageModelMiddleware {
+export function panoptesMiddleware({ monitor, sessionId, logger = console, cutLoopingStreams = true }: PanoptesMiddlewareOptions): LanguageModelMiddleware {
   if (typeof monitor?.beforeModel !== 'function' || typeof monitor.afterModel !== 'function') {
     throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
   }
@@ -55,10 +63,10 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
   // async function and promise more per call, and hops cost far more inside a streaming host than in a tight loop.
   // Sync-first: with the session in memory the monitor answers at once, and nothing is awaited.
   const calls = syncFirst(monitor);
-  const classify: ClassifyResponse = async (id, content) => {
+  const classify = async (id: string, content: Parameters<ClassifyResponse>[1], params: CallOptions): Promise<void> => {
     let turn: ReturnType<typeof toAssistantTurn> | undefined;
     try {
-      turn = toAssistantTurn(content);
+      turn = toAssistantTurn(content, params.tools?.map((tool) => tool.name));
       rememberToolCalls(monitor, id, turn.toolCalls); // synchronously, before the host can run any of them
       const after = calls.afterModel(id, turn);
       if (isPromiseLike(after)) await after;
@@ -95,14 +103,15 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console }: Pan
     wrapGenerate: async function panoptesWrapGenerate({ doGenerate, params }) {
       const id = sessionOf(params);
       const result = await doGenerate();
-      await classify(id, result.content);
+      await classify(id, result.content, params);
       return { ...result, providerMetadata: withSessionMetadata(result.providerMetadata, id) };
     },
 
     wrapStream: async function panoptesWrapStream({ doStream, params }) {
       const id = sessionOf(params);
       const result = await doStream();
-      return { ...result, stream: classifyingStream(result.stream, id, classify) };
+      const watch = cutLoopingStreams ? monitor.loops?.watchStream() : undefined;
+      return { ...result, stream: classifyingStream(result.stream, id, (sid, content) => classify(sid, content, params), watch) };
     },
   };
 }

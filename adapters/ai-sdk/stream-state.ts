@@ -34,18 +34,24 @@ export function routeOf(part: StreamPart): ChunkRoute {
 }
 
 /**
- * The streamed response as response content, ready for translation: its text (separate text blocks joined by a
- * newline) and then every tool call, in order. Reads only text and tool-call chunks.
+ * The streamed response as response content, ready for translation: its reasoning and its text (separate blocks
+ * joined by a newline), then every tool call, in order. Reads only text, reasoning and tool-call chunks.
  * @example
  * streamedContent([{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Hi' }]) // [{ type: 'text', text: 'Hi' }]
  */
 export function streamedContent(parts: readonly StreamPart[]): ResponseContent[] {
   let text: string | undefined; // undefined until a text block starts, so the first one gets no separator
+  let reasoning: string | undefined;
   const toolCalls: ResponseContent[] = [];
   for (const part of parts) {
     if (part.type === 'text-start') text = text === undefined ? '' : `${text}\n`;
     else if (part.type === 'text-delta') text = (text ?? '') + part.delta;
+    else if (part.type === 'reasoning-start') reasoning = reasoning === undefined ? '' : `${reasoning}\n`;
+    else if (part.type === 'reasoning-delta') reasoning = (reasoning ?? '') + part.delta;
     else if (part.type === 'tool-call') toolCalls.push(part);
   }
-  return text ? [{ type: 'text', text }, ...toolCalls] : toolCalls;
+  const content: ResponseContent[] = [];
+  if (reasoning) content.push({ type: 'reasoning', text: reasoning });
+  if (text) content.push({ type: 'text', text });
+  return content.concat(toolCalls);
 }

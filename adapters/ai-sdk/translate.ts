@@ -148,14 +148,21 @@ function newMessage(message: ChatMessage): PromptMessage {
  * toAssistantTurn([{ type: 'tool-call', toolCallId: 'c1', toolName: 'verify_identity', input: '{"orderId":"42"}' }])
  * // { content: '', toolCalls: [{ id: 'c1', name: 'verify_identity', args: { orderId: '42' } }] }
  */
-export function toAssistantTurn(content: readonly ResponseContent[]): AssistantTurn {
+export function toAssistantTurn(content: readonly ResponseContent[], availableTools?: readonly string[]): AssistantTurn {
   const texts: string[] = [];
+  const reasoning: string[] = [];
   const toolCalls: ToolCall[] = [];
   for (const part of content) {
     if (part.type === 'text') texts.push(part.text);
+    else if (part.type === 'reasoning') reasoning.push(part.text);
     else if (part.type === 'tool-call') toolCalls.push(toCoreToolCall(part.toolCallId, part.toolName, part.input));
   }
-  return { content: texts.join('\n'), toolCalls };
+  return {
+    content: texts.join('\n'),
+    toolCalls,
+    ...(reasoning.length > 0 ? { reasoning: reasoning.join('\n') } : {}),
+    ...(availableTools ? { availableTools } : {}),
+  };
 }
 
 /**

@@ -30,7 +30,7 @@ import { requestToChatMessages, withChatMessages, withSystemText } from './model
 import { policyToolsFindingSession } from './policy-tools.js';
 import { namedSessionId } from './session-id.js';
 import { decideToolCall, refusalMessage } from './tool-decision.js';
-import { toAssistantTurn, toChatMessages, toToolCall } from './translate.js';
+import { offeredToolNames, toAssistantTurn, toChatMessages, toToolCall } from './translate.js';
 
 /**
  * The header of the fact summary Panoptes adds to the system prompt when a sentinel guards the tools.
@@ -163,7 +163,7 @@ export function panoptesMiddleware({
       const callModel = (next: typeof request) => {
         const withFacts = sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next;
         return andThen(handler(withFacts), (response) => {
-          const turn = toAssistantTurn(response);
+          const turn = toAssistantTurn(response, offeredToolNames(next.tools));
           // Recorded once the monitor has classified it, so a request that continues it finds that step done.
           const answered = () => (sessions.answered(session, turn), response);
           if (!calls) return answered();

@@ -158,8 +158,48 @@ export function fromChatMessages(messages: readonly ChatMessage[]): BaseMessage[
  * @example
  * toAssistantTurn(new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'lookup', args: {} }] })) // { content: '', toolCalls: [{ id: 'c1', name: 'lookup', args: {} }] }
  */
-export function toAssistantTurn(message: BaseMessage): AssistantTurn {
-  return { content: textOf(message.content), toolCalls: ((message as AIMessage).tool_calls ?? []).map(toToolCall) };
+export function toAssistantTurn(message: BaseMessage, availableTools?: readonly string[]): AssistantTurn {
+  const reasoning = reasoningOf(message.content);
+  return {
+    content: textOf(message.content),
+    toolCalls: ((message as AIMessage).tool_calls ?? []).map(toToolCall),
+    ...(reasoning === '' ? {} : { reasoning }),
+    ...(availableTools ? { availableTools } : {}),
+  };
+}
+
+/**
+ * The reasoning a response's content blocks carry: LangChain's standard `reasoning` blocks and Anthropic's
+ * `thinking` blocks. Read by the loop detector's `repeated-line` check only.
+ */
+function reasoningOf(content: MessageContent | undefined): string {
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const block of content as unknown[]) {
+    if (typeof block !== 'object' || block === null) continue;
+    const { type, reasoning, thinking } = block as { type?: unknown; reasoning?: unknown; thinking?: unknown };
+    if (type === 'reasoning' && typeof reasoning === 'string') parts.push(reasoning);
+    else if (type === 'thinking' && typeof thinking === 'string') parts.push(thinking);
+  }
+  return parts.join('\n');
+}
+
+/**
+ * The names of the tools a model call offers, for the loop detector's `unknown-tool` check; `undefined` when any
+ * of them has no name the adapter can read (the check then does not run, rather than misjudge a call).
+ * @example
+ * offeredToolNames([tool(fn, { name: 'verify_identity' })]) // ['verify_identity']
+ */
+export function offeredToolNames(tools: readonly unknown[] | undefined): string[] | undefined {
+  if (!Array.isArray(tools)) return undefined;
+  const names: string[] = [];
+  for (const tool of tools) {
+    const named = tool as { name?: unknown; function?: { name?: unknown } } | null;
+    const name = typeof named?.name === 'string' ? named.name : named?.function?.name;
+    if (typeof name !== 'string') return undefined;
+    names.push(name);
+  }
+  return names;
 }
 
 function roleOf(message: BaseMessage): ChatMessage['role'] {

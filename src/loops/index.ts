@@ -29,6 +29,7 @@ export { DEFAULT_LONG_WINDOW_HNSW } from './long-window.js';
 export { DEFAULT_LOOP_HINT, DEFAULT_LOOP_STOP_MESSAGE, DEFAULT_LOOP_STRONGER_HINT } from './hints.js';
 export { DEFAULT_VOLATILE_PATTERNS, VOLATILE_PLACEHOLDER } from './normalize.js';
 export { LoopDetectedError } from './loop-detected-error.js';
+export type { StreamWatch } from './stream-watch.js';
 export { loopStepsFromMessages, toolResultsAfterLastTurn } from './from-messages.js';
 export type {
   LoopAction,

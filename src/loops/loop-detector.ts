@@ -9,6 +9,7 @@ import { createStepPreparer } from './prepare-step.js';
 import { createSemanticCheck } from './semantic-check.js';
 import { sessionFactory, type LoopSession } from './session.js';
 import { createLoopSessionStore, sessionKey } from './session-store.js';
+import { createStreamWatch } from './stream-watch.js';
 import { checkStructure, observeTurnEvents } from './structure.js';
 import type { LoopDetector, LoopObserveOptions, LoopReport, LoopStep } from './types.js';
 
@@ -101,6 +102,7 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
     peekPendingHint(sessionId, options) {
       return store.peek(keyOf(sessionId, options))?.pending;
     },
+    watchStream: () => createStreamWatch(config, (error) => misses.record('internal', 'The loop detector failed on a streamed response; the rest of it was not watched.', error)),
     resetSession(sessionId, options) {
       store.delete(keyOf(sessionId, options));
     },

@@ -14,18 +14,25 @@ const MAX_LINES = 4096;
 /** Longest line counted; the rest of a longer line is ignored for the count. */
 const MAX_LINE = 1024;
 
+/** Lines counted so far, shared by the counters of one response's streams. */
+interface LineTally {
+  counts: Map<string, number>;
+  found: { line: string; count: number } | undefined;
+}
+
 /**
  * Counts the prose lines of one response and its reasoning, case- and whitespace-insensitive, as they arrive:
  * `push` takes any chunk of a stream (a line split across chunks is joined first), `end` closes one stream (the text,
- * then the reasoning) so their fences never mix. Code, tables, lists, headings and dividers are not counted
- * (see {@link lineKind}). Pure state, no I/O: a host's stream transform only calls it.
+ * then the reasoning) so their fences never mix. `sibling()` is a counter for another stream of the same response
+ * (reasoning streamed beside the text), with its own partial line and fences and the same tally. Code, tables,
+ * lists, headings and dividers are not counted (see {@link lineKind}). Pure state, no I/O: a host's stream transform
+ * only calls it.
  * @internal
  */
-export function createLineCounter(threshold: number) {
-  const counts = new Map<string, number>();
+export function createLineCounter(threshold: number, tally: LineTally = { counts: new Map(), found: undefined }) {
+  const { counts } = tally;
   let partial = '';
   let inFence = false;
-  let found: { line: string; count: number } | undefined;
 
   const countLine = (raw: string) => {
     const kind = lineKind(raw);
@@ -37,7 +44,7 @@ export function createLineCounter(threshold: number) {
     const count = (counts.get(line) ?? 0) + 1;
     if (count === 1 && counts.size >= MAX_LINES) return;
     counts.set(line, count);
-    if (count >= threshold && (found === undefined || count > found.count)) found = { line, count };
+    if (count >= threshold && (tally.found === undefined || count > tally.found.count)) tally.found = { line, count };
   };
 
   return {
@@ -54,9 +61,13 @@ export function createLineCounter(threshold: number) {
       partial = '';
       inFence = false;
     },
+    /** A counter for another stream of the same response: its own lines and fences, the same counts. */
+    sibling() {
+      return createLineCounter(threshold, tally);
+    },
     /** The most repeated line that reached `threshold`, once any has. */
     get found() {
-      return found;
+      return tally.found;
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { ToolCall } from '../messages/index.js';
 import type { MissCause } from '../monitor/fail-open.js';
+import type { StreamWatch } from './stream-watch.js';
 
 /**
  * The result of one tool call, as the detector compares it. `content` may be text or any value (it is compared as
@@ -177,6 +178,12 @@ export interface LoopDetector {
   takePendingHint(sessionId: string, options?: LoopObserveOptions): LoopHint | undefined;
   /** The hint waiting for the session's next model call, left in place (for stop conditions that only look). */
   peekPendingHint(sessionId: string, options?: LoopObserveOptions): LoopHint | undefined;
+  /**
+   * A watch over one streamed response: feed it the text and reasoning deltas as they arrive and it says when the
+   * response starts chanting (`repeated-text`, `repeated-line`), so the host can cut the stream short. It records
+   * nothing: observe the (cut) response as usual afterwards, which reports the same loop and escalates it.
+   */
+  watchStream(): StreamWatch;
   /** Forgets a session: its history, its escalation counts and any pending hint (at the end of a run). */
   resetSession(sessionId: string, options?: LoopObserveOptions): void;
   /**

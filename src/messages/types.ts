@@ -18,4 +18,11 @@ export type ChatMessage =
 export interface AssistantTurn {
   content: string;
   toolCalls: ToolCall[];
+  /** The model's reasoning, when the host exposes it: the loop detector's `repeated-line` check reads it. */
+  reasoning?: string;
+  /**
+   * The names of the tools offered on this call, when the host knows them: a call to any other name counts towards
+   * the loop detector's `unknown-tool` check.
+   */
+  availableTools?: readonly string[];
 }

@@ -232,7 +232,12 @@ export function createMonitor({
   /** Gives the loop detector this turn's text and calls; null without loop detection. */
   function observeTurn(sessionId: string, turn: AssistantTurn): MaybePromise<LoopReport | null> {
     if (!loops) return null;
-    return loops.observe(sessionId, { text: turn.content, toolCalls: turn.toolCalls }).then((report) => {
+    return loops.observe(sessionId, {
+      text: turn.content,
+      toolCalls: turn.toolCalls,
+      ...(turn.reasoning === undefined ? {} : { reasoning: turn.reasoning }),
+      ...(turn.availableTools === undefined ? {} : { availableTools: turn.availableTools }),
+    }).then((report) => {
       if (report) events.emit('loop', { sessionId, report });
       return report;
     });
@@ -629,9 +634,13 @@ function takePending(pending: readonly PendingToolState[], call: ToolCall): Pend
 }
 
 /** Hosts send odd shapes (null content, missing tool calls); the core reads them as empty rather than crashing. */
-function normaliseTurn(turn: { content?: unknown; toolCalls?: unknown }): { content: string; toolCalls: ToolCall[] } {
+function normaliseTurn(turn: AssistantTurn): AssistantTurn {
   const content = typeof turn.content === 'string' ? turn.content : '';
-  if (!Array.isArray(turn.toolCalls)) return { content, toolCalls: [] };
+  const extra = {
+    ...(typeof turn.reasoning === 'string' && turn.reasoning !== '' ? { reasoning: turn.reasoning } : {}),
+    ...(Array.isArray(turn.availableTools) ? { availableTools: turn.availableTools } : {}),
+  };
+  if (!Array.isArray(turn.toolCalls)) return { content, toolCalls: [], ...extra };
   const toolCalls = turn.toolCalls.length === 0 ? (turn.toolCalls as ToolCall[]) : turn.toolCalls.filter((call): call is ToolCall => typeof call?.name === 'string');
-  return { content, toolCalls };
+  return { content, toolCalls, ...extra };
 }

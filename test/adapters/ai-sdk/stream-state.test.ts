@@ -34,7 +34,7 @@ describe('routeOf', () => {
 });
 
 describe('streamedContent', () => {
-  it('collects the text, separating text blocks, and ignores other chunks', () => {
+  it('collects the reasoning and the text, separating blocks, and ignores other chunks', () => {
     const parts: StreamPart[] = [
       { type: 'text-start', id: 'a' },
       { type: 'text-delta', id: 'a', delta: 'Hello' },
@@ -45,8 +45,12 @@ describe('streamedContent', () => {
       { type: 'text-start', id: 'b' },
       { type: 'text-delta', id: 'b', delta: 'Tell me more.' },
       { type: 'text-end', id: 'b' },
+      { type: 'source', sourceType: 'url', id: 's', url: 'https://example.com' },
     ];
-    expect(streamedContent(parts)).toEqual([{ type: 'text', text: 'Hello there.\nTell me more.' }]);
+    expect(streamedContent(parts)).toEqual([
+      { type: 'reasoning', text: 'Thinking.' },
+      { type: 'text', text: 'Hello there.\nTell me more.' },
+    ]);
   });
 
   it('lists the text first, then every tool call in order, provider-executed ones included', () => {

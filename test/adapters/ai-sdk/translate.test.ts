@@ -120,7 +120,7 @@ describe('withInterventions', () => {
 });
 
 describe('toAssistantTurn', () => {
-  it('joins the text and reads the tool calls, provider-executed ones included', () => {
+  it('joins the text, keeps the reasoning apart and reads the tool calls, provider-executed ones included', () => {
     expect(
       toAssistantTurn([
         { type: 'reasoning', text: 'hmm' },
@@ -132,11 +132,16 @@ describe('toAssistantTurn', () => {
       ]),
     ).toEqual({
       content: 'Checking.\nOne moment.',
+      reasoning: 'hmm',
       toolCalls: [
         { id: 'c1', name: 'verify_identity', args: { orderId: '42' } },
         { id: 'c2', name: 'web_search', args: {} },
       ],
     });
+  });
+
+  it('passes the names of the tools the call offered on, for the unknown-tool check', () => {
+    expect(toAssistantTurn([{ type: 'text', text: 'Hi.' }], ['verify_identity'])).toEqual({ content: 'Hi.', toolCalls: [], availableTools: ['verify_identity'] });
   });
 
   it('reads malformed or non-object tool input as no arguments', () => {

@@ -179,6 +179,24 @@ describe('loop detection through createAgent', () => {
     });
   });
 
+  it('calls to a tool the agent does not offer: a hint naming the offered tools at the 2nd, the run ends at the 3rd (issue 15)', async () => {
+    const model = fakeModel();
+    for (let call = 0; call < 6; call++) model.respond(callTool('browse_web', { url: 'https://acme.example/x200' }, `b${call}`));
+    const { reports, result } = await run(model, true);
+    expect(reports.filter((report) => report.kind === 'unknown-tool').map((report) => report.action)).toEqual(['hint', 'stop']);
+    expect(addedToSystem(model)[2]).toContain('`fetch_page`, `check_status`, `search_docs`');
+    expect(model.calls).toHaveLength(3);
+    expect(textOf(result.messages.at(-1)!.content)).toContain('[Panoptes] This run was stopped');
+  });
+
+  it('a line the model keeps repeating in its reasoning blocks is a loop (issue 15)', async () => {
+    const model = fakeModel();
+    const thinking = Array.from({ length: 6 }, (_, i) => `Option ${i} might work.\nWait, let me re-read the warranty terms.`).join('\n');
+    model.respond(new AIMessage({ content: [{ type: 'reasoning', reasoning: thinking }, { type: 'text', text: 'The X200 has a two-year warranty.' }] }));
+    const { reports } = await run(model, true);
+    expect(reports.map((report) => report.kind)).toEqual(['repeated-line']);
+  });
+
   it("onBlock: 'throw' rejects agent.invoke with LoopDetectedError when a loop reaches stop", async () => {
     const model = fakeModel();
     for (let call = 0; call < 10; call++) model.respond(callTool('fetch_page', { url: 'https://acme.example/x200' }, `f${call}`));

@@ -1,0 +1,95 @@
+import { createLineCounter, repeatedLineFinding } from './repeated-line.js';
+import { lineKind } from './prose.js';
+import { findRepeatedText } from './repeated-text.js';
+import type { ResolvedLoopOptions } from './options.js';
+import type { LoopFinding } from './types.js';
+
+/**
+ * Text kept of a streamed response for `repeated-text`: twice what that check scans from a response's end (it trims
+ * to this once the text is twice as long). Bounds a stream's memory however long it runs.
+ */
+const KEPT_TEXT = 65_536;
+
+/** Characters of new text between two `repeated-text` scans of a stream (at least one full `chunkSize x repetitions`). */
+const RESCAN_EVERY = 2_048;
+
+/**
+ * Watches one streamed response as it arrives, for the text checks that need no history (`repeated-text`,
+ * `repeated-line`), so a host can cut a response short once it starts chanting instead of paying for every token up
+ * to the length limit. Synchronous and bounded: `repeated-line` counts each line as it ends, `repeated-text` scans
+ * the last 64 KB every 2 KB of new text (a few hundred microseconds). Returned by
+ * {@link LoopDetector.watchStream}; the finished response is still observed as usual, so the report, its escalation
+ * and the hint come from `observe`, as for a response that was not streamed.
+ */
+export interface StreamWatch {
+  /** Takes a delta of the response's text; returns the first loop it completes (then `null` for the rest). */
+  text(delta: string): LoopFinding | null;
+  /** Takes a delta of the model's reasoning; `repeated-line` counts reasoning and text together. */
+  reasoning(delta: string): LoopFinding | null;
+  /** The loop found so far, if any. */
+  readonly found: LoopFinding | null;
+}
+
+/**
+ * @param onFailure Told once if a check throws (a defect of ours): the watch then stops watching, fail-open, and the
+ *   finished response is still observed.
+ * @internal
+ */
+export function createStreamWatch(config: Pick<ResolvedLoopOptions, 'repeatedLine' | 'repeatedText'>, onFailure: (error: unknown) => void): StreamWatch {
+  const lines = config.repeatedLine ? createLineCounter(config.repeatedLine) : undefined;
+  // One counter per stream, so a line split across text and reasoning deltas is never joined; one tally for both.
+  const reasoningLines = lines?.sibling();
+  let text = '';
+  let unscanned = 0;
+  let found: LoopFinding | null = null;
+
+  let failed = false;
+  const lineFinding = () => (lines?.found ? repeatedLineFinding(lines.found, 1) : null);
+  const safely = (check: (delta: string) => LoopFinding | null) => (delta: string) => {
+    if (failed || found || typeof delta !== 'string' || delta === '') return null;
+    try {
+      return check(delta);
+    } catch (error) {
+      failed = true;
+      onFailure(error);
+      return null;
+    }
+  };
+
+  return {
+    text: safely((delta) => {
+      lines?.push(delta);
+      found = lineFinding();
+      if (found === null && config.repeatedText) {
+        text += delta;
+        if (text.length > 2 * KEPT_TEXT) text = keptTail(text);
+        unscanned += delta.length;
+        if (unscanned >= Math.max(RESCAN_EVERY, config.repeatedText.chunkSize * config.repeatedText.repetitions)) {
+          unscanned = 0;
+          found = findRepeatedText(text, 1, config.repeatedText);
+        }
+      }
+      return found;
+    }),
+    reasoning: safely((delta) => {
+      if (reasoningLines === undefined) return null;
+      reasoningLines.push(delta);
+      found = lineFinding();
+      return found;
+    }),
+    get found() {
+      return found;
+    },
+  };
+}
+
+/**
+ * The last {@link KEPT_TEXT} characters of `text` from a line start, opened with a fence line when the dropped part
+ * leaves a code block open, so the check still reads the code as code (and the next trim counts that fence too).
+ */
+function keptTail(text: string): string {
+  const cut = text.indexOf('\n', text.length - KEPT_TEXT) + 1 || text.length - KEPT_TEXT;
+  let fences = 0;
+  for (const line of text.slice(0, cut).split('\n')) if (lineKind(line) === 'fence') fences++;
+  return (fences % 2 === 1 ? '```\n' : '') + text.slice(cut);
+}
