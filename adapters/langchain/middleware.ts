@@ -39,7 +39,7 @@ import { offeredToolNames, toAssistantTurn, toChatMessages, toToolCall } from '.
  */
 export const FACTS_HEADER = '[KNOWN FACTS]';
 
-/** Budget of the `onReport` hook, in milliseconds: past it the run ends without waiting for it (a logged failure). */
+/** Default budget of the `onReport` hook, in milliseconds. */
 const ON_REPORT_TIMEOUT_MS = 5000;
 
 /** Options of {@link panoptesMiddleware}. Give a `monitor`, a `sentinel`, or both. */
@@ -76,6 +76,12 @@ export interface PanoptesMiddlewareOptions {
   blockMessage?: BlockMessage;
   /** Receives the session's report at the end of every run (the final one when `closeSession` is set). */
   onReport?: (report: SessionReport) => void | Promise<void>;
+  /**
+   * How long the run waits for `onReport`, in milliseconds: past it the run ends without waiting any longer, and the
+   * timeout is logged once (the hook keeps running in the background). A hook that throws or rejects is logged too.
+   * @default 5000
+   */
+  onReportTimeoutMs?: number;
   /**
    * Close the session at the end of each run, so eventual constraints get their final verdicts. Leave it off for a
    * thread that continues across runs (a chat): a closed session starts over on its next call.
@@ -127,12 +133,16 @@ export function panoptesMiddleware({
   onBlock = 'end',
   blockMessage = defaultBlockMessage,
   onReport,
+  onReportTimeoutMs = ON_REPORT_TIMEOUT_MS,
   closeSession = false,
   policyTools: withPolicyTools = sentinel !== undefined,
   name = 'PanoptesMiddleware',
   logger = console,
 }: PanoptesMiddlewareOptions): AgentMiddleware {
   validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools });
+  if (!(typeof onReportTimeoutMs === 'number' && onReportTimeoutMs > 0 && onReportTimeoutMs <= 2_147_483_647)) {
+    throw new InvalidOptionError({ parameter: 'onReportTimeoutMs', value: onReportTimeoutMs, fix: 'Pass a positive number of milliseconds; the default is 5000.' });
+  }
   const failed = createFailureLog(logger, isGraphBubbleUp);
   const failOpen = failOpenWith(failed);
   const sessions = createSessionFinder(sessionId, (monitor ?? sentinel)!);
@@ -227,7 +237,7 @@ export function panoptesMiddleware({
             if (session === undefined) return undefined;
             const report = await failOpen('monitor report', () => (closeSession ? monitor.endSession(session) : monitor.report(session)), undefined);
             // User code, bounded like every call Panoptes makes into it: a hook that never settles cannot hold the run.
-            if (report && onReport) await failOpen('onReport', async () => within(onReport(report), ON_REPORT_TIMEOUT_MS, systemTimers), undefined);
+            if (report && onReport) await failOpen('onReport', async () => within(onReport(report), onReportTimeoutMs, systemTimers), undefined);
             return undefined;
           },
         }

@@ -162,6 +162,25 @@ describe('panoptesMiddleware through createAgent', () => {
     expect(logger.warnings.map((warning) => warning.split(' failed')[0])).toEqual(['[panoptes] monitor.beforeModel', '[panoptes] monitor.afterModel']);
   });
 
+  it('does not wait past onReportTimeoutMs for an onReport that never settles, and logs it once; a throwing hook is logged too', async () => {
+    const logged: [string, unknown][] = [];
+    const logger = { warn: (message: string, error?: unknown) => void logged.push([message, error]) };
+    const { monitor } = supportMonitor();
+    const never = vi.fn(() => new Promise<void>(() => {}));
+    const middleware = panoptesMiddleware({ monitor, logger, onReport: never, onReportTimeoutMs: 20 });
+    for (const id of ['c1', 'c2']) {
+      const result = await createAgent({ model: compliantModel(), tools: supportTools().tools, systemPrompt: SYSTEM, middleware: [middleware] }).invoke(ask('Refund order A1, I am customer 42.'), thread(id));
+      expect(result.messages.at(-1)?.content).toBe('Your refund is on its way. Is there anything else I can help with?');
+    }
+    expect(never).toHaveBeenCalledTimes(2);
+    expect(logged).toEqual([[expect.stringMatching(/^\[panoptes\] onReport failed; the agent goes on unchecked\. Later failures here are not logged\.$/), expect.objectContaining({ name: 'TimedOut', message: 'no answer within 20 ms' })]]);
+
+    const thrown: unknown[] = [];
+    const thrower = panoptesMiddleware({ monitor: supportMonitor().monitor, logger: { warn: (_message: string, error?: unknown) => void thrown.push(error) }, onReport: () => { throw new Error('report sink down'); } });
+    await createAgent({ model: compliantModel(), tools: supportTools().tools, systemPrompt: SYSTEM, middleware: [thrower] }).invoke(ask('Refund order A1, I am customer 42.'), thread('c3'));
+    expect(thrown).toEqual([expect.objectContaining({ message: 'report sink down' })]);
+  });
+
   it('places a run nobody named by its conversation: one session on every hook', async () => {
     const { monitor } = supportMonitor();
     const model = compliantModel();
@@ -176,6 +195,7 @@ describe('panoptesMiddleware through createAgent', () => {
     expect(() => panoptesMiddleware({})).toThrow(InvalidOptionError);
     expect(() => panoptesMiddleware({ monitor: supportMonitor().monitor, onBlock: 'stop' as never })).toThrow(/Invalid option `onBlock`: received "stop"/);
     expect(() => panoptesMiddleware({ monitor: supportMonitor().monitor, sessionId: '' })).toThrow(/`sessionId`/);
+    expect(() => panoptesMiddleware({ monitor: supportMonitor().monitor, onReportTimeoutMs: 0 })).toThrow(/`onReportTimeoutMs`: received 0.*positive number of milliseconds/s);
   });
 });
 
