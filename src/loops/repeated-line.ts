@@ -49,12 +49,16 @@ export function createLineCounter(threshold: number, tally: LineTally = { counts
 
   return {
     push(chunk: string): void {
-      const text = partial + chunk;
-      const lines = text.split('\n');
-      partial = lines.pop()!;
+      // Most stream deltas end no line: they only extend the partial one, with no array or split per delta.
+      let start = 0;
+      for (let end = chunk.indexOf('\n'); end >= 0; end = chunk.indexOf('\n', start)) {
+        countLine(partial + chunk.slice(start, end));
+        partial = '';
+        start = end + 1;
+      }
+      partial += start === 0 ? chunk : chunk.slice(start);
       // A line with no end in sight is cut, so a chunk stream without line breaks keeps bounded memory.
       if (partial.length > MAX_LINE * 4) partial = partial.slice(0, MAX_LINE);
-      for (const line of lines) countLine(line);
     },
     end(): void {
       if (partial !== '') countLine(partial);
