@@ -8,3 +8,4 @@ export { createGraphMonitor, GRAPH_HISTORY_LIMIT, isGraphMonitor, type GraphMoni
 export { wrapModelNode, type ModelNode, type ModelNodeUpdate, type WrapModelNodeOptions } from './model-node.js';
 export { GuardedToolNode, type GuardedToolNodeOptions } from './tool-node.js';
 export { graphSessionId } from './graph-session.js';
+export * from './react/index.js';
