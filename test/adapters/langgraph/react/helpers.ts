@@ -41,3 +41,12 @@ export function lastHuman(messages: BaseMessage[]): string {
 }
 
 export const noWait = { sleep: async () => {} };
+
+/** A model that reads its request on every call (any number of calls, any number of concurrent runs). */
+export function readingModel(decide: (messages: BaseMessage[]) => AIMessage | Error, calls = 500) {
+  const model = fakeModelFor();
+  for (let index = 0; index < calls; index++) model.respond(decide as never);
+  return model;
+}
+
+import { fakeModel as fakeModelFor } from '@langchain/core/testing';
