@@ -41,7 +41,7 @@ export function reactTool(original: StructuredToolInterface, { clock, cache }: {
       const runtime = given as WrappedToolRuntime;
       const call = runtime.toolCall!;
       if (cache) {
-        const hit = earlierAnswer(runtime.state?.messages, call);
+        const hit = earlierToolAnswer(runtime.state?.messages, call);
         if (hit) return new ToolMessage({ content: hit.content, artifact: hit.artifact, name: call.name, tool_call_id: call.id ?? '', response_metadata: { panoptes: { durationMs: 0, cached: true } satisfies ToolCallRecord } });
       }
       const started = clock.now();
@@ -66,7 +66,7 @@ function isCommandLike(value: unknown): boolean {
 }
 
 /** The successful answer to an earlier call with the same name and arguments, in the thread's messages. */
-export function earlierAnswer(messages: readonly BaseMessage[] | undefined, call: { id?: string; name: string; args: Record<string, unknown> }): ToolMessage | undefined {
+export function earlierToolAnswer(messages: readonly BaseMessage[] | undefined, call: { id?: string; name: string; args: Record<string, unknown> }): ToolMessage | undefined {
   if (!messages) return undefined;
   let key: string | undefined;
   for (const message of messages) {
