@@ -69,7 +69,6 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     maxFinishRepairs = DEFAULT_MAX_FINISH_REPAIRS,
     fallback,
     cacheToolCalls = true,
-    modelCachePolicy,
     monitor,
     loops,
     sentinel,
@@ -145,7 +144,6 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     errorHandler: onModelError as never,
     ends: ['model', 'settle'],
     ...(modelTimeoutMs === undefined ? {} : { timeout: modelTimeoutMs }),
-    ...(modelCachePolicy ? { cachePolicy: modelCachePolicy } : {}),
   });
   graph.addNode('tools', toolNode as never, { errorHandler: onToolsError as never, ends: ['settle'], ...(toolTimeoutMs === undefined ? {} : { timeout: toolTimeoutMs }) });
   graph.addNode('settle', settleNode(limits) as never);

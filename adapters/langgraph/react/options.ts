@@ -1,7 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import type { CachePolicy } from '@langchain/langgraph';
 import { InvalidOptionError, type Clock, type Logger, type LoopDetector, type Monitor, type PriceTable, type SentinelSource } from '../../../src/index.js';
 import type { FinishSchema } from './finish-tool.js';
 
@@ -71,8 +70,6 @@ export interface ReactGraphOptions<Output = unknown> {
   fallback?: ReactFallback<Output>;
   /** Answers a repeated identical tool call from the thread's earlier observation, without running the tool. @default true */
   cacheToolCalls?: boolean;
-  /** LangGraph's cache policy for the model node: with a cache given to `compile`, an identical state is answered from it. */
-  modelCachePolicy?: CachePolicy;
   /** A workflow monitor (best from `createGraphMonitor`): wraps the model node with `wrapModelNode` and guards the tools. */
   monitor?: Monitor;
   /** A loop detector: its hints go into the next model call, and its stop ends the run `loop_detected`. */

@@ -48,7 +48,10 @@ export interface VerificationGraphOptions extends Omit<ReactGraphOptions<Verific
   /** Characters kept of one document. @default 20000 */
   maxDocumentChars?: number;
   checkpointer?: BaseCheckpointSaver;
-  /** LangGraph's node cache (`InMemoryCache`), for `modelCachePolicy`. */
+  /**
+   * Passed to `compile`. Panoptes' nodes set no `cachePolicy`: a node's input is the whole state, which differs
+   * from run to run, so identical tool calls are answered from the run's own thread instead (`cacheToolCalls`).
+   */
   cache?: CompileOptions['cache'];
   store?: BaseStore;
 }

@@ -195,6 +195,27 @@ describe('createReactGraph', () => {
   });
 });
 
+describe('createReactGraph node timeouts (LangGraph timeout)', () => {
+  const never = () => new Promise<never>(() => {});
+  it('retries a model attempt that outlives modelTimeoutMs, then ends llm_error', async () => {
+    const { search } = searchTool();
+    let attempts = 0;
+    const model = fakeModel();
+    const stuck = Object.assign(Object.create(model), { bindTools: () => ({ invoke: () => (attempts++, never()) }) });
+    const state = await createReactGraph({ model: stuck, tools: [search], finishSchema: answerSchema, modelTimeoutMs: 10, ...noWait }).compile().invoke(ask());
+    expect(attempts).toBe(3);
+    expect(state.react).toMatchObject({ status: 'uncertain', reasonCode: 'llm_error' });
+    expect(state.react.detail).toContain('NodeTimeoutError');
+  });
+  it('ends timeout when a tools step outlives toolTimeoutMs', async () => {
+    const hang = tool(async () => never(), { name: 'hang', description: 'Never answers.', schema: z.object({}) });
+    const model = fakeModel().respond(calls(['hang', {}])).respond(finish());
+    const state = await createReactGraph({ model, tools: [hang], finishSchema: answerSchema, toolTimeoutMs: 10, ...noWait }).compile().invoke(ask());
+    expect(state.react).toMatchObject({ status: 'uncertain', reasonCode: 'timeout' });
+    expect(model.callCount).toBe(1);
+  });
+});
+
 describe('createReactGraph options', () => {
   const { search } = searchTool();
   it('refuses a graph without tools', () => {
