@@ -2,7 +2,7 @@ import { ToolMessage } from '@langchain/core/messages';
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
 import { Command } from '@langchain/langgraph';
 import { z } from 'zod';
-import { InvalidOptionError } from '../../../src/index.js';
+import { InvalidOptionError, type Clock } from '../../../src/index.js';
 import type { ReactControllerState } from './state.js';
 import type { ToolCallRecord } from './tool-calls.js';
 
@@ -40,7 +40,7 @@ export function invalidFinishText(error: unknown): string {
  * generic parsing error; the model is offered the user's schema through {@link finishDefinition}. A valid call
  * records the parsed arguments as the run's output and ends the run.
  */
-export function finishTool(schema: FinishSchema): StructuredToolInterface {
+export function finishTool(schema: FinishSchema, clock: Clock): StructuredToolInterface {
   return tool(
     async (args: unknown, runtime: { toolCall?: { id?: string } }) => {
       const id = runtime.toolCall?.id ?? '';
@@ -49,7 +49,7 @@ export function finishTool(schema: FinishSchema): StructuredToolInterface {
         const record: ToolCallRecord = { durationMs: 0, invalidFinish: true };
         return new ToolMessage({ content: invalidFinishText(parsed.error), name: FINISH_TOOL, tool_call_id: id, status: 'error', response_metadata: { panoptes: record } });
       }
-      const done: Partial<ReactControllerState> = { status: 'finished', output: parsed.data };
+      const done: Partial<ReactControllerState> = { status: 'finished', output: parsed.data, endedAt: clock.now() };
       return new Command({ update: { react: done, messages: [new ToolMessage({ content: 'Answer recorded.', name: FINISH_TOOL, tool_call_id: id, response_metadata: { panoptes: { durationMs: 0 } } })] } });
     },
     { name: FINISH_TOOL, description: 'Give your final answer.', schema: z.object({}).passthrough() },

@@ -87,6 +87,8 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
   const offered = [...tools, finishDefinition(finishSchema as FinishSchema, finishDescription)];
   const bind = (chatModel: typeof model) => chatModel.bindTools!(offered as never) as unknown as Runnable<BaseMessage[], AIMessage>;
   const fallbackModel = fallback && typeof fallback !== 'function' ? bind(fallback) : undefined;
+  // Where a run goes once it has ended: the extension's last node, else the end.
+  const exit = extension.conclude ? 'conclude' : END;
   const limits: RouteLimits = { maxIterations, maxFinishRepairs, clock, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
 
   const inner = reactModelNode({
@@ -110,7 +112,7 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     warn,
   });
   const modelNode = monitor ? wrapModelNode(inner as never, { monitor, logger, ...(systemPrompt === undefined ? {} : { systemPrompt }), ...(sessionId === undefined ? {} : { sessionId }) }) : inner;
-  const runnableTools = [...tools.map((original) => reactTool(original, { clock, cache: cacheToolCalls })), finishTool(finishSchema as FinishSchema)];
+  const runnableTools = [...tools.map((original) => reactTool(original, { clock, cache: cacheToolCalls })), finishTool(finishSchema as FinishSchema, clock)];
   const toolNode = monitor || sentinel ? new GuardedToolNode(runnableTools, { logger, ...(monitor ? { monitor } : {}), ...(sentinel ? { sentinel } : {}), ...(sessionId === undefined ? {} : { sessionId }) }) : new ToolNode(runnableTools);
 
   /** After the retry policy gave up, or at once for a permanent error: the fallback, else an honest `llm_error`. */
@@ -123,37 +125,37 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
       try {
         const output = await fallback({ error, messages: state.messages });
         const parsed = (finishSchema as FinishSchema).safeParse(output);
-        if (parsed.success) return new Command({ goto: 'settle', update: { react: { status: 'finished', output: parsed.data, fallbackUsed: true, modelAttempts: attempts, endedAt: clock.now() } satisfies Partial<ReactControllerState> } });
-        return new Command({ goto: 'settle', update: { react: { ...ended({ modelAttempts: attempts, fallbackUsed: true }, 'llm_error', `${detail}; the fallback's result does not match finishSchema`, clock) } } });
+        if (parsed.success) return new Command({ goto: exit, update: { react: { status: 'finished', output: parsed.data, fallbackUsed: true, modelAttempts: attempts, endedAt: clock.now() } satisfies Partial<ReactControllerState> } });
+        return new Command({ goto: exit, update: { react: { ...ended({ modelAttempts: attempts, fallbackUsed: true }, 'llm_error', `${detail}; the fallback's result does not match finishSchema`, clock) } } });
       } catch (fallbackError) {
         if (isGraphBubbleUp(fallbackError)) throw fallbackError;
-        return new Command({ goto: 'settle', update: { react: ended({ modelAttempts: attempts, fallbackUsed: true }, 'llm_error', `${detail}; the fallback failed too: ${describeError(fallbackError)}`, clock) } });
+        return new Command({ goto: exit, update: { react: ended({ modelAttempts: attempts, fallbackUsed: true }, 'llm_error', `${detail}; the fallback failed too: ${describeError(fallbackError)}`, clock) } });
       }
     }
-    return new Command({ goto: 'settle', update: { react: ended({ modelAttempts: attempts }, 'llm_error', detail, clock) } });
+    return new Command({ goto: exit, update: { react: ended({ modelAttempts: attempts }, 'llm_error', detail, clock) } });
   };
   const onToolsError = (_state: ReactGraphState, nodeError: NodeError) => {
     const error = (nodeError as { error?: unknown }).error ?? nodeError;
     const reason = isNodeTimeoutError(error) ? ('timeout' as const) : ('tool_error' as const);
-    return new Command({ goto: 'settle', update: { react: ended({}, reason, describeError(error), clock) } });
+    return new Command({ goto: exit, update: { react: ended({}, reason, describeError(error), clock) } });
   };
 
   const graph = new StateGraph((extension.state ?? ReactAnnotation) as typeof ReactAnnotation) as unknown as StateGraph<any, any, any, string>;
   graph.addNode('model', modelNode as never, {
     retryPolicy: { maxAttempts, initialInterval: 0, backoffFactor: 1, jitter: false, logWarning: false, retryOn: isTransientModelError },
     errorHandler: onModelError as never,
-    ends: ['model', 'settle'],
+    ends: ['model', exit],
     ...(modelTimeoutMs === undefined ? {} : { timeout: modelTimeoutMs }),
   });
-  graph.addNode('tools', toolNode as never, { errorHandler: onToolsError as never, ends: ['settle'], ...(toolTimeoutMs === undefined ? {} : { timeout: toolTimeoutMs }) });
+  graph.addNode('tools', toolNode as never, { errorHandler: onToolsError as never, ends: [exit], ...(toolTimeoutMs === undefined ? {} : { timeout: toolTimeoutMs }) });
   graph.addNode('settle', settleNode(limits) as never);
   if (extension.prepare) {
     graph.addNode('prepare', extension.prepare as never);
     graph.addEdge(START, 'prepare');
-    graph.addConditionalEdges('prepare', (state: ReactGraphState) => (state.react.status === 'running' ? 'model' : 'settle'), ['model', 'settle']);
+    graph.addConditionalEdges('prepare', (state: ReactGraphState) => (state.react.status === 'running' ? 'model' : exit), ['model', exit]);
   } else graph.addEdge(START, 'model');
-  graph.addConditionalEdges('model', routeAfterModel as never, ['tools', 'model', 'settle']);
-  graph.addConditionalEdges('tools', routeAfterTools(limits) as never, ['model', 'settle']);
+  graph.addConditionalEdges('model', routeAfterModel(exit) as never, ['tools', 'model', 'settle', exit]);
+  graph.addConditionalEdges('tools', routeAfterTools(limits, exit) as never, ['model', 'settle', exit]);
   if (extension.conclude) {
     graph.addNode('conclude', extension.conclude as never);
     graph.addEdge('settle', 'conclude');

@@ -20,20 +20,29 @@ export function invalidFinishes(messages: readonly BaseMessage[]): number {
   return count;
 }
 
-/** Where the run goes after the model answered: its tools, the model again (it called none), or the end. */
-export function routeAfterModel(state: ReactGraphState): 'tools' | 'model' | 'settle' {
-  if (state.react.status !== 'running') return 'settle';
-  const answer = state.messages.findLast((message) => message.getType() === 'ai') as AIMessage | undefined;
-  if (blockOf(answer)) return 'settle';
-  if (answer?.tool_calls?.length) return 'tools';
-  // No call (or only malformed ones, answered already): the model is nudged, or reads the errors, on its next call.
-  return 'model';
+/**
+ * Where the run goes after the model answered: its tools, the model again (it called none), `settle` (a workflow
+ * block, which the model node did not record), or straight to `exit` when the model node already ended the run.
+ */
+export function routeAfterModel(exit: string) {
+  return function routeAfterModelCall(state: ReactGraphState): string {
+    if (state.react.status !== 'running') return exit;
+    const answer = state.messages.findLast((message) => message.getType() === 'ai') as AIMessage | undefined;
+    if (blockOf(answer)) return 'settle';
+    if (answer?.tool_calls?.length) return 'tools';
+    // No call (or only malformed ones, answered already): the model is nudged, or reads the errors, on its next call.
+    return 'model';
+  };
 }
 
-/** Where the run goes after its tools: the end (finished, or a limit reached), else the model. */
-export function routeAfterTools(limits: RouteLimits) {
-  return function routeAfterToolCalls(state: ReactGraphState): 'model' | 'settle' {
-    return state.react.status !== 'running' || stopReason(state, limits) ? 'settle' : 'model';
+/**
+ * Where the run goes after its tools: `exit` when a tool ended it (finish, a failed retrieval), `settle` when a limit
+ * is reached (it records which), else the model. A finished run skips `settle`: one step fewer per run.
+ */
+export function routeAfterTools(limits: RouteLimits, exit: string) {
+  return function routeAfterToolCalls(state: ReactGraphState): string {
+    if (state.react.status !== 'running') return exit;
+    return stopReason(state, limits) ? 'settle' : 'model';
   };
 }
 
@@ -49,7 +58,7 @@ function stopReason(state: ReactGraphState, { maxIterations, maxFinishRepairs, t
   return undefined;
 }
 
-/** The last node of every run: says why a run that is still `running` ends here, and when it ended. */
+/** Ends a run that a router stopped (a limit, a workflow block): says why, and when. */
 export function settleNode(limits: RouteLimits) {
   return function settle(state: ReactGraphState): { react: Partial<ReactControllerState> } {
     if (state.react.status !== 'running') return { react: { endedAt: state.react.endedAt ?? limits.clock.now() } };

@@ -1,6 +1,5 @@
 import { ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
-import { tool, type StructuredToolInterface } from '@langchain/core/tools';
-import type { Command } from '@langchain/langgraph';
+import type { StructuredToolInterface } from '@langchain/core/tools';
 import { canonicalJson, type Clock } from '../../../src/index.js';
 
 /** What Panoptes records on a tool message it made or timed, in `response_metadata.panoptes`. */
@@ -24,7 +23,6 @@ export function toolCallRecord(message: BaseMessage): ToolCallRecord | undefined
 interface WrappedToolRuntime {
   state?: { messages?: BaseMessage[] };
   toolCall?: { id?: string; name: string; args: Record<string, unknown> };
-  runId?: string;
   [key: string]: unknown;
 }
 
@@ -34,35 +32,27 @@ interface WrappedToolRuntime {
  * (the reference controller's per-evaluation cache). The thread's own messages are the cache, so it lives exactly
  * as long as the evaluation, survives a checkpoint, and needs no key for concurrent runs. Each answer records how
  * long the tool ran.
+ *
+ * The original tool itself, with only `invoke` replaced (not a second tool around it): `ToolNode` reads its name,
+ * schema and flags as they are, and a call that runs pays for one tool run, callbacks included, not two.
  */
 export function reactTool(original: StructuredToolInterface, { clock, cache }: { clock: Clock; cache: boolean }): StructuredToolInterface {
-  return tool(
-    async (_args: unknown, given: unknown): Promise<ToolMessage | Command> => {
-      const runtime = given as WrappedToolRuntime;
-      const call = runtime.toolCall!;
-      if (cache) {
-        const hit = earlierToolAnswer(runtime.state?.messages, call);
-        if (hit) return new ToolMessage({ content: hit.content, artifact: hit.artifact, name: call.name, tool_call_id: call.id ?? '', response_metadata: { panoptes: { durationMs: 0, cached: true } satisfies ToolCallRecord } });
-      }
-      const started = clock.now();
-      // The original sees the call itself, so it answers with a ToolMessage (keeping its artifact) or a Command; the
-      // run id is the wrapper's and must not be reused for a second run.
-      const { runId: _ownRun, ...config } = runtime;
-      const output: unknown = await original.invoke({ ...call, type: 'tool_call' } as never, config as never);
-      const durationMs = clock.now() - started;
-      if (output instanceof ToolMessage) {
-        output.response_metadata = { ...output.response_metadata, panoptes: { durationMs } satisfies ToolCallRecord };
-        return output;
-      }
-      if (isCommandLike(output)) return output as Command;
-      return new ToolMessage({ content: typeof output === 'string' ? output : JSON.stringify(output), name: call.name, tool_call_id: call.id ?? '', response_metadata: { panoptes: { durationMs } } });
-    },
-    { name: original.name, description: original.description, schema: original.schema as never },
-  ) as unknown as StructuredToolInterface;
-}
-
-function isCommandLike(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (value as { lg_name?: unknown }).lg_name === 'Command';
+  const invoke = original.invoke.bind(original) as (input: unknown, config?: unknown) => Promise<unknown>;
+  async function invokeReactTool(input: unknown, given?: unknown): Promise<unknown> {
+    const runtime = (given ?? {}) as WrappedToolRuntime;
+    const call = input as { id?: string; name: string; args: Record<string, unknown>; type?: string };
+    // Only ToolNode's calls (a ToolCall with its state) are cached and timed; any other use is the tool's own.
+    if (call?.type !== 'tool_call') return invoke(input, given);
+    if (cache) {
+      const hit = earlierToolAnswer(runtime.state?.messages, call);
+      if (hit) return new ToolMessage({ content: hit.content, artifact: hit.artifact, name: call.name, tool_call_id: call.id ?? '', response_metadata: { panoptes: { durationMs: 0, cached: true } satisfies ToolCallRecord } });
+    }
+    const started = clock.now();
+    const output = await invoke(input, given);
+    if (output instanceof ToolMessage) output.response_metadata = { ...output.response_metadata, panoptes: { durationMs: clock.now() - started } satisfies ToolCallRecord };
+    return output;
+  }
+  return Object.create(original, { invoke: { value: invokeReactTool, enumerable: false, writable: true, configurable: true } }) as StructuredToolInterface;
 }
 
 /** The successful answer to an earlier call with the same name and arguments, in the thread's messages. */
