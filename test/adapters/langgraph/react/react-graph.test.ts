@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createReactGraph, NO_TOOL_CALL_NUDGE, toolCallRecord } from '../../../../adapters/langgraph/index.js';
 import { InvalidOptionError } from '../../../../src/index.js';
+import { refundSetup } from '../../../guards/helpers.js';
 import { recordingLogger } from '../../langchain/helpers.js';
 import { answerSchema, calls, httpError, lastHuman, noWait, searchTool, withUsage } from './helpers.js';
 
@@ -156,6 +157,20 @@ describe('createReactGraph', () => {
     const observation = state.messages.find((message) => message.getType() === 'tool') as ToolMessage;
     expect(observation.content).toBe('Your call to search was not run: its arguments are not a JSON object (Unexpected token m). Call it again with valid JSON arguments.');
     expect(state.react).toMatchObject({ status: 'finished', malformedToolCalls: 1 });
+  });
+
+  it('lets the sentinel refuse a tool call it cannot prove allowed: the tool never runs, the model reads the blockers', async () => {
+    // finish has no guard in this rulebase: the sentinel judges it too, so unguarded tools are allowed here
+    const { sentinel } = refundSetup({ B1: { status: 'cancelled_by_airline', delay_minutes: 0 } }, { unguardedTools: 'allow' });
+    const refunds: string[] = [];
+    const issueRefund = tool(async ({ booking_id }: { booking_id: string }) => (refunds.push(booking_id), 'Refunded.'), { name: 'issue_refund', description: 'Refund a booking', schema: z.object({ booking_id: z.string() }) });
+    const model = fakeModel().respond(calls(['issue_refund', { booking_id: 'B1' }])).respond(finish({ answer: 'not yet', confidence: 0.6 }));
+    const state = await createReactGraph({ model, tools: [issueRefund], finishSchema: answerSchema, sentinel, ...noWait }).compile().invoke(ask('Refund B1.'));
+    const refusal = state.messages.find((message) => message.getType() === 'tool') as ToolMessage;
+    expect(refusal.status).toBe('error');
+    expect(String(refusal.content)).toMatch(/^issue_refund is not allowed yet\.\nTo proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\)/);
+    expect(refunds).toEqual([]);
+    expect(state.react).toMatchObject({ status: 'finished', output: { answer: 'not yet' } });
   });
 
   it('pauses on an interrupt in a tool and resumes in a new graph instance with the checkpointer', async () => {
