@@ -1,6 +1,7 @@
 /**
  * Panoptes for LangGraph.js: the monitor node (your model node, wrapped), a guarded `ToolNode`, and the state
- * channel that keeps the monitor's session in graph state, so checkpointers persist it.
+ * channel that keeps the monitor's session in graph state, so checkpointers persist it; and ReAct verification
+ * graphs (`createReactGraph`, `createVerificationGraph`, `verifyCase`, `shadowVerifier`) built on them.
  * @module panoptes/langgraph
  */
 export { PanoptesAnnotation, sessionFromState, type PanoptesGraphState } from './state.js';
