@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
 import { canonicalJson, warnSafely, type Logger } from '../../../src/index.js';
 import type { VerificationGraph } from './verification-graph.js';
@@ -61,7 +62,7 @@ export function shadowVerifier(primary: VerificationGraph, candidate: Verificati
       return primary.checkpointer;
     },
     async invoke(input, config) {
-      const shadow = candidate.invoke(input, config);
+      const shadow = candidate.invoke(input, candidateConfig(config, candidate));
       shadow.catch(() => {}); // compared below; its failure must not surface as an unhandled rejection
       const state = await primary.invoke(input, config);
       const span = trace.getActiveSpan();
@@ -88,6 +89,17 @@ export function shadowVerifier(primary: VerificationGraph, candidate: Verificati
     },
     misses: () => ({ ...misses }),
   };
+}
+
+/**
+ * The candidate's run config: a thread of its own (the primary's thread id with `:shadow`, or a new one when only the
+ * candidate keeps checkpoints), so the two never write to one thread of a shared checkpointer.
+ */
+function candidateConfig(config: Record<string, unknown> | undefined, candidate: VerificationGraph): Record<string, unknown> | undefined {
+  const configurable = (config?.configurable ?? {}) as { thread_id?: unknown };
+  if (configurable.thread_id !== undefined) return { ...config, configurable: { ...configurable, thread_id: `${String(configurable.thread_id)}:shadow` } };
+  if (candidate.checkpointer) return { ...config, configurable: { ...configurable, thread_id: `shadow-${randomUUID()}` } };
+  return config;
 }
 
 /** The disagreement between two results for one criterion, or undefined when they agree. */

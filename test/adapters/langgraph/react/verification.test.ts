@@ -184,6 +184,18 @@ describe('shadowVerifier', () => {
     expect(disagreements[0]!.candidate.status).toBe('not_met');
   });
 
+  it('runs the candidate on a thread of its own when both share a checkpointer', async () => {
+    const checkpointer = new MemorySaver();
+    const answering = () => readingModel((messages) => (messages.some((message) => message.getType() === 'tool') ? verdict() : calls(['search_policy', { query: 'conservative therapy' }])));
+    const verifier = shadowVerifier(createVerificationGraph({ model: answering(), retriever: policyRetriever(), checkpointer, ...noWait }), createVerificationGraph({ model: answering(), retriever: policyRetriever(), checkpointer, ...noWait }), { onDisagreement: () => {} });
+    await verifyCase(verifier, caseBundle, [necessity], { threadId: () => 'case-1' });
+    await verifier.settled();
+    const threads = new Set<string>();
+    for await (const checkpoint of checkpointer.list({})) threads.add(String(checkpoint.config.configurable?.thread_id));
+    expect([...threads].sort()).toEqual(['case-1', 'case-1:shadow']);
+    expect(verifier.misses()).toEqual({ candidate: 0, callback: 0 });
+  });
+
   it('never lets a failing candidate reach the primary caller', async () => {
     const logger = recordingLogger();
     const primary = createVerificationGraph({ model: readingModel((messages) => (messages.some((message) => message.getType() === 'tool') ? verdict() : calls(['search_policy', { query: 'therapy' }]))), retriever: policyRetriever(), ...noWait });
