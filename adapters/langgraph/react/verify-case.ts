@@ -25,9 +25,13 @@ export interface VerifyCaseOptions {
 export async function verifyCase(graph: VerificationGraph, caseBundle: CaseBundle, criteria: readonly Criterion[], { concurrency = 4, threadId, config = {} }: VerifyCaseOptions = {}): Promise<CriterionResult[]> {
   if (!Array.isArray(criteria)) throw new InvalidOptionError({ parameter: 'criteria', value: typeof criteria, fix: 'Pass a list of { id, text } criteria.' });
   if (!(Number.isInteger(concurrency) && concurrency > 0)) throw new InvalidOptionError({ parameter: 'concurrency', value: concurrency, fix: 'Pass a whole number above 0; the default is 4.' });
-  const thread = threadId ?? (graph.checkpointer ? (criterion: Criterion) => `${criterion?.id ?? 'criterion'}-${randomUUID()}` : undefined);
+  const thread = threadId ?? (graph.checkpointer ? newThread : undefined);
   return mapWithConcurrency(criteria, concurrency, async (criterion) => {
-    const runConfig = thread ? { ...config, configurable: { ...(config.configurable as object | undefined), thread_id: thread(criterion) } } : config;
+    // Without a thread, each run still names a session of its own: two runs of one criterion on two cases open with
+    // the same message, and a monitor placing them by their conversation would take them for one.
+    const runConfig = thread
+      ? { ...config, configurable: { ...(config.configurable as object | undefined), thread_id: thread(criterion) } }
+      : { ...config, metadata: { ...(config.metadata as object | undefined), session_id: newThread(criterion) } };
     try {
       const state = await graph.invoke({ caseBundle, criterion }, runConfig);
       return state.result ?? failedResult(criterion, 'the run paused before a result (an interrupt): resume its thread to finish it');
@@ -36,6 +40,10 @@ export async function verifyCase(graph: VerificationGraph, caseBundle: CaseBundl
       return failedResult(criterion, `the run failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   });
+}
+
+function newThread(criterion: Criterion): string {
+  return `${criterion?.id ?? 'criterion'}-${randomUUID()}`;
 }
 
 /** The result of a run that gave none. */

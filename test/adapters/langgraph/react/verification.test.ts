@@ -162,6 +162,16 @@ describe('verifyCase', () => {
     expect(most).toBe(3);
   });
 
+  it('names a session of its own for each run of a graph without a checkpointer, so a monitor never merges two runs', async () => {
+    const configs: Array<Record<string, any>> = [];
+    const recording = { invoke: async (input: any, config?: Record<string, unknown>) => (configs.push(config!), { result: { criterionId: input.criterion.id } }) as never };
+    await verifyCase(recording, caseBundle, [necessity, necessity]);
+    const sessions = configs.map((config) => config.metadata.session_id as string);
+    expect(sessions[0]).toMatch(/^necessity-/);
+    expect(new Set(sessions).size).toBe(2);
+    expect(configs.every((config) => config.configurable === undefined)).toBe(true);
+  });
+
   it('refuses a concurrency that is not a whole number above 0', async () => {
     await expect(verifyCase(createVerificationGraph({ model: fakeModel(), retriever: policyRetriever() }), caseBundle, [necessity], { concurrency: 0 })).rejects.toThrow('Invalid option `concurrency`: received 0.');
   });
