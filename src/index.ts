@@ -37,4 +37,5 @@ export {
 } from './audit/index.js';
 export * from './loops/index.js';
 export * from './session/index.js';
+export * from './react/index.js';
 export { ATTR, EVENT, INSTRUMENTATION_SCOPE, METRIC, OPERATION, SPAN, DEFAULT_SECRET_PATTERNS, REDACTED, redactSecrets, type TelemetryOptions } from './telemetry/index.js';

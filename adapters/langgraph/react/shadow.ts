@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
+import { canonicalJson, warnSafely, type Logger } from '../../../src/index.js';
+import type { VerificationGraph } from './verification-graph.js';
+import type { CriterionResult, VerificationState } from './verification-state.js';
+
+/** Confidence apart, at least, for two verdicts of the same status to count as a disagreement. */
+export const DEFAULT_SHADOW_CONFIDENCE_TOLERANCE = 0.2;
+
+/** Name of the OpenTelemetry event a disagreement adds to the active span. */
+export const SHADOW_DISAGREEMENT_EVENT = 'panoptes.shadow_disagreement';
+
+/** How the candidate's verdict on one criterion differs from the primary's. */
+export interface ShadowDisagreement {
+  criterionId: string;
+  /** What differs: the status, the confidence (by `confidenceTolerance` or more), the verified citations. */
+  differences: Array<'status' | 'confidence' | 'citations'>;
+  primary: CriterionResult;
+  candidate: CriterionResult;
+  /** The candidate's confidence minus the primary's. */
+  confidenceDelta: number;
+  /** Quotes (normalised as JSON of source and quote) only one of the two cited. */
+  citations: { onlyPrimary: string[]; onlyCandidate: string[] };
+}
+
+/** Options of {@link shadowVerifier}. */
+export interface ShadowVerifierOptions {
+  /** Called with each disagreement; its errors are logged once and never reach the primary's caller. */
+  onDisagreement: (disagreement: ShadowDisagreement) => void | Promise<void>;
+  /** @default 0.2 */
+  confidenceTolerance?: number;
+  /** Where a failing candidate or callback is reported, once per place. @default console */
+  logger?: Logger;
+}
+
+/** A verifier that answers with the primary and runs the candidate beside it. */
+export interface ShadowVerifier extends VerificationGraph {
+  /** Resolves when every candidate run started so far has been compared (for tests and a clean shutdown). */
+  settled(): Promise<void>;
+  /** Candidate runs that failed, and callbacks that threw. */
+  misses(): { candidate: number; callback: number };
+}
+
+/**
+ * Shadow mode, the reference controller's first migration phase: every input goes to the primary, whose state is
+ * returned as soon as it is ready, and to the candidate, in the background; when both have a result, each
+ * difference in status, confidence or citations is reported to `onDisagreement` and as an OpenTelemetry event
+ * (`panoptes.shadow_disagreement`) on the active span. The candidate never delays, changes or fails the primary's
+ * answer.
+ * @example
+ * const verifier = shadowVerifier(heuristicGraph, createVerificationGraph({ model, retriever }), { onDisagreement: (d) => log.info(d) });
+ * const results = await verifyCase(verifier, caseBundle, criteria);
+ */
+export function shadowVerifier(primary: VerificationGraph, candidate: VerificationGraph, { onDisagreement, confidenceTolerance = DEFAULT_SHADOW_CONFIDENCE_TOLERANCE, logger = console }: ShadowVerifierOptions): ShadowVerifier {
+  const pending = new Set<Promise<void>>();
+  const misses = { candidate: 0, callback: 0 };
+  const report = (kind: 'candidate' | 'callback', error: unknown) => {
+    if (misses[kind]++ === 0) warnSafely(logger, `[panoptes] shadow ${kind === 'candidate' ? 'candidate run' : 'onDisagreement'} failed; the primary's results are unaffected. Later failures are counted, not logged.`, error);
+  };
+  return {
+    get checkpointer() {
+      return primary.checkpointer;
+    },
+    async invoke(input, config) {
+      const shadow = candidate.invoke(input, candidateConfig(config, candidate));
+      shadow.catch(() => {}); // compared below; its failure must not surface as an unhandled rejection
+      const state = await primary.invoke(input, config);
+      const span = trace.getActiveSpan();
+      const comparison = shadow.then(
+        async (other: VerificationState) => {
+          if (!state.result || !other.result) return;
+          const disagreement = compare(state.result, other.result, confidenceTolerance);
+          if (!disagreement) return;
+          span?.addEvent(SHADOW_DISAGREEMENT_EVENT, { 'panoptes.criterion.id': disagreement.criterionId, 'panoptes.shadow.differences': disagreement.differences.join(','), 'panoptes.shadow.confidence_delta': disagreement.confidenceDelta });
+          try {
+            await onDisagreement(disagreement);
+          } catch (error) {
+            report('callback', error);
+          }
+        },
+        (error: unknown) => report('candidate', error),
+      );
+      pending.add(comparison);
+      void comparison.finally(() => pending.delete(comparison));
+      return state;
+    },
+    async settled() {
+      while (pending.size > 0) await Promise.all(pending);
+    },
+    misses: () => ({ ...misses }),
+  };
+}
+
+/**
+ * The candidate's run config: a thread of its own (the primary's thread id with `:shadow`, or a new one when only the
+ * candidate keeps checkpoints), so the two never write to one thread of a shared checkpointer.
+ */
+function candidateConfig(config: Record<string, unknown> | undefined, candidate: VerificationGraph): Record<string, unknown> | undefined {
+  const configurable = (config?.configurable ?? {}) as { thread_id?: unknown };
+  if (configurable.thread_id !== undefined) return { ...config, configurable: { ...configurable, thread_id: `${String(configurable.thread_id)}:shadow` } };
+  if (candidate.checkpointer) return { ...config, configurable: { ...configurable, thread_id: `shadow-${randomUUID()}` } };
+  return config;
+}
+
+/** The disagreement between two results for one criterion, or undefined when they agree. */
+export function compareResults(primary: CriterionResult, candidate: CriterionResult, confidenceTolerance = DEFAULT_SHADOW_CONFIDENCE_TOLERANCE): ShadowDisagreement | undefined {
+  return compare(primary, candidate, confidenceTolerance);
+}
+
+function compare(primary: CriterionResult, candidate: CriterionResult, confidenceTolerance: number): ShadowDisagreement | undefined {
+  const key = (citation: { source: string; quote: string }) => canonicalJson({ source: citation.source, quote: citation.quote.toLowerCase().replace(/\s+/g, ' ').trim() });
+  const primaryCited = new Set(primary.citations.map(key));
+  const candidateCited = new Set(candidate.citations.map(key));
+  const onlyPrimary = [...primaryCited].filter((citation) => !candidateCited.has(citation));
+  const onlyCandidate = [...candidateCited].filter((citation) => !primaryCited.has(citation));
+  const confidenceDelta = candidate.confidence - primary.confidence;
+  const differences: ShadowDisagreement['differences'] = [];
+  if (primary.status !== candidate.status) differences.push('status');
+  if (Math.abs(confidenceDelta) >= confidenceTolerance) differences.push('confidence');
+  if (onlyPrimary.length > 0 || onlyCandidate.length > 0) differences.push('citations');
+  if (differences.length === 0) return undefined;
+  return { criterionId: primary.criterionId, differences, primary, candidate, confidenceDelta, citations: { onlyPrimary, onlyCandidate } };
+}

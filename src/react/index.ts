@@ -1,0 +1,8 @@
+/**
+ * The parts of a ReAct controller that need no agent framework (DESIGN.md section 15): error classification for
+ * retries, budget arithmetic and prices, and citation checking. `panoptes/langgraph` builds the graphs on them.
+ */
+export { classifyModelError, isTransientModelError, type ModelErrorClass } from './error-class.js';
+export { normalizeQuoteText, verifyCitations, type CitableDocument, type Citation, type CitationCheck, type RejectedCitation } from './citations.js';
+export { budgetExceeded, costOf, priceOf, truncateText, type ModelPrice, type PriceTable, type ReactReasonCode, type RunBudget, type RunTotals, type TokenUsage } from './budgets.js';
+export { mapWithConcurrency } from './concurrency.js';
