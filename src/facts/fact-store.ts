@@ -57,7 +57,14 @@ export interface FactStoreSnapshot {
   facts: Array<Fact & { fetch?: string; multiple?: boolean }>;
   fetches: Array<Omit<FetchRecord, 'factIds'>>;
   context: Record<string, ContextBinding>;
+  /** Values read in tool results ({@link FactStore.noteReadValues}); absent in snapshots of older versions. */
+  readValues?: Array<string | number>;
 }
+
+/** Most values {@link FactStore.noteReadValues} keeps; later ones are not kept (strict mode then asks for a fact). */
+export const MAX_READ_VALUES = 20_000;
+/** Longer strings are not kept as read values: ids and codes are short, prose is not an id. */
+export const MAX_READ_VALUE_LENGTH = 256;
 
 /** Options of {@link createFactStore}. */
 export interface FactStoreOptions {
@@ -115,6 +122,18 @@ export interface FactStore {
   ): void;
   /** The last recorded call with this key, if any (fresh or not: the caller knows each predicate's TTL). */
   fetchRecord(key: string): FetchRecord | undefined;
+  /**
+   * Forgets a data-tool call and the facts it produced, because a write changed what it would return: the next proof
+   * that needs them calls the tool again, and every derived conclusion that rested on them stops holding. Costs the
+   * number of facts of that call, whatever the size of the store. True when there was such a call.
+   */
+  invalidateFetch(key: string): boolean;
+  /**
+   * Remembers strings and numbers seen in a tool result the agent or the sentinel read in this conversation, so
+   * strict mode accepts them as arguments (an id the agent read is not made up). Kept for the session, up to
+   * {@link MAX_READ_VALUES}; strings longer than {@link MAX_READ_VALUE_LENGTH} are skipped.
+   */
+  noteReadValues(values: Iterable<string | number>): void;
   /** Remembers a derived conclusion and what it rests on. */
   recordDerived(derived: Omit<DerivedFact, 'derivedAt'>): void;
   /** A derived conclusion that still holds, if any. */
@@ -167,6 +186,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
   const fetches = new Map<string, FetchRecord>();
   const contextBindings = new Map<string, ContextBinding>();
   const derivedFacts = new Map<string, DerivedFact>();
+  const readValues = new Set<string>();
   let summary: { version: number; maxFacts: number | undefined; validUntil: number; text: string } | undefined;
 
   const factKey = (predicate: string, args: readonly Value[]) => `${predicate}\u0000${args.map(valueKey).join('\u0000')}`;
@@ -328,6 +348,23 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
     fetchRecord(key) {
       return fetches.get(key);
     },
+    invalidateFetch(key) {
+      const record = fetches.get(key);
+      if (!record) return false;
+      for (const id of record.factIds) {
+        const fact = byId.get(id);
+        if (fact && fact.fetch === key) remove(fact);
+      }
+      fetches.delete(key);
+      version++;
+      return true;
+    },
+    noteReadValues(seen) {
+      for (const value of seen) {
+        if (readValues.size >= MAX_READ_VALUES) return;
+        if (typeof value === 'string' ? value.length <= MAX_READ_VALUE_LENGTH : Number.isFinite(value)) readValues.add(valueKey(value));
+      }
+    },
     recordDerived(derived) {
       derivedFacts.set(factKey(derived.predicate, derived.args), { ...derived, derivedAt: clock.now() });
     },
@@ -339,6 +376,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
       return [...derivedFacts.values()].filter(isDerivedValid);
     },
     isEstablishedValue(value) {
+      if (readValues.has(valueKey(value))) return true;
       for (const binding of contextBindings.values()) if (valueKey(binding.value) === valueKey(value)) return true;
       const ids = values.get(valueKey(value));
       if (!ids) return false;
@@ -373,6 +411,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
         facts: [...byId.values()].map((fact) => ({ ...publicFact(fact), ...(fact.fetch ? { fetch: fact.fetch } : {}), ...(fact.multiple ? { multiple: true } : {}) })),
         fetches: [...fetches.values()].map(({ factIds: _factIds, ...record }) => record),
         context: Object.fromEntries(contextBindings),
+        ...(readValues.size > 0 ? { readValues: [...readValues].map((key) => (key.startsWith('s') ? key.slice(1) : Number(key.slice(1)))) } : {}),
       };
     },
   };
@@ -401,5 +440,6 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
       contextBindings.set(name, binding);
       nextContextVersion = Math.max(nextContextVersion, binding.version + 1);
     }
+    if (data.readValues) store.noteReadValues(data.readValues);
   }
 }

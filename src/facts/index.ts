@@ -2,6 +2,8 @@
 export { canonicalJson, fitsPattern, formatFact, formatValue, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
 export {
   createFactStore,
+  MAX_READ_VALUE_LENGTH,
+  MAX_READ_VALUES,
   type DerivedDependencies,
   type DerivedFact,
   type FactSeed,

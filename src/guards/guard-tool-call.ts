@@ -6,6 +6,7 @@ import { syncFirst } from '../monitor/sync-first.js';
 import type { Blocker, CheckResult, ProofStatus } from './result.js';
 import type { Sentinel } from './sentinel.js';
 import { sentinelFor, type SentinelSource } from './sentinel-sessions.js';
+import type { ToolOutcome } from './tool-results.js';
 
 /** The verdict on one tool call from the workflow monitor and the rules, in one shape for every host. */
 export type ToolCallDecision =
@@ -121,6 +122,36 @@ export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: 
   }
   if (!rules) return { allowed: true };
   return andThen(rules(toolCall), (verdict) => (verdict.allowed ? { allowed: true } : byRules(verdict.reason)));
+}
+
+/** Options of {@link recordToolResult}. */
+export interface RecordToolResultOptions {
+  /** One sentinel, or per-conversation sentinels (the session id picks one). */
+  sentinel?: SentinelSource | undefined;
+  /** The conversation, for per-conversation sentinels. */
+  sessionId?: string | undefined;
+  /** Told when recording fails (the call has already run, so the agent goes on); log it once, say. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Tells the sentinel what became of a tool call that ran (after `guardToolCall` allowed it): a successful write
+ * consumes its call-bound confirmations and invalidates the data it changed; a data tool's result enters the fact
+ * store as the sentinel's own fetch would; a failure changes nothing. Adapters call it after every guarded call;
+ * the sentinel's own policy tools are skipped. Never throws: a failure is reported to `onError`.
+ * @example
+ * const output = await tool.execute(args);
+ * recordToolResult({ name, args }, { ok: true, result: output }, { sentinel, sessionId });
+ */
+export function recordToolResult(toolCall: ToolCall, outcome: ToolOutcome, { sentinel: source, sessionId, onError }: RecordToolResultOptions): void {
+  if (!source) return;
+  try {
+    const sentinel = sentinelFor(source, sessionId);
+    if (isPolicyTool(sentinel, toolCall.name)) return;
+    sentinel.recordResult(toolCall.name, toolCall.args, outcome);
+  } catch (error) {
+    onError?.(error);
+  }
 }
 
 function isPolicyTool(sentinel: Sentinel, name: string): boolean {

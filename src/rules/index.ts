@@ -13,6 +13,7 @@ export type {
   RuleDeclaration,
   TermNode,
   Value,
+  WriteDeclaration,
 } from './ast.js';
 export { BUILTIN_PREDICATES, isBuiltinPredicate } from './builtins.js';
 export { evaluateJsonPath, parseJsonPath, type PathSegment } from './json-path.js';
