@@ -4,6 +4,7 @@ import {
   guardToolCall,
   InvalidOptionError,
   isSentinelSessions,
+  recordToolResult,
   toolRefusal,
   type Logger,
   type Monitor,
@@ -110,8 +111,20 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     return decision.allowed ? undefined : { type: REFUSAL_TYPE, ...toolRefusal(name, decision) };
   }
 
+  // What became of a call that ran, for the sentinel: a write's confirmation consumed and its data invalidated, a
+  // data tool's result recorded as facts. Only with a sentinel, and only for calls the guard let through.
+  const resultOf: ResultRecorder | undefined =
+    sentinel === undefined
+      ? undefined
+      : (name, input, options, outcome) =>
+          recordToolResult(toCoreToolCall(options.toolCallId, name, input), outcome, {
+            sentinel,
+            sessionId: perConversation ? sessionOf(options) : undefined,
+            onError: (error) => failOpen.note('sentinel.recordResult', 'Recording a tool result for the policy failed; its facts expire with their TTL instead.', error),
+          });
+
   const guarded: Record<string, unknown> = {};
-  for (const [name, tool] of Object.entries(tools)) guarded[name] = guardTool(name, tool, refusalOf);
+  for (const [name, tool] of Object.entries(tools)) guarded[name] = guardTool(name, tool, refusalOf, resultOf);
   return guarded as GuardedTools<TOOLS>;
 }
 
@@ -125,10 +138,16 @@ export function isToolCallRefusal(value: unknown): value is ToolCallRefusal {
 }
 
 type AnyTool = ToolSet[string];
+type ResultRecorder = (name: string, input: unknown, options: ToolExecutionOptions, outcome: { ok: true; result: unknown } | { ok: false }) => void;
 type ModelOutputOptions = Parameters<NonNullable<Tool['toModelOutput']>>[0];
 type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
 
-function guardTool(name: string, tool: AnyTool, refusalOf: (name: string, input: unknown, options: ToolExecutionOptions) => Promise<ToolCallRefusal | undefined>): AnyTool {
+function guardTool(
+  name: string,
+  tool: AnyTool,
+  refusalOf: (name: string, input: unknown, options: ToolExecutionOptions) => Promise<ToolCallRefusal | undefined>,
+  resultOf: ResultRecorder | undefined,
+): AnyTool {
   const original = tool.execute;
   if (typeof original !== 'function') return tool;
   const execute = original.bind(tool) as (input: unknown, options: ToolExecutionOptions) => unknown;
@@ -141,10 +160,28 @@ function guardTool(name: string, tool: AnyTool, refusalOf: (name: string, input:
           yield refusal;
           return;
         }
-        yield* execute(input, options) as AsyncIterable<unknown>;
+        // The last value a streaming tool yields is its output, as the host reads it.
+        let last: unknown;
+        try {
+          for await (const value of execute(input, options) as AsyncIterable<unknown>) yield (last = value);
+        } catch (error) {
+          resultOf?.(name, input, options, { ok: false });
+          throw error;
+        }
+        resultOf?.(name, input, options, { ok: true, result: last });
       }
     : async function guardedExecute(input: unknown, options: ToolExecutionOptions) {
-        return (await refusalOf(name, input, options)) ?? execute(input, options);
+        const refusal = await refusalOf(name, input, options);
+        if (refusal !== undefined) return refusal;
+        let output: unknown;
+        try {
+          output = await execute(input, options);
+        } catch (error) {
+          resultOf?.(name, input, options, { ok: false }); // a failed write changed nothing
+          throw error;
+        }
+        resultOf?.(name, input, options, { ok: true, result: output });
+        return output;
       };
   const toModelOutput = async function guardedToModelOutput(options: ModelOutputOptions): Promise<ModelOutput> {
     if (isToolCallRefusal(options.output)) return { type: 'error-text', value: options.output.reason };

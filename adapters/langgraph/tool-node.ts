@@ -5,7 +5,7 @@ import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
 import { assertSentinelOption, InvalidOptionError, isSentinelSessions, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
 import { createFailureLog, failOpenWith, type FailOpen, type FailureLog } from '../langchain/fail-open.js';
 import { namedSessionId } from '../langchain/session-id.js';
-import { decideToolCall, refusalMessage } from '../langchain/tool-decision.js';
+import { decideToolCall, refusalMessage, runRecorded } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
 import { graphSessionAccess, onGraphSession, type GraphSessionAccess } from './graph-monitor.js';
 import { toolCallSessionId } from './graph-session.js';
@@ -89,6 +89,9 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     // When the run names no session, the tools learn the one hashed here as `metadata.session_id`: the sentinel's
     // policy tools find the conversation's sentinel by it.
     const unnamed = session !== undefined && namedSessionId(this.#sessionId, config) === undefined;
-    return super.runTool(call, unnamed ? { ...config, metadata: { ...config.metadata, session_id: session } } : config, state);
+    const run = () => super.runTool(call, unnamed ? { ...config, metadata: { ...config.metadata, session_id: session } } : config, state);
+    // The sentinel hears what became of the call: a write's confirmation consumed and its data invalidated, a data
+    // tool's result recorded as facts (issue 14).
+    return runRecorded(neutral, run, { sentinel: this.#sentinel, sessionId: session }, (error) => this.#failed('sentinel.recordResult', error));
   }
 }

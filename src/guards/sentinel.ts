@@ -414,6 +414,12 @@ function checkGoalPredicates(literals: readonly LiteralNode[], rulebase: Rulebas
         modelText: `Unknown predicate ${literal.predicate}. ${hint || `Known: ${[...rulebase.rules.keys()].join(', ')}.`}`,
       });
     }
+    const confirms = rulebase.askables.get(literal.predicate)?.confirms;
+    if (confirms && literal.args.length === arity - 1) {
+      throw new SentinelInputError(`${literal.predicate} needs the reference of the ${confirms.tool} call it confirms`, {
+        modelText: `${literal.predicate} confirms one call of ${confirms.tool}: call ${confirms.tool} first, then pass the goal exactly as its refusal gave it (it ends with the call's reference, "${confirms.tool}#...").`,
+      });
+    }
     if (arity !== literal.args.length) {
       throw new SentinelInputError(`'${literal.predicate}' takes ${arity} arguments, got ${literal.args.length}`, { modelText: `${literal.predicate} takes ${arity} argument(s).` });
     }

@@ -103,6 +103,7 @@ export class Search {
    */
   private clauseIndex = -1;
   private topBody: readonly CLiteral[] | undefined;
+  private topBase = 0;
   private reach = 0;
   /** The furthest top-level condition each guard clause reached. */
   private readonly clauseReach: number[] = [];
@@ -141,7 +142,7 @@ export class Search {
     let clauseIndex = -1;
     await each(clauses, (clause) => {
       this.clauseIndex = ++clauseIndex;
-      this.topBody = clause.body;
+      this.topBody = undefined; // set once the head matched: a mismatch of the head is not a body condition
       this.reach = 0;
       this.clauseReach[clauseIndex] = 0;
       const mark = this.env.mark();
@@ -160,6 +161,8 @@ export class Search {
           return false;
         }
       }
+      this.topBody = clause.body;
+      this.topBase = base;
       const node: ProofNode = { by: 'guard', base, goal: `${tool}(${params.map((name) => `${name}: ${JSON.stringify(args[name])}`).join(', ')})`, source: `${source}:${clause.line}`, children: [] };
       this.root.children.push(node);
       const step = this.enterBody(clause, base, node, 0, () => this.onProof(() => ({}), 1));
@@ -224,6 +227,7 @@ export class Search {
       const at = this.conditionReach.get(key);
       return at !== undefined && this.clauseReach[at.clause] === furthest && at.index === furthest;
     };
+    if (!conditions.some(([key]) => isDecisive(key))) return conditions.map(([, blocker]) => blocker);
     const ranked = conditions.map(([key, blocker]) => ({ ...blocker, decisive: isDecisive(key) }));
     return [...ranked.filter((blocker) => blocker.decisive), ...ranked.filter((blocker) => !blocker.decisive)];
   }
@@ -660,14 +664,20 @@ export class Search {
     if (this.negationDepth > 0 || this.conditions.size >= 50) return;
     const key = `${goal}|${reason ?? ''}`;
     if (this.conditions.has(key)) return;
-    if (this.topBody !== undefined) this.conditionReach.set(key, { clause: this.clauseIndex, index: this.reach });
+    // A failure deep inside a guard condition the author explained (`own_reservation(R) "..."`) reads in those words.
+    let explain = where.explain ? this.explanation(where.explain, base) : undefined;
+    if (this.topBody !== undefined) {
+      this.conditionReach.set(key, { clause: this.clauseIndex, index: this.reach });
+      const top = this.topBody[this.reach];
+      if (explain === undefined && top?.explain) explain = this.explanation(top.explain, this.topBase);
+    }
     this.conditions.set(key, {
       kind: 'condition',
       goal: reason ? `${goal} (${reason})` : goal,
       condition: where.text,
       ...(where.line ? { line: where.line } : {}),
       facts,
-      ...(where.explain ? { explain: this.explanation(where.explain, base) } : {}),
+      ...(explain !== undefined ? { explain } : {}),
     });
   }
 

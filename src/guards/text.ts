@@ -64,10 +64,15 @@ export function blockerText(subject: string, blockers: readonly Blocker[], names
         reasons.push('The policy could not be checked right now.');
         break;
       case 'condition':
+      {
         if (blocker.decisive === false || conditions >= MAX_CONDITIONS_FOR_MODEL) break;
+        const reason = blocker.explain !== undefined ? sentence(blocker.explain) : `${blocker.goal} does not hold${blocker.facts.length > 0 ? ` (known: ${blocker.facts.slice(0, 3).join('; ')})` : ''}.`;
+        // Several alternatives under one explained condition fail with the same words: say them once.
+        if (reasons.includes(reason)) break;
         conditions++;
-        reasons.push(blocker.explain !== undefined ? sentence(blocker.explain) : `${blocker.goal} does not hold${blocker.facts.length > 0 ? ` (known: ${blocker.facts.slice(0, 3).join('; ')})` : ''}.`);
+        reasons.push(reason);
         break;
+      }
     }
   }
   const lines: string[] = [];
