@@ -227,7 +227,8 @@ export class Search {
       const at = this.conditionReach.get(key);
       return at !== undefined && this.clauseReach[at.clause] === furthest && at.index === furthest;
     };
-    if (!conditions.some(([key]) => isDecisive(key))) return conditions.map(([, blocker]) => blocker);
+    // Only head mismatches (no clause entered its body): nothing to rank them against.
+    if (!conditions.some(([key]) => this.conditionReach.has(key))) return conditions.map(([, blocker]) => blocker);
     const ranked = conditions.map(([key, blocker]) => ({ ...blocker, decisive: isDecisive(key) }));
     return [...ranked.filter((blocker) => blocker.decisive), ...ranked.filter((blocker) => !blocker.decisive)];
   }
