@@ -5,17 +5,7 @@
  * @module
  */
 import type { ModelMessage } from 'ai';
-import { sentinelFor, type CheckResult, type SentinelSource } from '../../src/index.js';
-
-/**
- * Whether a check is blocked on nothing but call-bound confirmations (incidental failures of other rule alternatives
- * aside): exactly what a human approval of the call gives. A check with anything else in its way (a question about something else, a failed condition) is not put to
- * the human; the model reads the refusal instead.
- */
-export function needsOnlyApproval(check: CheckResult): boolean {
-  const asks = check.blockers.filter((blocker) => !(blocker.kind === 'condition' && blocker.decisive === false));
-  return check.status === 'blocked' && asks.length > 0 && asks.every((blocker) => blocker.kind === 'ask' && blocker.call !== undefined);
-}
+import { needsOnlyApproval, sentinelFor, type SentinelSource } from '../../src/index.js';
 
 /** Asks the sentinel whether this call needs (only) the human's approval. Fails closed to "no approval": the refusal then explains. */
 export async function policyNeedsApproval(source: SentinelSource, sessionId: string | undefined, tool: string, input: unknown): Promise<boolean> {

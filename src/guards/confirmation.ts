@@ -1,6 +1,7 @@
 import { canonicalJson, formatValue } from '../facts/index.js';
 import { hashString } from '../hash/cyrb53.js';
 import type { AskableDeclaration, Value } from '../rules/index.js';
+import type { CheckResult } from './result.js';
 
 /**
  * The arguments a call-bound confirmation covers: every argument of the call, or only those the askable names
@@ -39,4 +40,16 @@ function toValue(value: unknown): Value {
   if (value === undefined) return null;
   if (typeof value === 'object' && value !== null) return JSON.parse(JSON.stringify(value)) as Value;
   return value as Value;
+}
+
+/**
+ * Whether a check is blocked on nothing but confirmations of this exact call (incidental failures of other rule
+ * alternatives aside): exactly what a human approval of the call gives. Hosts with an approval mechanism ask their
+ * user only then; a call with anything else in its way is answered with the refusal for the model.
+ * @example
+ * if (needsOnlyApproval(check) && (await askHuman(check))) sentinel.recordApproval(check);
+ */
+export function needsOnlyApproval(check: CheckResult): boolean {
+  const blockers = check.blockers.filter((blocker) => !(blocker.kind === 'condition' && blocker.decisive === false));
+  return check.status === 'blocked' && blockers.length > 0 && blockers.every((blocker) => blocker.kind === 'ask' && blocker.call !== undefined);
 }
