@@ -86,6 +86,14 @@ describe('airline policy: flight and cabin changes', () => {
     expect(result.text.split('\n')[0]).toBe('update_reservation_flights is not allowed by the policy: T1QOBS is basic economy: its flights cannot be changed (its cabin can, on the same flights).');
   });
 
+  it('refuses a cabin change once a segment has flown (LLNC0G, flown on 2024-05-09; issue 14)', async () => {
+    const { check } = await confirm('ethan_garcia_8768');
+    const same = [{ flight_number: 'HAT072', date: '2024-05-09' }, { flight_number: 'HAT026', date: '2024-05-09' }];
+    const result = await check('update_reservation_flights', { reservation_id: 'LLNC0G', cabin: 'economy', flights: same, payment_id: 'credit_card_2576367' });
+    expect(result.allowed).toBe(false);
+    expect(result.text.split('\n')[0]).toBe('update_reservation_flights is not allowed by the policy: a flight of LLNC0G has already flown, so its cabin cannot be changed.');
+  });
+
   it('allows basic economy to change cabin on the same flights (T1QOBS)', async () => {
     const { check } = await confirm('harper_lopez_1489');
     const result = await check('update_reservation_flights', { reservation_id: 'T1QOBS', cabin: 'economy', flights: [{ flight_number: 'HAT060', date: '2024-05-26' }], payment_id: 'credit_card_9875103' });
