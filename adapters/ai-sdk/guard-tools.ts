@@ -112,11 +112,13 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
   async function refusalOf(name: string, input: unknown, options: ToolExecutionOptions): Promise<ToolCallRefusal | undefined> {
     const call = toCoreToolCall(options.toolCallId, name, input);
     const id = sessionOf(options);
+    const userMessages = sentinel === undefined ? undefined : userTexts(options.messages);
     const decision =
       id === undefined || monitor === undefined
-        ? await guardToolCall(call, { ...rules, sessionId: id })
+        ? await guardToolCall(call, { ...rules, sessionId: id, userMessages })
         : await guardToolCall(call, {
             ...rules,
+            userMessages,
             monitor,
             sessionId: id,
             onMonitorError: (error) => failOpen.note('The pre-emptive check (monitor.beforeTool)', 'The pre-emptive check (monitor.beforeTool) failed; the call goes on unchanged.', error),
@@ -235,4 +237,13 @@ function guardTool(
 
 function isAsyncGeneratorFunction(fn: unknown): boolean {
   return typeof fn === 'function' && fn.constructor?.name === 'AsyncGeneratorFunction';
+}
+
+/** The text of the user's messages, for strict mode's `given` parameters. */
+function userTexts(messages: readonly ModelMessage[] | undefined): string[] {
+  return (messages ?? []).flatMap((message) => {
+    if (message.role !== 'user') return [];
+    if (typeof message.content === 'string') return [message.content];
+    return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
+  });
 }

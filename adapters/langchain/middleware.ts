@@ -206,7 +206,7 @@ export function panoptesMiddleware({
       const call = toToolCall(request.toolCall);
       const session = monitor || perConversation ? sessions.ofToolCall(request.runtime.configurable, call.id, request.state.messages) : undefined;
       const decideAndRun = () =>
-        andThen(decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen), (decision) => {
+        andThen(decideToolCall(call, { monitor, sentinel, sessionId: session, messages: request.state.messages }, failOpen), (decision) => {
           if (!decision.allowed) return refusalMessage(call, decision.reason);
           if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) {
             // The sentinel hears what became of the call: a write's confirmation consumed and its data invalidated,

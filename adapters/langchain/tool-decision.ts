@@ -1,4 +1,4 @@
-import { ToolMessage } from '@langchain/core/messages';
+import { ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import {
   attempt,
   guardToolCallSyncFirst,
@@ -18,6 +18,8 @@ export interface ToolGuards {
   sentinel?: SentinelSource | undefined;
   /** The conversation: the monitor's session and, with per-conversation sentinels, the sentinel's. A call without one is not checked by the monitor. */
   sessionId?: string | undefined;
+  /** The conversation's messages, when the host has them: the user's words count for strict mode's `given` parameters. */
+  messages?: readonly BaseMessage[] | undefined;
 }
 
 /**
@@ -26,10 +28,16 @@ export interface ToolGuards {
  * sentinel's own policy tools to the rules, and when the monitor throws the rules decide alone. The adapter only logs
  * that failure, once, through `failOpen`.
  */
-export function decideToolCall(call: ToolCall, { monitor, sentinel, sessionId }: ToolGuards, failOpen: FailOpen): MaybePromise<ToolCallDecision> {
-  if (!monitor || sessionId === undefined) return guardToolCallSyncFirst(call, { sentinel, sessionId });
+export function decideToolCall(call: ToolCall, { monitor, sentinel, sessionId, messages }: ToolGuards, failOpen: FailOpen): MaybePromise<ToolCallDecision> {
+  const userMessages = sentinel && messages ? userTexts(messages) : undefined;
+  if (!monitor || sessionId === undefined) return guardToolCallSyncFirst(call, { sentinel, sessionId, userMessages });
   const report = (error: unknown) => void failOpen('monitor.beforeTool', () => Promise.reject(error), undefined);
-  return guardToolCallSyncFirst(call, { monitor, sentinel, sessionId, onMonitorError: report });
+  return guardToolCallSyncFirst(call, { monitor, sentinel, sessionId, onMonitorError: report, userMessages });
+}
+
+/** The text of the user's messages (human messages, text parts only). */
+function userTexts(messages: readonly BaseMessage[]): string[] {
+  return messages.flatMap((message) => (message.getType() === 'human' ? [message.text] : []));
 }
 
 /**

@@ -137,7 +137,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     const needsSession = this.#monitor !== undefined || (this.#sentinel !== undefined && isSentinelSessions(this.#sentinel));
     const session = needsSession && Array.isArray(messages) ? toolCallSessionId(this.#sessionId, call.id, messages, config, (this.#monitor ?? this.#sentinel)!) : undefined;
     let neutral = toToolCall(call);
-    let decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session }, this.#failOpen);
+    let decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
     if (!decision.allowed && this.#approvals && decision.check && needsOnlyApproval(decision.check)) {
       // Pauses the run (interrupt throws); on resume the node runs again and interrupt() returns the human's answer.
       const answer = interrupt<ApprovalRequest, unknown>(approvalRequest(decision.check));
@@ -145,7 +145,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
       if (typeof approved === 'string') return refusalMessage(neutral, approved);
       neutral = approved;
       call = { ...call, args: neutral.args };
-      decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session }, this.#failOpen);
+      decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
     }
     if (!decision.allowed) return refusalMessage(neutral, decision.reason);
     // When the run names no session, the tools learn the one hashed here as `metadata.session_id`: the sentinel's

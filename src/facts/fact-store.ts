@@ -59,7 +59,13 @@ export interface FactStoreSnapshot {
   context: Record<string, ContextBinding>;
   /** Values read in tool results ({@link FactStore.noteReadValues}); absent in snapshots of older versions. */
   readValues?: Array<string | number>;
+  /** The user's messages ({@link FactStore.noteUserWords}); absent in snapshots of older versions. */
+  userWords?: string[];
 }
+
+/** Most user messages {@link FactStore.noteUserWords} keeps (the latest), and the longest kept whole. */
+export const MAX_USER_MESSAGES = 200;
+export const MAX_USER_MESSAGE_LENGTH = 4_096;
 
 /** Most values {@link FactStore.noteReadValues} keeps; later ones are not kept (strict mode then asks for a fact). */
 export const MAX_READ_VALUES = 20_000;
@@ -134,6 +140,14 @@ export interface FactStore {
    * {@link MAX_READ_VALUES}; strings longer than {@link MAX_READ_VALUE_LENGTH} are skipped.
    */
   noteReadValues(values: Iterable<string | number>): void;
+  /**
+   * Remembers the user's own messages in this conversation (adapters pass the conversation's user messages; a
+   * message seen before is not kept twice), for strict mode's `given` parameters. The latest
+   * {@link MAX_USER_MESSAGES} are kept, each cut to {@link MAX_USER_MESSAGE_LENGTH} characters.
+   */
+  noteUserWords(messages: Iterable<string>): void;
+  /** Whether the user said this value (case aside) in a message {@link FactStore.noteUserWords} kept. */
+  isUserWord(value: string | number): boolean;
   /** Remembers a derived conclusion and what it rests on. */
   recordDerived(derived: Omit<DerivedFact, 'derivedAt'>): void;
   /** A derived conclusion that still holds, if any. */
@@ -187,6 +201,8 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
   const contextBindings = new Map<string, ContextBinding>();
   const derivedFacts = new Map<string, DerivedFact>();
   const readValues = new Set<string>();
+  // Insertion-ordered, so the oldest message is the first to go.
+  const userWords = new Map<string, string>();
   let summary: { version: number; maxFacts: number | undefined; validUntil: number; text: string } | undefined;
 
   const factKey = (predicate: string, args: readonly Value[]) => `${predicate}\u0000${args.map(valueKey).join('\u0000')}`;
@@ -375,6 +391,21 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
     derived() {
       return [...derivedFacts.values()].filter(isDerivedValid);
     },
+    noteUserWords(messages) {
+      for (const message of messages) {
+        if (typeof message !== 'string' || message === '') continue;
+        const kept = message.slice(0, MAX_USER_MESSAGE_LENGTH);
+        if (userWords.has(kept)) continue;
+        userWords.set(kept, kept.toLowerCase());
+        if (userWords.size > MAX_USER_MESSAGES) userWords.delete(userWords.keys().next().value!);
+      }
+    },
+    isUserWord(value) {
+      const wanted = String(value).toLowerCase();
+      if (wanted === '') return false;
+      for (const lower of userWords.values()) if (lower.includes(wanted)) return true;
+      return false;
+    },
     isEstablishedValue(value) {
       if (readValues.has(valueKey(value))) return true;
       for (const binding of contextBindings.values()) if (valueKey(binding.value) === valueKey(value)) return true;
@@ -411,6 +442,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
         facts: [...byId.values()].map((fact) => ({ ...publicFact(fact), ...(fact.fetch ? { fetch: fact.fetch } : {}), ...(fact.multiple ? { multiple: true } : {}) })),
         fetches: [...fetches.values()].map(({ factIds: _factIds, ...record }) => record),
         context: Object.fromEntries(contextBindings),
+        ...(userWords.size > 0 ? { userWords: [...userWords.keys()] } : {}),
         ...(readValues.size > 0 ? { readValues: [...readValues].map((key) => (key.startsWith('s') ? key.slice(1) : Number(key.slice(1)))) } : {}),
       };
     },
@@ -441,5 +473,6 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
       nextContextVersion = Math.max(nextContextVersion, binding.version + 1);
     }
     if (data.readValues) store.noteReadValues(data.readValues);
+    if (data.userWords) store.noteUserWords(data.userWords);
   }
 }

@@ -4,6 +4,8 @@ export {
   createFactStore,
   MAX_READ_VALUE_LENGTH,
   MAX_READ_VALUES,
+  MAX_USER_MESSAGE_LENGTH,
+  MAX_USER_MESSAGES,
   type DerivedDependencies,
   type DerivedFact,
   type FactSeed,

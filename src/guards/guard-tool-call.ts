@@ -61,6 +61,11 @@ export interface GuardToolCallOptions {
   sessionId?: string | undefined;
   /** Told when the monitor itself fails (the rules then decide alone); log it once, say. */
   onMonitorError?: (error: unknown) => void;
+  /**
+   * The user's messages in the conversation so far, when the host has them: strict mode accepts a value of a
+   * `given` parameter that the user said. Messages seen before are not kept twice.
+   */
+  userMessages?: readonly string[] | undefined;
 }
 
 /**
@@ -82,10 +87,11 @@ export async function guardToolCall(toolCall: ToolCall, options: GuardToolCallOp
  * so an adapter on a tool call's path pays no promise for it.
  * For adapter authors; application code calls {@link guardToolCall}.
  */
-export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError }: GuardToolCallOptions): MaybePromise<ToolCallDecision> {
+export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError, userMessages }: GuardToolCallOptions): MaybePromise<ToolCallDecision> {
   let sentinel: Sentinel | undefined;
   try {
     sentinel = source && sentinelFor(source, sessionId);
+    if (sentinel && userMessages && userMessages.length > 0) sentinel.facts.noteUserWords(userMessages);
   } catch {
     // Fail closed: without the conversation there are no facts to prove anything from.
     return { allowed: false, by: 'rules', reason: 'The policy cannot be checked for this call: it does not say which conversation it belongs to.', constraints: [] };

@@ -34,9 +34,10 @@ export type Blocker =
   | { kind: 'limit'; reason: string; goal: string }
   /**
    * Strict mode: a literal argument that nothing read in this conversation, no fact and no context binding contains.
-   * `read` names the data tool call that would establish it, when the rulebase shows one.
+   * `read` names the data tool call that would establish it, when the rulebase shows one; `given` says the rulebase
+   * lets the user give it (`given tool(param)`), so asking the user establishes it.
    */
-  | { kind: 'unestablished-value'; parameter: string; value: Value; read?: string }
+  | { kind: 'unestablished-value'; parameter: string; value: Value; read?: string; given?: true }
   /** A tool call with no guard declared for it, when unguarded tools are denied. */
   | { kind: 'no-guard'; tool: string }
   /** A guard parameter the call did not pass. */

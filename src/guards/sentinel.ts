@@ -183,8 +183,11 @@ export function createSentinel({
     for (const [parameter, value] of Object.entries(args)) {
       const checked = strictParameters === null ? typeof value === 'string' : strictParameters.includes(parameter) && (typeof value === 'string' || typeof value === 'number');
       if (!checked || isEstablished(value as Value)) continue;
+      // A parameter the rulebase marks as the user's (`given tool(param)`) may take a value the user said.
+      const given = rulebase.given.get(tool)?.has(parameter) === true;
+      if (given && facts.isUserWord(value as string | number)) continue;
       const hint = readHints.get(tool)?.get(parameter);
-      found.push({ kind: 'unestablished-value', parameter, value: value as Value, ...(hint ? { read: renderReadHint(hint, value as Value, facts) } : {}) });
+      found.push({ kind: 'unestablished-value', parameter, value: value as Value, ...(hint ? { read: renderReadHint(hint, value as Value, facts) } : {}), ...(given ? { given: true as const } : {}) });
     }
     return found;
   };

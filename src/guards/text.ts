@@ -52,7 +52,11 @@ export function blockerText(subject: string, blockers: readonly Blocker[], names
         reasons.push(`The policy check of ${blocker.goal} stopped: ${blocker.reason}.`);
         break;
       case 'unestablished-value':
-        actions.push(`${blocker.parameter} = ${formatValue(blocker.value)} is not a known fact: ${blocker.read ? `read it first with ${blocker.read}` : 'look it up with a data tool first'} (or, if the user said it, ask them and call ${names.bindContext}).`);
+        actions.push(
+          blocker.given
+            ? `${blocker.parameter} = ${formatValue(blocker.value)} is not a known fact: the user has not said it in this conversation; ask them.`
+            : `${blocker.parameter} = ${formatValue(blocker.value)} is not a known fact: ${blocker.read ? `read it first with ${blocker.read}` : 'look it up with a data tool first'} (or, if the user said it, ask them and call ${names.bindContext}).`,
+        );
         break;
       case 'no-guard':
         reasons.push(`No policy rule allows ${blocker.tool}.`);

@@ -116,5 +116,16 @@ export interface GuardDeclaration {
   pos: Position;
 }
 
+/**
+ * `given tool(param, ...).`: these arguments of the tool come from the user (a passenger's name, an airport the
+ * customer named), so strict mode accepts a value found in the user's own words in this conversation.
+ */
+export interface GivenDeclaration {
+  kind: 'given';
+  tool: string;
+  params: string[];
+  pos: Position;
+}
+
 /** Any top-level statement. */
-export type Declaration = ContextDeclaration | DataDeclaration | AskableDeclaration | RuleDeclaration | GuardDeclaration | WriteDeclaration;
+export type Declaration = ContextDeclaration | DataDeclaration | AskableDeclaration | RuleDeclaration | GuardDeclaration | WriteDeclaration | GivenDeclaration;

@@ -95,6 +95,15 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
           }
         }
         break;
+      case 'given': {
+        const path = `given ${declaration.tool}`;
+        checkTool(declaration.tool, declaration.pos, path);
+        const known = parametersOf(declaration.tool);
+        for (const name of declaration.params) {
+          if (known && !known.includes(name)) report('error', 'unknown-tool-parameter', declaration.pos, path, `tool '${declaration.tool}' has no parameter '${name}'`, didYouMean(name, known) || `parameters: ${known.join(', ')}`);
+        }
+        break;
+      }
       case 'write': {
         const path = `write ${declaration.tool}`;
         checkTool(declaration.tool, declaration.pos, path);
@@ -147,7 +156,7 @@ function collectDefinitions(declarations: readonly Declaration[], report: Report
       contexts.set(declaration.name, declaration.pos);
       continue;
     }
-    if (declaration.kind === 'guard' || declaration.kind === 'write') continue;
+    if (declaration.kind === 'guard' || declaration.kind === 'write' || declaration.kind === 'given') continue;
     const name = declaration.predicate;
     const arity = declaration.kind === 'rule' ? declaration.args.length : declaration.params.length;
     const path = `${declaration.kind} ${name}`;

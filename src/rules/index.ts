@@ -7,6 +7,7 @@ export type {
   DataDeclaration,
   DataOutput,
   Declaration,
+  GivenDeclaration,
   GuardDeclaration,
   LiteralNode,
   Position,

@@ -53,6 +53,8 @@ export interface Rulebase {
   guards: ReadonlyMap<string, readonly GuardDeclaration[]>;
   /** Write declarations by tool: the data tool calls a successful call of the tool makes stale. */
   writes: ReadonlyMap<string, readonly WriteDeclaration[]>;
+  /** Parameters whose values the user gives (`given tool(param, ...)`), by tool. */
+  given: ReadonlyMap<string, ReadonlySet<string>>;
   /** Askables that confirm one call (`askable ... for tool`), by the tool they confirm. */
   confirmationsByTool: ReadonlyMap<string, readonly AskableDeclaration[]>;
   /** Warnings found at load time (errors make loading throw). */
@@ -115,6 +117,7 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
   const guards = new Map<string, GuardDeclaration[]>();
   const writes = new Map<string, WriteDeclaration[]>();
   const confirmationsByTool = new Map<string, AskableDeclaration[]>();
+  const given = new Map<string, Set<string>>();
   for (const declaration of declarations) {
     switch (declaration.kind) {
       case 'context':
@@ -144,9 +147,15 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
       case 'write':
         append(writes, declaration.tool, declaration);
         break;
+      case 'given': {
+        const names = given.get(declaration.tool) ?? new Set<string>();
+        for (const name of declaration.params) names.add(name);
+        given.set(declaration.tool, names);
+        break;
+      }
     }
   }
-  return { source, declarations, contexts, data, dataByTool, askables, rules, guards, writes, confirmationsByTool, warnings };
+  return { source, declarations, contexts, data, dataByTool, askables, rules, guards, writes, given, confirmationsByTool, warnings };
 }
 
 /** Adds to the list under `key` in place: copying the list per entry made 32,000 facts of one predicate take 10 s. */

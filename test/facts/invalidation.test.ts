@@ -47,3 +47,19 @@ describe('FactStore.noteReadValues (issue 14)', () => {
     expect(restored.isEstablishedValue(42)).toBe(true);
   });
 });
+
+describe('FactStore.noteUserWords (issue 14)', () => {
+  it("finds a value in the user's messages, case aside; keeps each message once and only the latest ones", async () => {
+    const { MAX_USER_MESSAGES } = await import('../../src/facts/index.js');
+    const facts = createFactStore({ clock: createFakeClock() });
+    facts.noteUserWords(['Book me Denver DEN to Charlotte CLT.', 'Book me Denver DEN to Charlotte CLT.']);
+    expect(facts.isUserWord('den')).toBe(true);
+    expect(facts.isUserWord('LAX')).toBe(false);
+    expect(facts.isUserWord('')).toBe(false);
+    expect(createFactStore({ clock: createFakeClock(), snapshot: facts.toJSON() }).isUserWord('CLT')).toBe(true);
+    expect(facts.toJSON().userWords).toHaveLength(1);
+    facts.noteUserWords(Array.from({ length: MAX_USER_MESSAGES }, (_, index) => `message ${index}`));
+    expect(facts.isUserWord('DEN')).toBe(false); // the oldest message went first
+    expect(facts.toJSON().userWords).toHaveLength(MAX_USER_MESSAGES);
+  });
+});

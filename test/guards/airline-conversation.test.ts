@@ -202,6 +202,21 @@ describe('issue 14: strict mode an honest agent can satisfy', () => {
   });
 });
 
+describe('issue 14: strict mode and the user\'s own words', () => {
+  it('accepts a `given` parameter the customer said, and refuses one nobody said', async () => {
+    const { turn } = await airlineAgent({
+      userId: EMMA,
+      strict: true,
+      steps: [() => call('book_reservation', { ...booking('2024-05-20'), origin: 'LAX' }), () => call('book_reservation', booking('2024-05-20')), () => say('Shall I book it?')],
+    });
+    const messages = await turn('Book me Denver DEN to Charlotte CLT, one way on May 20, economy, no insurance.');
+    const [invented, said] = toolResults(messages).filter((message) => message.name === 'book_reservation').map((message) => textOf(message.content));
+    expect(invented).toContain('origin = "LAX" is not a known fact: the user has not said it in this conversation; ask them.');
+    expect(said).not.toContain('not a known fact');
+    expect(said).toMatch(/^book_reservation is not allowed yet\. To proceed:\n- Ask the user: "Book exactly this/);
+  });
+});
+
 describe('issue 14: a refusal leads with the decisive reason', () => {
   it('a flight change paid with a certificate names the payment rule, not trip_type', async () => {
     const flights = [

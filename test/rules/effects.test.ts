@@ -79,3 +79,13 @@ describe('explained conditions', () => {
     expect(body.map((literal) => literal.explain)).toEqual(['booking {B} is unknown', 'seats can only be added: {B} has {N}', '{B} is empty']);
   });
 });
+
+describe('given tool(param, ...): parameters the user gives', () => {
+  it('indexes the parameters by tool, and refuses an unknown tool or parameter at load', () => {
+    expect([...parseRulebase(`${BASE}given change_booking(seats).`, { tools: TOOLS }).given.get('change_booking')!]).toEqual(['seats']);
+    expect(errors('given change_booking(seat).\ngiven chnage_booking(seats).')).toEqual([
+      "unknown-tool-parameter@1: tool 'change_booking' has no parameter 'seat' (did you mean 'seats'?)",
+      "unknown-tool@2: tool 'chnage_booking' is not one of the agent's tools (did you mean 'change_booking'?)",
+    ]);
+  });
+});
