@@ -1,9 +1,11 @@
-import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import type { ModelMessage, Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import { policyNeedsApproval, recordApprovalOf, wasApproved } from './approvals.js';
 import {
   assertSentinelOption,
   guardToolCall,
   InvalidOptionError,
   isSentinelSessions,
+  recordToolResult,
   toolRefusal,
   type Logger,
   type Monitor,
@@ -49,6 +51,15 @@ export interface GuardToolsOptions {
   sessionId?: ToolSessionId;
   /** Receives the adapter's own failures, once per cause. @default console */
   logger?: Logger;
+  /**
+   * Ask the policy's confirmations of one call (`askable ... for tool` in the rulebase) through the AI SDK's tool
+   * approval: a call the sentinel blocks on nothing but such confirmations gets `needsApproval`, so the host asks
+   * the app's user with a `tool-approval-request`; an approving `tool-approval-response` records the confirmations
+   * for that exact call when the approved call runs, and the call is checked again and runs. A denial never runs it.
+   * Combined with a tool's own `needsApproval` (either one asks). With per-conversation sentinels, needs `sessionId`.
+   * @default false
+   */
+  approvals?: boolean;
 }
 
 /** The tools `guardTools` returns: the same tools, whose output may also be a refusal. */
@@ -70,7 +81,7 @@ export type GuardedTools<TOOLS extends ToolSet> = {
  * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
  * await generateText({ model, tools: guardTools({ issue_refund, verify_identity }, { monitor }), prompt, stopWhen: stepCountIs(8) });
  */
-export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, sentinel, sessionId, logger = console }: GuardToolsOptions): GuardedTools<TOOLS> {
+export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, sentinel, sessionId, logger = console, approvals = false }: GuardToolsOptions): GuardedTools<TOOLS> {
   if (monitor === undefined && sentinel === undefined) {
     throw new InvalidOptionError({ parameter: 'monitor', value: undefined, fix: 'Pass a monitor (createMonitor), a sentinel (createSentinel), or both.' });
   }
@@ -80,6 +91,9 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "Pass the session's id, a function of the tool's execution options, or nothing to use the session the middleware recorded." });
   }
   const perConversation = sentinel !== undefined && isSentinelSessions(sentinel);
+  if (approvals && (sentinel === undefined || (perConversation && sessionId === undefined))) {
+    throw new InvalidOptionError({ parameter: 'approvals', value: approvals, fix: 'Approvals record the confirmations of a sentinel: pass `sentinel` (and, with per-conversation sentinels, `sessionId`).' });
+  }
   if (perConversation && monitor === undefined && sessionId === undefined) {
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Per-conversation sentinels need to know each call\'s conversation: pass sessionId, or a monitor whose panoptesMiddleware wraps the model.' });
   }
@@ -98,11 +112,13 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
   async function refusalOf(name: string, input: unknown, options: ToolExecutionOptions): Promise<ToolCallRefusal | undefined> {
     const call = toCoreToolCall(options.toolCallId, name, input);
     const id = sessionOf(options);
+    const userMessages = sentinel === undefined ? undefined : userTexts(options.messages);
     const decision =
       id === undefined || monitor === undefined
-        ? await guardToolCall(call, { ...rules, sessionId: id })
+        ? await guardToolCall(call, { ...rules, sessionId: id, userMessages })
         : await guardToolCall(call, {
             ...rules,
+            userMessages,
             monitor,
             sessionId: id,
             onMonitorError: (error) => failOpen.note('The pre-emptive check (monitor.beforeTool)', 'The pre-emptive check (monitor.beforeTool) failed; the call goes on unchanged.', error),
@@ -110,8 +126,35 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     return decision.allowed ? undefined : { type: REFUSAL_TYPE, ...toolRefusal(name, decision) };
   }
 
+  // What became of a call that ran, for the sentinel: a write's confirmation consumed and its data invalidated, a
+  // data tool's result recorded as facts. Only with a sentinel, and only for calls the guard let through.
+  const resultOf: ResultRecorder | undefined =
+    sentinel === undefined
+      ? undefined
+      : (name, input, options, outcome) =>
+          recordToolResult(toCoreToolCall(options.toolCallId, name, input), outcome, {
+            sentinel,
+            sessionId: perConversation ? sessionOf(options) : undefined,
+            onError: (error) => failOpen.note('sentinel.recordResult', 'Recording a tool result for the policy failed; its facts expire with their TTL instead.', error),
+          });
+
+  // Native approvals need the session before the call runs (needsApproval), so they take it from `sessionId` only.
+  const approvalSession = (options: ToolExecutionOptions) => (typeof sessionId === 'function' ? sessionId(options) : sessionId);
+  const approval: Approval | undefined =
+    approvals && sentinel !== undefined
+      ? {
+          needed: (name, input, options) => policyNeedsApproval(sentinel, approvalSession(options), name, input),
+          recordIfApproved: async (name, input, options) => {
+            if (!wasApproved(options.messages, options.toolCallId)) return;
+            await recordApprovalOf(sentinel, approvalSession(options), name, input).catch((error: unknown) =>
+              failOpen.note('recording an approval', 'Recording a tool approval for the policy failed; the call is checked without it.', error),
+            );
+          },
+        }
+      : undefined;
+
   const guarded: Record<string, unknown> = {};
-  for (const [name, tool] of Object.entries(tools)) guarded[name] = guardTool(name, tool, refusalOf);
+  for (const [name, tool] of Object.entries(tools)) guarded[name] = guardTool(name, tool, refusalOf, resultOf, approval);
   return guarded as GuardedTools<TOOLS>;
 }
 
@@ -125,10 +168,21 @@ export function isToolCallRefusal(value: unknown): value is ToolCallRefusal {
 }
 
 type AnyTool = ToolSet[string];
+interface Approval {
+  needed(name: string, input: unknown, options: ToolExecutionOptions): Promise<boolean>;
+  recordIfApproved(name: string, input: unknown, options: ToolExecutionOptions): Promise<void>;
+}
+type ResultRecorder = (name: string, input: unknown, options: ToolExecutionOptions, outcome: { ok: true; result: unknown } | { ok: false }) => void;
 type ModelOutputOptions = Parameters<NonNullable<Tool['toModelOutput']>>[0];
 type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
 
-function guardTool(name: string, tool: AnyTool, refusalOf: (name: string, input: unknown, options: ToolExecutionOptions) => Promise<ToolCallRefusal | undefined>): AnyTool {
+function guardTool(
+  name: string,
+  tool: AnyTool,
+  refusalOf: (name: string, input: unknown, options: ToolExecutionOptions) => Promise<ToolCallRefusal | undefined>,
+  resultOf: ResultRecorder | undefined,
+  approval: Approval | undefined,
+): AnyTool {
   const original = tool.execute;
   if (typeof original !== 'function') return tool;
   const execute = original.bind(tool) as (input: unknown, options: ToolExecutionOptions) => unknown;
@@ -136,15 +190,35 @@ function guardTool(name: string, tool: AnyTool, refusalOf: (name: string, input:
   // streaming tool stays a generator and any other stays a plain async function.
   const guardedExecute = isAsyncGeneratorFunction(original)
     ? async function* guardedStreamingExecute(input: unknown, options: ToolExecutionOptions) {
+        await approval?.recordIfApproved(name, input, options);
         const refusal = await refusalOf(name, input, options);
         if (refusal !== undefined) {
           yield refusal;
           return;
         }
-        yield* execute(input, options) as AsyncIterable<unknown>;
+        // The last value a streaming tool yields is its output, as the host reads it.
+        let last: unknown;
+        try {
+          for await (const value of execute(input, options) as AsyncIterable<unknown>) yield (last = value);
+        } catch (error) {
+          resultOf?.(name, input, options, { ok: false });
+          throw error;
+        }
+        resultOf?.(name, input, options, { ok: true, result: last });
       }
     : async function guardedExecute(input: unknown, options: ToolExecutionOptions) {
-        return (await refusalOf(name, input, options)) ?? execute(input, options);
+        await approval?.recordIfApproved(name, input, options);
+        const refusal = await refusalOf(name, input, options);
+        if (refusal !== undefined) return refusal;
+        let output: unknown;
+        try {
+          output = await execute(input, options);
+        } catch (error) {
+          resultOf?.(name, input, options, { ok: false }); // a failed write changed nothing
+          throw error;
+        }
+        resultOf?.(name, input, options, { ok: true, result: output });
+        return output;
       };
   const toModelOutput = async function guardedToModelOutput(options: ModelOutputOptions): Promise<ModelOutput> {
     if (isToolCallRefusal(options.output)) return { type: 'error-text', value: options.output.reason };
@@ -152,9 +226,24 @@ function guardTool(name: string, tool: AnyTool, refusalOf: (name: string, input:
     // The host's own default when a tool has no toModelOutput (ai: create-tool-model-output.ts).
     return typeof options.output === 'string' ? { type: 'text', value: options.output } : { type: 'json', value: options.output === undefined ? null : options.output };
   };
-  return { ...tool, execute: guardedExecute, toModelOutput } as AnyTool;
+  if (!approval) return { ...tool, execute: guardedExecute, toModelOutput } as AnyTool;
+  const own = tool.needsApproval;
+  const needsApproval = async function guardedNeedsApproval(input: unknown, options: { toolCallId: string; messages: ModelMessage[]; experimental_context?: unknown }) {
+    const asked = typeof own === 'function' ? await (own as (input: unknown, options: unknown) => boolean | PromiseLike<boolean>)(input, options) : own === true;
+    return asked || approval.needed(name, input, options as ToolExecutionOptions);
+  };
+  return { ...tool, execute: guardedExecute, toModelOutput, needsApproval } as AnyTool;
 }
 
 function isAsyncGeneratorFunction(fn: unknown): boolean {
   return typeof fn === 'function' && fn.constructor?.name === 'AsyncGeneratorFunction';
+}
+
+/** The text of the user's messages, for strict mode's `given` parameters. */
+function userTexts(messages: readonly ModelMessage[] | undefined): string[] {
+  return (messages ?? []).flatMap((message) => {
+    if (message.role !== 'user') return [];
+    if (typeof message.content === 'string') return [message.content];
+    return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
+  });
 }

@@ -29,7 +29,7 @@ import { createFailureLog, failOpenWith } from './fail-open.js';
 import { requestToChatMessages, withChatMessages, withSystemText } from './model-request.js';
 import { policyToolsFindingSession } from './policy-tools.js';
 import { namedSessionId } from './session-id.js';
-import { decideToolCall, refusalMessage } from './tool-decision.js';
+import { decideToolCall, refusalMessage, runRecorded } from './tool-decision.js';
 import { offeredToolNames, toAssistantTurn, toChatMessages, toToolCall } from './translate.js';
 
 /**
@@ -216,9 +216,13 @@ export function panoptesMiddleware({
       const call = toToolCall(request.toolCall);
       const session = monitor || perConversation ? sessions.ofToolCall(request.runtime.configurable, call.id, request.state.messages) : undefined;
       const decideAndRun = () =>
-        andThen(decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen), (decision) => {
+        andThen(decideToolCall(call, { monitor, sentinel, sessionId: session, messages: request.state.messages }, failOpen), (decision) => {
           if (!decision.allowed) return refusalMessage(call, decision.reason);
-          if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) return handler(request);
+          if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) {
+            // The sentinel hears what became of the call: a write's confirmation consumed and its data invalidated,
+            // a data tool's result recorded as facts (issue 14).
+            return runRecorded(call, () => handler(request), { sentinel, sessionId: session }, (error) => failed('sentinel.recordResult', error));
+          }
           // A policy tool sees only the run's config: when the run names no session, tell it the one found here (a
           // hash of the conversation's opening), by its tool call id.
           const id = call.id;

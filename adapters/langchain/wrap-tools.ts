@@ -4,7 +4,7 @@ import { isGraphBubbleUp } from '@langchain/langgraph';
 import { assertSentinelOption, InvalidOptionError, isSentinelSessions, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
 import { namedSessionId } from './session-id.js';
-import { decideToolCall, refusalMessage } from './tool-decision.js';
+import { decideToolCall, refusalMessage, runRecorded } from './tool-decision.js';
 import { toToolCall } from './translate.js';
 
 /** Options of {@link wrapTools}. Give a `sentinel`, a `monitor`, or both. */
@@ -42,24 +42,25 @@ export function wrapTools<Tool extends StructuredToolInterface>(tools: readonly 
   assertSentinelOption(sentinel);
   const needsSession = monitor !== undefined || (sentinel !== undefined && isSentinelSessions(sentinel));
   const failOpen = createFailOpen(logger, isGraphBubbleUp);
-  const refusal = async (original: Tool, input: unknown, config: RunnableConfig | undefined) => {
+  /** Runs the call when the guards allow it (telling the sentinel what became of it), or answers with the refusal. */
+  const guardedRun = async (original: Tool, input: unknown, config: RunnableConfig | undefined, run: () => Promise<unknown>) => {
     const toolCall = isToolCall(input) ? input : { name: original.name, args: input, id: (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id };
     const call = toToolCall(toolCall);
     const session = needsSession ? namedSessionId(sessionId, config) : undefined;
     const decision = await decideToolCall(call, { monitor, sentinel, sessionId: session }, failOpen);
-    if (decision.allowed) return undefined;
-    return call.id ? refusalMessage(call, decision.reason) : decision.reason;
+    if (!decision.allowed) return call.id ? refusalMessage(call, decision.reason) : decision.reason;
+    return runRecorded(call, run, { sentinel, sessionId: session }, (error) => void failOpen('sentinel.recordResult', () => Promise.reject(error), undefined));
   };
   return tools.map((original) => {
     const guarded = Object.create(original) as Tool;
     // `invoke` is the Runnable entry point (ToolNode, batch, stream); the deprecated `call` is guarded too. Each runs
     // the original's own method, so a call is checked once whichever way it comes in.
     guarded.invoke = async function guardedInvoke(input: unknown, config?: RunnableConfig) {
-      return (await refusal(original, input, config)) ?? original.invoke(input as never, config as never);
+      return guardedRun(original, input, config, () => original.invoke(input as never, config as never));
     } as Tool['invoke'];
     guarded.call = async function guardedCall(input: unknown, config?: unknown, tags?: string[]) {
       const runnableConfig = typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as RunnableConfig) : undefined;
-      return (await refusal(original, input, runnableConfig)) ?? original.call(input as never, config as never, tags);
+      return guardedRun(original, input, runnableConfig, () => original.call(input as never, config as never, tags));
     } as Tool['call'];
     return guarded;
   });

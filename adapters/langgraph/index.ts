@@ -7,6 +7,6 @@
 export { PanoptesAnnotation, sessionFromState, type PanoptesGraphState } from './state.js';
 export { createGraphMonitor, GRAPH_HISTORY_LIMIT, isGraphMonitor, type GraphMonitor, type GraphMonitorOptions } from './graph-monitor.js';
 export { wrapModelNode, type ModelNode, type ModelNodeUpdate, type WrapModelNodeOptions } from './model-node.js';
-export { GuardedToolNode, type GuardedToolNodeOptions } from './tool-node.js';
+export { GuardedToolNode, type ApprovalRequest, type ApprovalResponse, type GuardedToolNodeOptions } from './tool-node.js';
 export { graphSessionId } from './graph-session.js';
 export * from './react/index.js';

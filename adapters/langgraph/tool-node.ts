@@ -1,11 +1,22 @@
 import type { AIMessage, BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/tool';
-import { isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import { interrupt, isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
-import { assertSentinelOption, InvalidOptionError, isSentinelSessions, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
+import {
+  assertSentinelOption,
+  InvalidOptionError,
+  isSentinelSessions,
+  needsOnlyApproval,
+  sentinelFor,
+  type CheckResult,
+  type Logger,
+  type Monitor,
+  type SentinelSource,
+  type ToolCall,
+} from '../../src/index.js';
 import { createFailureLog, failOpenWith, type FailOpen, type FailureLog } from '../langchain/fail-open.js';
 import { namedSessionId } from '../langchain/session-id.js';
-import { decideToolCall, refusalMessage } from '../langchain/tool-decision.js';
+import { decideToolCall, refusalMessage, runRecorded } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
 import { graphSessionAccess, onGraphSession, type GraphSessionAccess } from './graph-monitor.js';
 import { toolCallSessionId } from './graph-session.js';
@@ -21,7 +32,29 @@ export interface GuardedToolNodeOptions extends ToolNodeOptions {
   sessionId?: string;
   /** Where Panoptes reports its own failures, once per place. @default console */
   logger?: Logger;
+  /**
+   * Ask the policy's confirmations of one call (`askable ... for tool` in the rulebase) through LangGraph's
+   * `interrupt()`: a call the sentinel blocks on nothing but such confirmations pauses the run with a
+   * {@link ApprovalRequest}; resume it with `new Command({ resume: { decision: 'approve' } })` (the confirmations are
+   * recorded for that exact call, which is checked again and runs), `{ decision: 'reject', reason }` (the model reads
+   * that the user declined) or `{ decision: 'edit', args }` (the edited call is approved instead, checked and run).
+   * Needs a checkpointer, as every interrupt does.
+   * @default false
+   */
+  approvals?: boolean;
 }
+
+/** The value a {@link GuardedToolNode} with `approvals` interrupts with: what the human is asked to approve. */
+export interface ApprovalRequest {
+  type: 'panoptes-approval';
+  tool: string;
+  args: Record<string, unknown>;
+  /** The policy's questions, each naming the exact call. */
+  questions: string[];
+}
+
+/** How a run paused by an {@link ApprovalRequest} is resumed. */
+export type ApprovalResponse = { decision: 'approve' } | { decision: 'reject'; reason?: string } | { decision: 'edit'; args: Record<string, unknown> };
 
 /**
  * LangGraph's `ToolNode`, guarded: before each tool call runs, the monitor must not refuse it and then the sentinel
@@ -47,11 +80,14 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
   readonly #graphSession: GraphSessionAccess | undefined;
   readonly #failed: FailureLog;
   readonly #failOpen: FailOpen;
+  readonly #approvals: boolean;
 
-  constructor(tools: ConstructorParameters<typeof ToolNode>[0], { monitor, sentinel, sessionId, logger = console, ...options }: GuardedToolNodeOptions) {
+  constructor(tools: ConstructorParameters<typeof ToolNode>[0], { monitor, sentinel, sessionId, logger = console, approvals = false, ...options }: GuardedToolNodeOptions) {
     super(tools, options);
     if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createGraphMonitor(), a sentinel from createSentinel(), or both.' });
     assertSentinelOption(sentinel);
+    if (approvals && !sentinel) throw new InvalidOptionError({ parameter: 'approvals', value: approvals, fix: 'Approvals record the confirmations of a sentinel: pass `sentinel` too.' });
+    this.#approvals = approvals;
     this.#monitor = monitor;
     this.#sentinel = sentinel;
     this.#sessionId = sessionId;
@@ -78,17 +114,62 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     );
   }
 
+  /** Records the human's answer: the call to run (the original, or the edited one), or the text for a refusal. */
+  async #approved(call: ToolCall, check: CheckResult, answer: unknown, session: string | undefined): Promise<ToolCall | string> {
+    const response = approvalResponseOf(answer);
+    if (response === undefined) return `The approval of ${call.name} was answered with ${JSON.stringify(answer)}; resume with { decision: 'approve' | 'reject' | 'edit' }.`;
+    if (response.decision === 'reject') return `The user declined this ${call.name} call${response.reason ? `: ${response.reason}` : '.'} Do not retry it unless they ask again.`;
+    const sentinel = sentinelFor(this.#sentinel!, session);
+    if (response.decision === 'approve') {
+      sentinel.recordApproval(check);
+      return call;
+    }
+    // An edit is the human's approval of the edited call, and only of it.
+    const edited = { ...call, args: response.args };
+    const editedCheck = await sentinel.check(edited.name, edited.args);
+    if (needsOnlyApproval(editedCheck)) sentinel.recordApproval(editedCheck);
+    return edited;
+  }
+
   protected override async runTool(call: LangChainToolCall, config: LangGraphRunnableConfig, state: unknown): Promise<ToolMessage | Command> {
     // A MessageGraph hands ToolNode the message list itself; a StateGraph hands it the state.
     const messages = Array.isArray(state) ? (state as BaseMessage[]) : (state as Partial<PanoptesGraphState> | undefined)?.messages;
     const needsSession = this.#monitor !== undefined || (this.#sentinel !== undefined && isSentinelSessions(this.#sentinel));
     const session = needsSession && Array.isArray(messages) ? toolCallSessionId(this.#sessionId, call.id, messages, config, (this.#monitor ?? this.#sentinel)!) : undefined;
-    const neutral = toToolCall(call);
-    const decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session }, this.#failOpen);
+    let neutral = toToolCall(call);
+    let decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
+    if (!decision.allowed && this.#approvals && decision.check && needsOnlyApproval(decision.check)) {
+      // Pauses the run (interrupt throws); on resume the node runs again and interrupt() returns the human's answer.
+      const answer = interrupt<ApprovalRequest, unknown>(approvalRequest(decision.check));
+      const approved = await this.#approved(neutral, decision.check, answer, session);
+      if (typeof approved === 'string') return refusalMessage(neutral, approved);
+      neutral = approved;
+      call = { ...call, args: neutral.args };
+      decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
+    }
     if (!decision.allowed) return refusalMessage(neutral, decision.reason);
     // When the run names no session, the tools learn the one hashed here as `metadata.session_id`: the sentinel's
     // policy tools find the conversation's sentinel by it.
     const unnamed = session !== undefined && namedSessionId(this.#sessionId, config) === undefined;
-    return super.runTool(call, unnamed ? { ...config, metadata: { ...config.metadata, session_id: session } } : config, state);
+    const run = () => super.runTool(call, unnamed ? { ...config, metadata: { ...config.metadata, session_id: session } } : config, state);
+    // The sentinel hears what became of the call: a write's confirmation consumed and its data invalidated, a data
+    // tool's result recorded as facts (issue 14).
+    return runRecorded(neutral, run, { sentinel: this.#sentinel, sessionId: session }, (error) => this.#failed('sentinel.recordResult', error));
   }
+}
+
+function approvalRequest(check: CheckResult): ApprovalRequest {
+  const questions = check.blockers.flatMap((blocker) => (blocker.kind === 'ask' ? [blocker.question.includes(blocker.call ?? '') ? blocker.question : `${blocker.question} (${blocker.call})`] : []));
+  return { type: 'panoptes-approval', tool: check.tool, args: check.args, questions };
+}
+
+function approvalResponseOf(answer: unknown): ApprovalResponse | undefined {
+  if (answer === true || answer === 'approve') return { decision: 'approve' };
+  if (answer === false || answer === 'reject') return { decision: 'reject' };
+  if (typeof answer !== 'object' || answer === null) return undefined;
+  const { decision, reason, args } = answer as { decision?: unknown; reason?: unknown; args?: unknown };
+  if (decision === 'approve') return { decision };
+  if (decision === 'reject') return { decision, ...(typeof reason === 'string' ? { reason } : {}) };
+  if (decision === 'edit' && typeof args === 'object' && args !== null && !Array.isArray(args)) return { decision, args: args as Record<string, unknown> };
+  return undefined;
 }

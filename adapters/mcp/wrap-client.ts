@@ -1,7 +1,19 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
-import { assertSentinelOption, guardToolCall, InvalidOptionError, isSentinelSessions, toolRefusal, type Logger, type Monitor, type SentinelSource, type ToolCall, type ToolCallDecision } from '../../src/index.js';
-import { refusalResult, toCoreToolCall } from './translate.js';
+import {
+  assertSentinelOption,
+  guardToolCall,
+  InvalidOptionError,
+  isSentinelSessions,
+  recordToolResult,
+  toolRefusal,
+  type Logger,
+  type Monitor,
+  type SentinelSource,
+  type ToolCall,
+  type ToolCallDecision,
+} from '../../src/index.js';
+import { refusalResult, resultData, toCoreToolCall } from './translate.js';
 
 /** What `wrapMcpClient` needs of a client: the official SDK's `Client`, or anything with its `callTool`. */
 export type McpToolClient = Pick<Client, 'callTool'>;
@@ -70,9 +82,38 @@ export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, { mo
     return guardToolCall(call, { monitor, sentinel, sessionId: session, onMonitorError });
   }
 
+  let recordFailed = false;
+  const record = (params: CallToolRequestParams, result: Record<string, unknown> | undefined) => {
+    if (sentinel === undefined) return;
+    let session: string | undefined;
+    try {
+      session = typeof sessionId === 'function' ? sessionId(params) : sessionId;
+    } catch {
+      return; // already reported by decide()
+    }
+    const outcome = result === undefined || result.isError === true ? ({ ok: false } as const) : { ok: true as const, result: safeResultData(params.name, result) };
+    recordToolResult(toCoreToolCall(params), outcome, {
+      sentinel,
+      sessionId: session,
+      onError: (error) => {
+        if (!recordFailed) logger.warn('[panoptes] Recording a tool result for the policy failed; its facts expire with their TTL instead. Later failures are not logged.', error);
+        recordFailed = true;
+      },
+    });
+  };
+
   const callTool: McpToolClient['callTool'] = async function guardedCallTool(params, resultSchema, options) {
     const decision = await decide(params, toCoreToolCall(params));
-    return decision.allowed ? client.callTool(params, resultSchema, options) : refusalResult(toolRefusal(params.name, decision));
+    if (!decision.allowed) return refusalResult(toolRefusal(params.name, decision));
+    let result: Awaited<ReturnType<McpToolClient['callTool']>>;
+    try {
+      result = await client.callTool(params, resultSchema, options);
+    } catch (error) {
+      record(params, undefined); // a failed call changed nothing
+      throw error;
+    }
+    record(params, result as Record<string, unknown>);
+    return result;
   };
 
   // A proxy rather than a copy: the SDK's Client keeps state on itself (capabilities, validators), so every other
@@ -84,4 +125,13 @@ export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, { mo
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+/** The data of a successful result (an error result is never recorded as data). */
+function safeResultData(name: string, result: Record<string, unknown>): unknown {
+  try {
+    return resultData(name, result);
+  } catch {
+    return undefined;
+  }
 }

@@ -57,7 +57,20 @@ export interface FactStoreSnapshot {
   facts: Array<Fact & { fetch?: string; multiple?: boolean }>;
   fetches: Array<Omit<FetchRecord, 'factIds'>>;
   context: Record<string, ContextBinding>;
+  /** Values read in tool results ({@link FactStore.noteReadValues}); absent in snapshots of older versions. */
+  readValues?: Array<string | number>;
+  /** The user's messages ({@link FactStore.noteUserWords}); absent in snapshots of older versions. */
+  userWords?: string[];
 }
+
+/** Most user messages {@link FactStore.noteUserWords} keeps (the latest), and the longest kept whole. */
+export const MAX_USER_MESSAGES = 200;
+export const MAX_USER_MESSAGE_LENGTH = 4_096;
+
+/** Most values {@link FactStore.noteReadValues} keeps; later ones are not kept (strict mode then asks for a fact). */
+export const MAX_READ_VALUES = 20_000;
+/** Longer strings are not kept as read values: ids and codes are short, prose is not an id. */
+export const MAX_READ_VALUE_LENGTH = 256;
 
 /** Options of {@link createFactStore}. */
 export interface FactStoreOptions {
@@ -115,6 +128,26 @@ export interface FactStore {
   ): void;
   /** The last recorded call with this key, if any (fresh or not: the caller knows each predicate's TTL). */
   fetchRecord(key: string): FetchRecord | undefined;
+  /**
+   * Forgets a data-tool call and the facts it produced, because a write changed what it would return: the next proof
+   * that needs them calls the tool again, and every derived conclusion that rested on them stops holding. Costs the
+   * number of facts of that call, whatever the size of the store. True when there was such a call.
+   */
+  invalidateFetch(key: string): boolean;
+  /**
+   * Remembers strings and numbers seen in a tool result the agent or the sentinel read in this conversation, so
+   * strict mode accepts them as arguments (an id the agent read is not made up). Kept for the session, up to
+   * {@link MAX_READ_VALUES}; strings longer than {@link MAX_READ_VALUE_LENGTH} are skipped.
+   */
+  noteReadValues(values: Iterable<string | number>): void;
+  /**
+   * Remembers the user's own messages in this conversation (adapters pass the conversation's user messages; a
+   * message seen before is not kept twice), for strict mode's `given` parameters. The latest
+   * {@link MAX_USER_MESSAGES} are kept, each cut to {@link MAX_USER_MESSAGE_LENGTH} characters.
+   */
+  noteUserWords(messages: Iterable<string>): void;
+  /** Whether the user said this value (case aside) in a message {@link FactStore.noteUserWords} kept. */
+  isUserWord(value: string | number): boolean;
   /** Remembers a derived conclusion and what it rests on. */
   recordDerived(derived: Omit<DerivedFact, 'derivedAt'>): void;
   /** A derived conclusion that still holds, if any. */
@@ -167,6 +200,9 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
   const fetches = new Map<string, FetchRecord>();
   const contextBindings = new Map<string, ContextBinding>();
   const derivedFacts = new Map<string, DerivedFact>();
+  const readValues = new Set<string>();
+  // Insertion-ordered, so the oldest message is the first to go.
+  const userWords = new Map<string, string>();
   let summary: { version: number; maxFacts: number | undefined; validUntil: number; text: string } | undefined;
 
   const factKey = (predicate: string, args: readonly Value[]) => `${predicate}\u0000${args.map(valueKey).join('\u0000')}`;
@@ -328,6 +364,23 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
     fetchRecord(key) {
       return fetches.get(key);
     },
+    invalidateFetch(key) {
+      const record = fetches.get(key);
+      if (!record) return false;
+      for (const id of record.factIds) {
+        const fact = byId.get(id);
+        if (fact && fact.fetch === key) remove(fact);
+      }
+      fetches.delete(key);
+      version++;
+      return true;
+    },
+    noteReadValues(seen) {
+      for (const value of seen) {
+        if (readValues.size >= MAX_READ_VALUES) return;
+        if (typeof value === 'string' ? value.length <= MAX_READ_VALUE_LENGTH : Number.isFinite(value)) readValues.add(valueKey(value));
+      }
+    },
     recordDerived(derived) {
       derivedFacts.set(factKey(derived.predicate, derived.args), { ...derived, derivedAt: clock.now() });
     },
@@ -338,7 +391,23 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
     derived() {
       return [...derivedFacts.values()].filter(isDerivedValid);
     },
+    noteUserWords(messages) {
+      for (const message of messages) {
+        if (typeof message !== 'string' || message === '') continue;
+        const kept = message.slice(0, MAX_USER_MESSAGE_LENGTH);
+        if (userWords.has(kept)) continue;
+        userWords.set(kept, kept.toLowerCase());
+        if (userWords.size > MAX_USER_MESSAGES) userWords.delete(userWords.keys().next().value!);
+      }
+    },
+    isUserWord(value) {
+      const wanted = String(value).toLowerCase();
+      if (wanted === '') return false;
+      for (const lower of userWords.values()) if (lower.includes(wanted)) return true;
+      return false;
+    },
     isEstablishedValue(value) {
+      if (readValues.has(valueKey(value))) return true;
       for (const binding of contextBindings.values()) if (valueKey(binding.value) === valueKey(value)) return true;
       const ids = values.get(valueKey(value));
       if (!ids) return false;
@@ -373,6 +442,8 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
         facts: [...byId.values()].map((fact) => ({ ...publicFact(fact), ...(fact.fetch ? { fetch: fact.fetch } : {}), ...(fact.multiple ? { multiple: true } : {}) })),
         fetches: [...fetches.values()].map(({ factIds: _factIds, ...record }) => record),
         context: Object.fromEntries(contextBindings),
+        ...(userWords.size > 0 ? { userWords: [...userWords.keys()] } : {}),
+        ...(readValues.size > 0 ? { readValues: [...readValues].map((key) => (key.startsWith('s') ? key.slice(1) : Number(key.slice(1)))) } : {}),
       };
     },
   };
@@ -401,5 +472,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
       contextBindings.set(name, binding);
       nextContextVersion = Math.max(nextContextVersion, binding.version + 1);
     }
+    if (data.readValues) store.noteReadValues(data.readValues);
+    if (data.userWords) store.noteUserWords(data.userWords);
   }
 }

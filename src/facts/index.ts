@@ -2,6 +2,10 @@
 export { canonicalJson, fitsPattern, formatFact, formatValue, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
 export {
   createFactStore,
+  MAX_READ_VALUE_LENGTH,
+  MAX_READ_VALUES,
+  MAX_USER_MESSAGE_LENGTH,
+  MAX_USER_MESSAGES,
   type DerivedDependencies,
   type DerivedFact,
   type FactSeed,

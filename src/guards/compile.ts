@@ -10,8 +10,11 @@ import type {
 import { formatLiteralNode, isBuiltinPredicate } from '../rules/index.js';
 import { compileTerm, VariableNumbering, type RTerm } from './terms.js';
 
-/** A body condition ready to run. `text` is the condition as written, for blockers and derivations. */
-export type CLiteral =
+/**
+ * A body condition ready to run. `text` is the condition as written, for blockers and derivations; `explain` the
+ * author's words for it, as text and the variables to fill in.
+ */
+export type CLiteral = (
   | { kind: 'rule'; predicate: string; args: readonly RTerm[]; text: string; line: number }
   | {
       kind: 'data';
@@ -29,7 +32,8 @@ export type CLiteral =
   | { kind: 'builtin'; predicate: string; args: readonly RTerm[]; text: string; line: number }
   | { kind: 'compare'; operator: ComparisonOperator; left: RTerm; right: RTerm; text: string; line: number }
   | { kind: 'member'; element: RTerm; list: RTerm; text: string; line: number }
-  | { kind: 'not'; goal: CLiteral; text: string; line: number };
+  | { kind: 'not'; goal: CLiteral; text: string; line: number }
+) & { explain?: ReadonlyArray<string | RTerm> };
 
 /**
  * A data tool call whose arguments a clause can know before running its body: the solver starts these fetches
@@ -113,6 +117,23 @@ function compileGuard(declaration: GuardDeclaration, rulebase: Rulebase): CClaus
 }
 
 function compileLiteral(literal: LiteralNode, variables: VariableNumbering, rulebase: Rulebase): CLiteral {
+  const compiled = compileCondition(literal, variables, rulebase);
+  return literal.explain === undefined ? compiled : { ...compiled, explain: compileExplanation(literal.explain, variables) };
+}
+
+/** `"the payment method is {Kind}"` as text pieces and the clause's variable `Kind`, filled in when it is rendered. */
+function compileExplanation(text: string, variables: VariableNumbering): Array<string | RTerm> {
+  const pieces: Array<string | RTerm> = [];
+  let last = 0;
+  for (const match of text.matchAll(/\{([A-Z_][A-Za-z0-9_]*)\}/g)) {
+    pieces.push(text.slice(last, match.index), compileTerm({ kind: 'var', name: match[1]!, pos: { line: 0, column: 0 } }, variables));
+    last = match.index! + match[0].length;
+  }
+  pieces.push(text.slice(last));
+  return pieces;
+}
+
+function compileCondition(literal: LiteralNode, variables: VariableNumbering, rulebase: Rulebase): CLiteral {
   const text = formatLiteralNode(literal);
   const line = literal.pos.line;
   switch (literal.kind) {

@@ -1,8 +1,10 @@
 import type { Clock } from '../clock/index.js';
-import { valueKey, type FactStore } from '../facts/index.js';
+import type { FactStore } from '../facts/index.js';
 import type { CompiledDataDeclaration, Value } from '../rules/index.js';
 import type { CClause, CompiledRulebase } from './compile.js';
-import { callTool, declarationFits, extractFacts, type ExtractedFact } from './fetch.js';
+import { callTool } from './fetch.js';
+import { fetchKey } from './fetch-key.js';
+import { readValuesOf, recordDataResult } from './tool-results.js';
 import { isFresh, KnownCalls } from './known-calls.js';
 import type { Blocker } from './result.js';
 import type { Sleep } from './sleep.js';
@@ -113,38 +115,13 @@ export class DataFetcher {
     if (!execute) return { ok: false, reason: `no handler for data tool ${tool}` };
     const called = await callTool(tool, execute, args, fetchTimeoutMs, sleep);
     if (!called.ok) return called;
-    const result = parseJsonText(called.result);
-    const facts: ExtractedFact[] = [];
-    const errors: Record<string, string> = {};
-    for (const declaration of compiled.rulebase.dataByTool.get(tool) ?? []) {
-      if (!declarationFits(declaration, args)) continue;
-      const extracted = extractFacts(declaration, args, result);
-      if ('error' in extracted) errors[declaration.predicate] = extracted.error;
-      else facts.push(...extracted.facts);
-    }
-    store.recordFetch({ key, tool, args }, facts, errors);
-    return Object.keys(errors).length > 0 ? { ok: true, errors } : OK;
+    recordDataResult(compiled.rulebase, store, tool, args, called.result);
+    // Values the sentinel read count for strict mode as the agent's own reads do.
+    store.noteReadValues(readValuesOf(called.result));
+    const errors = store.fetchRecord(key)?.errors;
+    return errors ? { ok: true, errors } : OK;
   }
 }
 
-/** Canonical key of a data tool call, shared by the store's fetch records and a check's own calls. */
-export function fetchKey(tool: string, args: Record<string, Value>): string {
-  // Built by hand rather than with canonicalJson: the arguments are almost always one or two scalars.
-  const names = Object.keys(args);
-  if (names.length > 1) names.sort();
-  let key = `${tool}(`;
-  for (const name of names) key += `${name}=${valueKey(args[name]!)};`;
-  return `${key})`;
-}
 
-/** Tools often answer with JSON as text (MCP content, tau-bench); read it as the JSON it is. */
-function parseJsonText(result: unknown): unknown {
-  if (typeof result !== 'string') return result;
-  const trimmed = result.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return result;
-  try {
-    return JSON.parse(trimmed);
-  } catch {
-    return result;
-  }
-}
+export { fetchKey } from './fetch-key.js';

@@ -6,6 +6,7 @@ import { syncFirst } from '../monitor/sync-first.js';
 import type { Blocker, CheckResult, ProofStatus } from './result.js';
 import type { Sentinel } from './sentinel.js';
 import { sentinelFor, type SentinelSource } from './sentinel-sessions.js';
+import type { ToolOutcome } from './tool-results.js';
 
 /** The verdict on one tool call from the workflow monitor and the rules, in one shape for every host. */
 export type ToolCallDecision =
@@ -60,6 +61,11 @@ export interface GuardToolCallOptions {
   sessionId?: string | undefined;
   /** Told when the monitor itself fails (the rules then decide alone); log it once, say. */
   onMonitorError?: (error: unknown) => void;
+  /**
+   * The user's messages in the conversation so far, when the host has them: strict mode accepts a value of a
+   * `given` parameter that the user said. Messages seen before are not kept twice.
+   */
+  userMessages?: readonly string[] | undefined;
 }
 
 /**
@@ -81,10 +87,11 @@ export async function guardToolCall(toolCall: ToolCall, options: GuardToolCallOp
  * so an adapter on a tool call's path pays no promise for it.
  * For adapter authors; application code calls {@link guardToolCall}.
  */
-export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError }: GuardToolCallOptions): MaybePromise<ToolCallDecision> {
+export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError, userMessages }: GuardToolCallOptions): MaybePromise<ToolCallDecision> {
   let sentinel: Sentinel | undefined;
   try {
     sentinel = source && sentinelFor(source, sessionId);
+    if (sentinel && userMessages && userMessages.length > 0) sentinel.facts.noteUserWords(userMessages);
   } catch {
     // Fail closed: without the conversation there are no facts to prove anything from.
     return { allowed: false, by: 'rules', reason: 'The policy cannot be checked for this call: it does not say which conversation it belongs to.', constraints: [] };
@@ -121,6 +128,36 @@ export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: 
   }
   if (!rules) return { allowed: true };
   return andThen(rules(toolCall), (verdict) => (verdict.allowed ? { allowed: true } : byRules(verdict.reason)));
+}
+
+/** Options of {@link recordToolResult}. */
+export interface RecordToolResultOptions {
+  /** One sentinel, or per-conversation sentinels (the session id picks one). */
+  sentinel?: SentinelSource | undefined;
+  /** The conversation, for per-conversation sentinels. */
+  sessionId?: string | undefined;
+  /** Told when recording fails (the call has already run, so the agent goes on); log it once, say. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Tells the sentinel what became of a tool call that ran (after `guardToolCall` allowed it): a successful write
+ * consumes its call-bound confirmations and invalidates the data it changed; a data tool's result enters the fact
+ * store as the sentinel's own fetch would; a failure changes nothing. Adapters call it after every guarded call;
+ * the sentinel's own policy tools are skipped. Never throws: a failure is reported to `onError`.
+ * @example
+ * const output = await tool.execute(args);
+ * recordToolResult({ name, args }, { ok: true, result: output }, { sentinel, sessionId });
+ */
+export function recordToolResult(toolCall: ToolCall, outcome: ToolOutcome, { sentinel: source, sessionId, onError }: RecordToolResultOptions): void {
+  if (!source) return;
+  try {
+    const sentinel = sentinelFor(source, sessionId);
+    if (isPolicyTool(sentinel, toolCall.name)) return;
+    sentinel.recordResult(toolCall.name, toolCall.args, outcome);
+  } catch (error) {
+    onError?.(error);
+  }
 }
 
 function isPolicyTool(sentinel: Sentinel, name: string): boolean {

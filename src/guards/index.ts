@@ -26,4 +26,15 @@ export {
   type SentinelSessionsOptions,
   type SentinelSource,
 } from './sentinel-sessions.js';
-export { guardToolCall, guardToolCallSyncFirst, toolRefusal, type GuardToolCallOptions, type ToolCallDecision, type ToolRefusal } from './guard-tool-call.js';
+export {
+  guardToolCall,
+  guardToolCallSyncFirst,
+  recordToolResult,
+  toolRefusal,
+  type GuardToolCallOptions,
+  type RecordToolResultOptions,
+  type ToolCallDecision,
+  type ToolRefusal,
+} from './guard-tool-call.js';
+export type { ToolOutcome } from './tool-results.js';
+export { confirmationRef, needsOnlyApproval } from './confirmation.js';

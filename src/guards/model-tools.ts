@@ -112,7 +112,8 @@ export function createPolicyTools(source: SentinelSource, { logger = console }: 
     name: toolNames.confirm,
     description:
       "Record the user's explicit answer to a question the policy asked for. Only after the user has answered in this conversation; never on their behalf. " +
-      `Confirmable: ${askables.map((askable) => `${askable.predicate}(${askable.params.join(', ')})`).join(', ') || 'none'}.`,
+      `Confirmable: ${askables.map((askable) => `${askable.predicate}(${[...askable.params, ...(askable.confirms ? ['CallRef'] : [])].join(', ')})`).join(', ') || 'none'}.` +
+      (askables.some((askable) => askable.confirms) ? ' CallRef binds a yes to one exact call: copy the goal, reference included, from that call\'s refusal.' : ''),
     parameters: {
       type: 'object',
       properties: {

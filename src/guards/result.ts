@@ -18,8 +18,12 @@ export interface Derivation {
  * fetch) make a result `blocked`; a result with only `condition` blockers is `failed`: the facts say no.
  */
 export type Blocker =
-  /** An askable the user has not confirmed; every other condition of that proof held or was fetched first. */
-  | { kind: 'ask'; predicate: string; args: Array<Value | null>; goal: string; question: string }
+  /**
+   * An askable the user has not confirmed; every other condition of that proof held or was fetched first. For a
+   * confirmation of one call (`askable ... for tool`), `call` is that exact call as the user should read it, and the
+   * last of `args` (and of `goal`) is its reference: recording the yes with this goal binds it to this call only.
+   */
+  | { kind: 'ask'; predicate: string; args: Array<Value | null>; goal: string; question: string; call?: string }
   /** A context variable the rules read that nobody bound. */
   | { kind: 'bind-context'; name: string; description?: string }
   /** A data tool that threw, timed out, was refused by its own guard, or returned a shape its JSON paths do not fit. */
@@ -28,16 +32,24 @@ export type Blocker =
   | { kind: 'contradiction'; goal: string; facts: string[] }
   /** The search stopped: a recursion cycle, the depth bound or the step budget. */
   | { kind: 'limit'; reason: string; goal: string }
-  /** Strict mode: a literal argument that no established fact or context binding contains. */
-  | { kind: 'unestablished-value'; parameter: string; value: Value }
+  /**
+   * Strict mode: a literal argument that nothing read in this conversation, no fact and no context binding contains.
+   * `read` names the data tool call that would establish it, when the rulebase shows one; `given` says the rulebase
+   * lets the user give it (`given tool(param)`), so asking the user establishes it.
+   */
+  | { kind: 'unestablished-value'; parameter: string; value: Value; read?: string; given?: true }
   /** A tool call with no guard declared for it, when unguarded tools are denied. */
   | { kind: 'no-guard'; tool: string }
   /** A guard parameter the call did not pass. */
   | { kind: 'missing-argument'; parameter: string }
   /** Panoptes itself failed while checking; the call is denied, never let through unchecked. */
   | { kind: 'internal-error'; reason: string }
-  /** A condition that the facts made false, with the facts that made it so. */
-  | { kind: 'condition'; goal: string; condition: string; line?: number; facts: string[] };
+  /**
+   * A condition that the facts made false, with the facts that made it so. `explain` is the rule's own words for it
+   * with the values filled in. In a guard check, `decisive` says whether it stopped the branch that came closest to a
+   * proof (the model reads those) or was incidental on the way (another rule alternative; the developer reads it).
+   */
+  | { kind: 'condition'; goal: string; condition: string; line?: number; facts: string[]; explain?: string; decisive?: boolean };
 
 /** Outcome of a proof search: `proved`, `blocked` (something can unblock it) or `failed` (the facts say no). */
 export type ProofStatus = 'proved' | 'blocked' | 'failed';

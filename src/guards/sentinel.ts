@@ -21,6 +21,9 @@ import { KnownCalls } from './known-calls.js';
 import { createSearchContext, Search, type SearchContext, type SearchOptions, type SearchOutcome } from './solver.js';
 import { answersText, blockerMessage, blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyToolNames } from './text.js';
 import { ToolCallDeniedError } from './tool-call-denied-error.js';
+import { isConfirmationRef } from './confirmation.js';
+import { findReadHints, renderReadHint } from './read-hints.js';
+import { consumeConfirmations, invalidateWrites, readValuesOf, recordDataResult, type ToolOutcome } from './tool-results.js';
 import { ATTR, createTelemetry, guardrailMarkers, OPERATION, SPAN, telemetryOptionsOf, type Telemetry, type TelemetryOptions } from '../telemetry/index.js';
 
 /** A tool the sentinel knows: its name, and for data tools the handler the solver calls to fetch facts. */
@@ -44,8 +47,12 @@ export interface SentinelOptions extends TelemetryOptions {
   /** Where time comes from (TTLs, `hours_since`). @default the fact store's clock */
   clock?: Clock;
   /**
-   * Refuse literal arguments that no established fact or context binding contains: a booking id the model made up
-   * is denied before any rule runs. Also applies to queries, context bindings and confirmations from the model.
+   * Refuse literal arguments that nothing in this conversation established: a booking id the model made up is denied
+   * before any rule runs. A value is established when a fact or a context binding holds it, or when it appeared in a
+   * tool result the agent or the sentinel read in this conversation (the adapters report the agent's results through
+   * `recordResult`). Data tools, which only read, are not refused for their own arguments (their guards judge them),
+   * nor are tools whose guard allows every call (`guard think.`). Also applies to queries, context bindings and
+   * confirmations from the model.
    * @default false
    */
   strict?: boolean | StrictOptions;
@@ -97,6 +104,21 @@ export interface Sentinel {
   confirm(goal: string, answer?: boolean): string;
   /** Whether a tool has a guard. */
   isGuarded(tool: string): boolean;
+  /**
+   * Tells the sentinel what became of a tool call that ran; adapters call it after every guarded call. A successful
+   * call consumes the call-bound confirmations of that exact call (a second identical write needs a second yes),
+   * invalidates the data its `write` declarations name (the next check reads them again), records a data tool's
+   * result as the facts the sentinel would have fetched (same JSON paths and TTLs, so nothing is fetched twice), and
+   * remembers the result's values for strict mode. A failed call changes nothing. Adapters call it through
+   * `recordToolResult`, which catches and logs a failure of the store, since the call has already run.
+   */
+  recordResult(tool: string, args: Record<string, unknown>, outcome: ToolOutcome): void;
+  /**
+   * Records a human approval given through the host (an AI SDK tool approval, a LangGraph interrupt, an MCP
+   * elicitation) for the call a check was blocked on: every call-bound confirmation the check asked for is recorded
+   * for that exact call, and nothing else. Returns the facts recorded (empty when the check asked for none).
+   */
+  recordApproval(check: CheckResult): string[];
 }
 
 /**
@@ -144,6 +166,9 @@ export function createSentinel({
   // Words the policy itself uses (cabin names, statuses) are vocabulary, not claims about the world.
   const vocabulary = new Set(rulebaseConstants(rulebase).map((value) => formatValue(value)));
   const isEstablished = (value: Value) => vocabulary.has(formatValue(value)) || facts.isEstablishedValue(value);
+  const readHints = strict === false ? new Map<string, never>() : findReadHints(rulebase);
+  // Tools that only read, and tools every call of which is allowed, are not judged on their arguments in strict mode.
+  const unchecked = new Set([...rulebase.dataByTool.keys(), ...[...rulebase.guards].flatMap(([tool, guards]) => (guards.some((guard: { params: unknown[]; body: unknown[] }) => guard.params.length === 0 && guard.body.length === 0) ? [tool] : []))]);
 
   const searchOptions: SearchOptions = { compiled, store: facts, clock: time, tools: handlers, sleep, fetchTimeoutMs, maxDepth, maxSteps, fresh: new KnownCalls() };
   const searchContext = (): SearchContext => createSearchContext(searchOptions);
@@ -151,18 +176,23 @@ export function createSentinel({
   const statusOf = (outcome: SearchOutcome): ProofStatus =>
     outcome.answers.length > 0 ? 'proved' : outcome.blockers.some((blocker) => blocker.kind !== 'condition') ? 'blocked' : 'failed';
 
-  /** In strict mode, the literals of a call that nothing established. */
-  const unestablished = (args: Record<string, unknown>): Blocker[] => {
-    if (strictParameters === undefined) return [];
+  /** In strict mode, the literals of a call that nothing established, each with the read that would establish it. */
+  const unestablished = (tool: string, args: Record<string, unknown>): Blocker[] => {
+    if (strictParameters === undefined || unchecked.has(tool)) return [];
     const found: Blocker[] = [];
     for (const [parameter, value] of Object.entries(args)) {
       const checked = strictParameters === null ? typeof value === 'string' : strictParameters.includes(parameter) && (typeof value === 'string' || typeof value === 'number');
-      if (checked && !isEstablished(value as Value)) found.push({ kind: 'unestablished-value', parameter, value: value as Value });
+      if (!checked || isEstablished(value as Value)) continue;
+      // A parameter the rulebase marks as the user's (`given tool(param)`) may take a value the user said.
+      const given = rulebase.given.get(tool)?.has(parameter) === true;
+      if (given && facts.isUserWord(value as string | number)) continue;
+      const hint = readHints.get(tool)?.get(parameter);
+      found.push({ kind: 'unestablished-value', parameter, value: value as Value, ...(hint ? { read: renderReadHint(hint, value as Value, facts) } : {}), ...(given ? { given: true as const } : {}) });
     }
     return found;
   };
 
-  const parseGoal = (goal: string): LiteralNode[] => {
+  const parseGoal = (goal: string, { checkValues = true }: { checkValues?: boolean } = {}): LiteralNode[] => {
     if (typeof goal !== 'string' || goal.trim() === '') throw new SentinelInputError('The goal is empty.', { modelText: 'Pass a goal in the rule language, e.g. cancellable(booking_of_interest).' });
     const parsed = parseGoalText(goal);
     if (parsed.diagnostics.length > 0) {
@@ -174,7 +204,7 @@ export function createSentinel({
     }
     const literals = resolveGoalContexts(parsed.literals, rulebase);
     checkGoalPredicates(literals, rulebase);
-    if (strictParameters !== undefined) {
+    if (strictParameters !== undefined && checkValues) {
       for (const value of goalLiterals(literals)) {
         if (!isEstablished(value)) {
           throw new SentinelInputError(`Strict mode: ${formatValue(value)} in the goal is not an established fact`, {
@@ -196,11 +226,14 @@ export function createSentinel({
       tool,
       args,
       blockers,
-      text: blockerText(status === 'blocked' ? `${tool} is not allowed yet.` : `${tool} is not allowed by the policy; do not retry it with these arguments unless the facts change.`, blockers, names),
+      text:
+        status === 'blocked'
+          ? blockerText(`${tool} is not allowed yet.`, blockers, names)
+          : blockerText(`${tool} is not allowed by the policy.`, blockers, names, 'Do not retry it with these arguments unless the facts change; tell the user why.'),
       message: blockerMessage(`Tool call ${call} denied by ${rulebase.source}:`, blockers, rulebase.source),
     });
     try {
-      const refused = unestablished(args);
+      const refused = unestablished(tool, args);
       if (refused.length > 0) return denied('blocked', refused);
       const guards = compiled.guards.get(tool);
       if (!guards) {
@@ -306,7 +339,8 @@ export function createSentinel({
     },
 
     confirm(goal, answer = true) {
-      const literals = parseGoal(goal);
+      // The values are checked below, without the call reference a call-bound confirmation ends with.
+      const literals = parseGoal(goal, { checkValues: false });
       const literal = literals[0];
       if (literals.length !== 1 || literal?.kind !== 'call' || !rulebase.askables.has(literal.predicate)) {
         const askables = [...rulebase.askables.keys()];
@@ -317,6 +351,22 @@ export function createSentinel({
         throw new SentinelInputError(`${goal} is not ground`, { modelText: `Fill in every argument of ${formatLiteralNode(literal)} (no variables; bind context variables first).` });
       }
       const ground = values as Value[];
+      const confirms = rulebase.askables.get(literal.predicate)!.confirms;
+      if (confirms && !isConfirmationRef(ground.at(-1), confirms.tool)) {
+        throw new SentinelInputError(`${goal} does not end with a call reference of ${confirms.tool}`, {
+          modelText: `${literal.predicate} confirms one call of ${confirms.tool}: call ${confirms.tool} first, then pass the goal exactly as its refusal gave it (it ends with the call's reference, "${confirms.tool}#...").`,
+        });
+      }
+      if (strictParameters !== undefined) {
+        // The user's answer is theirs to give (a reason, a yes); the ids it is about must be known ones.
+        for (const value of confirms ? ground.slice(0, -1) : ground) {
+          if (typeof value === 'string' && /["\d]/.test(JSON.stringify(value).slice(1, -1)) && !isEstablished(value)) {
+            throw new SentinelInputError(`Strict mode: ${formatValue(value)} in the goal is not an established fact`, {
+              modelText: `${formatValue(value)} is not a known fact. Pass the goal exactly as the refusal gave it, with context names where it used them.`,
+            });
+          }
+        }
+      }
       if (answer) facts.assert(literal.predicate, ground, { source: 'user' });
       else facts.retract(literal.predicate, ground);
       return formatFact(literal.predicate, ground);
@@ -324,6 +374,26 @@ export function createSentinel({
 
     isGuarded(tool) {
       return compiled.guards.has(tool);
+    },
+
+    recordResult(tool, rawArgs, outcome) {
+      if (!outcome?.ok) return; // a failed call changed nothing: its confirmation stands, its data are still true
+      const args: Record<string, unknown> = typeof rawArgs === 'object' && rawArgs !== null && !Array.isArray(rawArgs) ? rawArgs : {};
+      consumeConfirmations(rulebase, facts, tool, args);
+      invalidateWrites(rulebase, facts, tool, args);
+      if (rulebase.dataByTool.has(tool)) recordDataResult(rulebase, facts, tool, args as Record<string, Value>, outcome.result);
+      facts.noteReadValues(readValuesOf(outcome.result));
+    },
+
+    recordApproval(check) {
+      const recorded: string[] = [];
+      for (const blocker of check?.blockers ?? []) {
+        if (blocker.kind !== 'ask' || blocker.call === undefined) continue;
+        const args = blocker.args as Value[];
+        facts.assert(blocker.predicate, args, { source: 'user' });
+        recorded.push(formatFact(blocker.predicate, args));
+      }
+      return recorded;
     },
   };
   return sentinel;
@@ -334,7 +404,8 @@ function checkGoalPredicates(literals: readonly LiteralNode[], rulebase: Rulebas
   const arities = new Map<string, number>();
   for (const [name, clauses] of rulebase.rules) arities.set(name, clauses[0]!.args.length);
   for (const [name, declaration] of rulebase.data) arities.set(name, declaration.params.length);
-  for (const [name, declaration] of rulebase.askables) arities.set(name, declaration.params.length);
+  // A call-bound confirmation's facts end with the call's reference.
+  for (const [name, declaration] of rulebase.askables) arities.set(name, declaration.params.length + (declaration.confirms ? 1 : 0));
   for (const [name, builtin] of Object.entries(BUILTIN_PREDICATES)) arities.set(name, builtin.arity);
   const visit = (literal: LiteralNode) => {
     if (literal.kind === 'not') return visit(literal.goal);
@@ -344,6 +415,12 @@ function checkGoalPredicates(literals: readonly LiteralNode[], rulebase: Rulebas
       const hint = didYouMean(literal.predicate, arities.keys());
       throw new SentinelInputError(`Unknown predicate '${literal.predicate}'`, {
         modelText: `Unknown predicate ${literal.predicate}. ${hint || `Known: ${[...rulebase.rules.keys()].join(', ')}.`}`,
+      });
+    }
+    const confirms = rulebase.askables.get(literal.predicate)?.confirms;
+    if (confirms && literal.args.length === arity - 1) {
+      throw new SentinelInputError(`${literal.predicate} needs the reference of the ${confirms.tool} call it confirms`, {
+        modelText: `${literal.predicate} confirms one call of ${confirms.tool}: call ${confirms.tool} first, then pass the goal exactly as its refusal gave it (it ends with the call's reference, "${confirms.tool}#...").`,
       });
     }
     if (arity !== literal.args.length) {

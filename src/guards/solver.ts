@@ -11,6 +11,8 @@ import type { Blocker, Derivation, DerivationKind } from './result.js';
 import { each, finallyDo, type Continuation, type Step } from './step.js';
 import { Environment, UNBOUND_CONTEXT, type RTerm } from './terms.js';
 import { variantKey } from './variant.js';
+import { confirmationRef, renderConfirmedCall } from './confirmation.js';
+import type { AskableDeclaration } from '../rules/index.js';
 
 /** Everything one top-level call (a query or a check) shares with the nested proofs of data tools' guards. */
 export interface SearchContext {
@@ -82,7 +84,7 @@ export class Search {
   private readonly assumptions: Array<Blocker & { kind: 'ask' }> = [];
   private readonly ancestors: Array<{ predicate: string; args: readonly RTerm[]; base: number }> = [];
   private readonly blockers = new Map<string, Blocker>();
-  private readonly conditions = new Map<string, Blocker>();
+  private readonly conditions = new Map<string, Blocker & { kind: 'condition' }>();
   private readonly blockedSolutions: Array<Array<Blocker & { kind: 'ask' }>> = [];
   private readonly answers: RawAnswer[] = [];
   private readonly answerKeys = new Set<string>();
@@ -92,6 +94,20 @@ export class Search {
   /** The clauses whose bodies are being proved, with their frames, as pairs: where to look for calls to prefetch. */
   private readonly entered: Array<CClause | number> = [];
   private goalBase = 0;
+  /** The call a guard search is about: what call-bound confirmations are checked against. */
+  private call: { tool: string; args: Record<string, unknown> } | undefined;
+  private readonly refs = new Map<AskableDeclaration, string>();
+  /**
+   * Where a guard search is: which guard clause, and which of its top-level conditions it is proving. A failure is
+   * tagged with it, so the refusal can lead with the failures of the branch that came closest to a proof.
+   */
+  private clauseIndex = -1;
+  private topBody: readonly CLiteral[] | undefined;
+  private topBase = 0;
+  private reach = 0;
+  /** The furthest top-level condition each guard clause reached. */
+  private readonly clauseReach: number[] = [];
+  private readonly conditionReach = new Map<string, { clause: number; index: number }>();
 
   /**
    * @param explain Whether to render failed conditions. A proof that succeeds never reports them, so the sentinel
@@ -122,7 +138,13 @@ export class Search {
    */
   async proveGuard(tool: string, clauses: readonly CClause[], args: Record<string, unknown>): Promise<SearchOutcome> {
     const source = this.context.compiled.rulebase.source;
+    this.call = { tool, args };
+    let clauseIndex = -1;
     await each(clauses, (clause) => {
+      this.clauseIndex = ++clauseIndex;
+      this.topBody = undefined; // set once the head matched: a mismatch of the head is not a body condition
+      this.reach = 0;
+      this.clauseReach[clauseIndex] = 0;
       const mark = this.env.mark();
       const base = this.env.allocate(clause.variableCount);
       const params = clause.params ?? [];
@@ -134,11 +156,13 @@ export class Search {
           return false;
         }
         if (!this.env.unifyWithValue(clause.head[index]!, base, args[name] as Value)) {
-          if (this.explain) this.recordCondition(`${name}: ${this.env.render(clause.head[index]!, base)}`, `${tool}(${name}: ...) at line ${clause.line}`, clause.line, [JSON.stringify(args[name])]);
+          if (this.explain) this.recordCondition(`${name}: ${this.env.render(clause.head[index]!, base)}`, { text: `${tool}(${name}: ...) at line ${clause.line}`, line: clause.line }, base, [JSON.stringify(args[name])]);
           this.env.undo(mark);
           return false;
         }
       }
+      this.topBody = clause.body;
+      this.topBase = base;
       const node: ProofNode = { by: 'guard', base, goal: `${tool}(${params.map((name) => `${name}: ${JSON.stringify(args[name])}`).join(', ')})`, source: `${source}:${clause.line}`, children: [] };
       this.root.children.push(node);
       const step = this.enterBody(clause, base, node, 0, () => this.onProof(() => ({}), 1));
@@ -174,12 +198,11 @@ export class Search {
   private outcome(): SearchOutcome {
     const blockers: Blocker[] = [];
     if (this.answers.length === 0) {
+      // One question per askable and values, however many rules (with differently named variables) asked it.
       const asks = new Map<string, Blocker>();
-      for (const solution of this.blockedSolutions) for (const ask of solution) asks.set(ask.goal, ask);
+      for (const solution of this.blockedSolutions) for (const ask of solution) asks.set(`${ask.predicate}(${canonicalJson(ask.args)})`, ask);
       blockers.push(...asks.values(), ...this.blockers.values());
-      // Failed conditions explain a refusal; next to something actionable they are noise for the model, but they stay
-      // in the result for the developer.
-      blockers.push(...this.conditions.values());
+      blockers.push(...this.rankedConditions());
     }
     return {
       answers: this.answers,
@@ -188,6 +211,34 @@ export class Search {
       negatedPredicates: Object.fromEntries(this.negatedPredicates),
       readClock: this.readClock,
     };
+  }
+
+  /**
+   * Failed conditions, the decisive ones first: in a guard search, those that stopped the branch that came closest to
+   * a proof (the guard clause that proved the most of its top-level conditions) at the furthest point it reached.
+   * Failures on the way there (a rule alternative that did not apply) are incidental: `decisive: false`, kept for the
+   * developer, left out of the model's text. Outside a guard search (a query) nothing is ranked.
+   */
+  private rankedConditions(): Blocker[] {
+    const conditions = [...this.conditions.entries()];
+    if (this.clauseReach.length === 0) return conditions.map(([, blocker]) => blocker);
+    const furthest = Math.max(...this.clauseReach);
+    const isDecisive = (key: string) => {
+      const at = this.conditionReach.get(key);
+      return at !== undefined && this.clauseReach[at.clause] === furthest && at.index === furthest;
+    };
+    // Only head mismatches (no clause entered its body): nothing to rank them against.
+    if (!conditions.some(([key]) => this.conditionReach.has(key))) return conditions.map(([, blocker]) => blocker);
+    const ranked = conditions.map(([key, blocker]) => ({ ...blocker, decisive: isDecisive(key) }));
+    return [...ranked.filter((blocker) => blocker.decisive), ...ranked.filter((blocker) => !blocker.decisive)];
+  }
+
+  /** The reference of the call being guarded, for a call-bound confirmation; undefined outside a guard search. */
+  private refFor(declaration: AskableDeclaration): string | undefined {
+    if (!this.call || declaration.confirms?.tool !== this.call.tool) return undefined;
+    let ref = this.refs.get(declaration);
+    if (ref === undefined) this.refs.set(declaration, (ref = confirmationRef(declaration, this.call.tool, this.call.args)));
+    return ref;
   }
 
   private readContext(name: string): Value | typeof UNBOUND_CONTEXT {
@@ -209,6 +260,14 @@ export class Search {
   }
 
   private solveGoals(body: readonly CLiteral[], index: number, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
+    if (body === this.topBody) {
+      // A guard clause's own conditions: note how far the clause got, and restore it when this one is retried.
+      const previous = this.reach;
+      this.reach = index;
+      if (index > this.clauseReach[this.clauseIndex]!) this.clauseReach[this.clauseIndex] = index;
+      const step = index === body.length ? k() : this.solve(body[index]!, base, parent, depth, () => this.solveGoals(body, index + 1, base, parent, depth, k));
+      return finallyDo(step, () => (this.reach = previous));
+    }
     if (index === body.length) return k();
     return this.solve(body[index]!, base, parent, depth, () => this.solveGoals(body, index + 1, base, parent, depth, k));
   }
@@ -346,6 +405,12 @@ export class Search {
       if (value === UNBOUND_CONTEXT) return false;
       pattern.push(value);
     }
+    if (literal.kind === 'askable' && literal.declaration.confirms) {
+      // A call-bound confirmation holds only for the call it was given for: its last argument is that call's reference.
+      const ref = this.refFor(literal.declaration);
+      if (ref === undefined) return false;
+      pattern.push(ref);
+    }
     const store = this.context.store;
     if (this.negationDepth > 0) this.negatedPredicates.set(literal.predicate, store.predicateVersion(literal.predicate));
     let facts: readonly StoredFact[];
@@ -356,20 +421,20 @@ export class Search {
       if (this.isContradiction(literal, inputs, sameInputs)) return false;
       facts = inputs === pattern ? sameInputs : sameInputs.filter((fact) => fitsPattern(fact.args, pattern));
       if (facts.length === 0) {
-        if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, sameInputs.map((fact) => formatFact(fact.predicate, fact.args)));
+        if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal, base, sameInputs.map((fact) => formatFact(fact.predicate, fact.args)));
         return false;
       }
     } else {
       facts = store.match(literal.predicate, pattern);
       if (facts.length === 0) {
-        if (literal.kind === 'data' && this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, [], unboundReason);
+        if (literal.kind === 'data' && this.explain) this.recordCondition(renderCall(this.env, literal, base), literal, base, [], unboundReason);
         return false;
       }
     }
     const childMark = parent.children.length;
     return each(facts, (fact) => {
       const mark = this.env.mark();
-      for (let index = 0; index < fact.args.length; index++) {
+      for (let index = 0; index < literal.args.length; index++) {
         if (!this.env.unifyWithValue(literal.args[index]!, base, fact.args[index]!)) {
           this.env.undo(mark);
           return false;
@@ -415,16 +480,29 @@ export class Search {
       values.push(value);
     }
     const store = this.context.store;
-    const confirmed = store.match(literal.predicate, values);
+    const { declaration } = literal;
+    const ref = declaration.confirms ? this.refFor(declaration) : undefined;
+    if (declaration.confirms && ref === undefined) return false; // checked at load time: only a guard of its tool uses it
+    const confirmed = store.match(literal.predicate, ref === undefined ? values : [...values, ref]);
     if (confirmed.length > 0 || this.negationDepth > 0) return this.matchFacts(literal, base, parent, k);
     // Not confirmed: assume it and go on, so every tool-backed condition after it is checked (and fetched) before
     // the user is asked anything. A proof that needed assumptions is reported as blocked on them.
-    const question = literal.declaration.question.replace(/\{([^}]*)\}/g, (whole, name: string) => {
-      const position = literal.declaration.params.indexOf(name);
+    const call = ref === undefined ? undefined : renderConfirmedCall(declaration, this.call!.tool, this.call!.args);
+    const question = declaration.question.replace(/\{([^}]*)\}/g, (whole, name: string) => {
+      if (name === 'call' && call !== undefined) return call;
+      const position = declaration.params.indexOf(name);
       const value = position === -1 ? undefined : values[position];
       return value === undefined ? whole : typeof value === 'string' ? value : JSON.stringify(value);
     });
-    const ask = { kind: 'ask' as const, predicate: literal.predicate, args: values.map((value) => value ?? null), goal: renderCall(this.env, literal, base), question };
+    const goal = renderCall(this.env, literal, base);
+    const ask = {
+      kind: 'ask' as const,
+      predicate: literal.predicate,
+      args: ref === undefined ? values.map((value) => value ?? null) : [...values.map((value) => value ?? null), ref],
+      goal: ref === undefined ? goal : `${goal.endsWith(')') ? goal.slice(0, -1) + ', ' : `${goal}(`}${JSON.stringify(ref)})`,
+      question,
+      ...(call !== undefined ? { call } : {}),
+    };
     this.assumptions.push(ask);
     const childMark = parent.children.length;
     parent.children.push({ by: 'askable', literal, base, source: 'unconfirmed', children: [] });
@@ -444,7 +522,7 @@ export class Search {
       case 'length': {
         const list = this.env.value(literal.args[0]!, base);
         if (!Array.isArray(list)) {
-          if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, [], list === undefined ? 'the list is not bound' : 'not a list');
+          if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal, base, [], list === undefined ? 'the list is not bound' : 'not a list');
           return false;
         }
         result = list.length;
@@ -453,7 +531,7 @@ export class Search {
       case 'hours_since': {
         const time = timestampMs(this.env.value(literal.args[0]!, base));
         if (time === undefined) {
-          if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, [], 'not an ISO timestamp');
+          if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal, base, [], 'not an ISO timestamp');
           return false;
         }
         this.readClock = true;
@@ -465,7 +543,7 @@ export class Search {
     }
     const mark = this.env.mark();
     if (!this.env.unifyWithValue(literal.args[1]!, base, result)) {
-      if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal.text, literal.line, []);
+      if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal, base, []);
       this.env.undo(mark);
       return false;
     }
@@ -488,7 +566,7 @@ export class Search {
     const right = this.env.value(literal.right, base);
     if (left === UNBOUND_CONTEXT || right === UNBOUND_CONTEXT) return false;
     if (left === undefined || right === undefined) {
-      if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, [], 'a variable in it is not bound');
+      if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal, base, [], 'a variable in it is not bound');
       return false;
     }
     if (!compareValues(literal.operator, left, right)) {
@@ -501,7 +579,7 @@ export class Search {
   private recordFailedComparison(literal: CLiteral & { kind: 'compare' }, base: number, values?: Value[]): void {
     if (!this.explain || this.negationDepth > 0) return;
     const operands = values ?? [this.env.value(literal.left, base), this.env.value(literal.right, base)].filter((value): value is Value => value !== undefined && value !== UNBOUND_CONTEXT);
-    if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, factsMentioning(this.root, operands));
+    if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal, base, factsMentioning(this.root, operands));
   }
 
   private solveMember(literal: CLiteral & { kind: 'member' }, base: number, parent: ProofNode, k: Continuation): Step {
@@ -515,7 +593,7 @@ export class Search {
       const value = this.env.value(listTerm, listBase);
       if (value === UNBOUND_CONTEXT) return false;
       if (!Array.isArray(value)) {
-        if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, [], value === undefined ? 'the list is not bound' : 'not a list');
+        if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal, base, [], value === undefined ? 'the list is not bound' : 'not a list');
         return false;
       }
       items = value.map((item) => ({ term: { kind: 'constant', value: item as Value } as RTerm, base: 0 }));
@@ -531,14 +609,14 @@ export class Search {
       return finallyDo(this.succeed(literal, base, parent, 'membership', k), () => this.env.undo(mark));
     });
     return finallyDo(step, () => {
-      if (!matchedAny && this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, []);
+      if (!matchedAny && this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal, base, []);
     });
   }
 
   private solveNot(literal: CLiteral & { kind: 'not' }, base: number, parent: ProofNode, depth: number, k: Continuation): Step {
     const inner = literal.goal;
     if (!this.isGround(inner, base)) {
-      if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, [], 'negation needs a ground goal; a variable in it is not bound');
+      if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal, base, [], 'negation needs a ground goal; a variable in it is not bound');
       return false;
     }
     const inconclusiveBefore = this.inconclusive;
@@ -555,7 +633,7 @@ export class Search {
       (proved) => {
         if (this.stopped) return true;
         if (proved) {
-          if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal.text, literal.line, proof.flatMap(collectFactTexts));
+          if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal, base, proof.flatMap(collectFactTexts));
           return false;
         }
         // The inner goal was not proved, but only because something was missing: 'not' cannot conclude it is false.
@@ -583,18 +661,41 @@ export class Search {
     });
   }
 
-  private recordCondition(goal: string, condition: string, line: number | undefined, facts: string[], reason?: string): void {
+  private recordCondition(goal: string, where: Pick<CLiteral, 'text' | 'line' | 'explain'>, base: number, facts: string[], reason?: string): void {
     if (this.negationDepth > 0 || this.conditions.size >= 50) return;
     const key = `${goal}|${reason ?? ''}`;
     if (this.conditions.has(key)) return;
+    // A failure deep inside a guard condition the author explained (`own_reservation(R) "..."`) reads in those words.
+    let explain = where.explain ? this.explanation(where.explain, base) : undefined;
+    if (this.topBody !== undefined) {
+      this.conditionReach.set(key, { clause: this.clauseIndex, index: this.reach });
+      const top = this.topBody[this.reach];
+      if (explain === undefined && top?.explain) explain = this.explanation(top.explain, this.topBase);
+    }
     this.conditions.set(key, {
       kind: 'condition',
       goal: reason ? `${goal} (${reason})` : goal,
-      condition,
-      ...(line ? { line } : {}),
+      condition: where.text,
+      ...(where.line ? { line: where.line } : {}),
       facts,
+      ...(explain !== undefined ? { explain } : {}),
     });
   }
+
+  /** The author's words for a condition, each `{Var}` replaced by its value (plain, as a person reads it). */
+  private explanation(pieces: ReadonlyArray<string | RTerm>, base: number): string {
+    let text = '';
+    for (const piece of pieces) {
+      if (typeof piece === 'string') {
+        text += piece;
+        continue;
+      }
+      const value = this.env.value(piece, base);
+      text += value === undefined || value === UNBOUND_CONTEXT ? '(unknown)' : typeof value === 'string' ? value : formatFact('', [value]).slice(1, -1);
+    }
+    return text;
+  }
+
 
   // ---- data tools ----
 

@@ -19,18 +19,24 @@ export const DEFAULT_POLICY_TOOL_NAMES: PolicyToolNames = { query: 'query_policy
 const MAX_CONDITIONS_FOR_MODEL = 4;
 
 /**
- * The few lines the model reads when a goal or a call is not proved: what to do first (ask, bind, retry), then why,
- * in the rule language so it can query the same things. Kept apart from the developer message on purpose.
+ * The few lines the model reads when a goal or a call is not proved. The first line says what to do or why not:
+ * with something to do (ask, bind, retry), the subject and then the actions; with nothing to do, for a refused call
+ * (one with a `tail`), the subject and the decisive reason on the same line. Reasons are the conditions that decided the outcome, in the rule's own words when
+ * it gives them; incidental failures of other rule alternatives (`decisive: false`) are left to the developer message.
+ * Kept apart from the developer message on purpose.
+ * @param tail A last line (what not to do next), when there is one.
  */
-export function blockerText(subject: string, blockers: readonly Blocker[], names: PolicyToolNames = DEFAULT_POLICY_TOOL_NAMES): string {
+export function blockerText(subject: string, blockers: readonly Blocker[], names: PolicyToolNames = DEFAULT_POLICY_TOOL_NAMES, tail?: string): string {
   const actions: string[] = [];
   const reasons: string[] = [];
+  let conditions = 0;
   for (const blocker of blockers) {
     switch (blocker.kind) {
       case 'ask': {
         const unknowns = [...new Set(blocker.goal.replace(/"(?:[^"\\]|\\.)*"/g, '').match(/\b_?[A-Z][A-Za-z0-9_]*/g) ?? [])];
         const fill = unknowns.length > 0 ? ` (replace ${unknowns.join(', ')} with the user's answer)` : '';
-        actions.push(`Ask the user: "${blocker.question}" If they explicitly agree, call ${names.confirm} with goal \`${blocker.goal}\`${fill} and answer "yes"; then try again.`);
+        const call = blocker.call !== undefined && !blocker.question.includes(blocker.call) ? ` The call to confirm: ${blocker.call}.` : '';
+        actions.push(`Ask the user: "${blocker.question}"${call} If they explicitly agree, call ${names.confirm} with goal \`${blocker.goal}\`${fill} and answer "yes"; then try again.`);
         break;
       }
       case 'bind-context':
@@ -46,7 +52,11 @@ export function blockerText(subject: string, blockers: readonly Blocker[], names
         reasons.push(`The policy check of ${blocker.goal} stopped: ${blocker.reason}.`);
         break;
       case 'unestablished-value':
-        actions.push(`${blocker.parameter} = ${formatValue(blocker.value)} is not a known fact: look it up with a data tool (or ask the user and call ${names.bindContext}) before using it.`);
+        actions.push(
+          blocker.given
+            ? `${blocker.parameter} = ${formatValue(blocker.value)} is not a known fact: the user has not said it in this conversation; ask them.`
+            : `${blocker.parameter} = ${formatValue(blocker.value)} is not a known fact: ${blocker.read ? `read it first with ${blocker.read}` : 'look it up with a data tool first'} (or, if the user said it, ask them and call ${names.bindContext}).`,
+        );
         break;
       case 'no-guard':
         reasons.push(`No policy rule allows ${blocker.tool}.`);
@@ -58,14 +68,37 @@ export function blockerText(subject: string, blockers: readonly Blocker[], names
         reasons.push('The policy could not be checked right now.');
         break;
       case 'condition':
-        if (reasons.length < MAX_CONDITIONS_FOR_MODEL) reasons.push(`${blocker.goal} does not hold${blocker.facts.length > 0 ? ` (known: ${blocker.facts.slice(0, 3).join('; ')})` : ''}.`);
+      {
+        if (blocker.decisive === false || conditions >= MAX_CONDITIONS_FOR_MODEL) break;
+        const reason = blocker.explain !== undefined ? sentence(blocker.explain) : `${blocker.goal} does not hold${blocker.facts.length > 0 ? ` (known: ${blocker.facts.slice(0, 3).join('; ')})` : ''}.`;
+        // Several alternatives under one explained condition fail with the same words: say them once.
+        if (reasons.includes(reason)) break;
+        conditions++;
+        reasons.push(reason);
         break;
+      }
     }
   }
-  const lines = [subject];
-  if (actions.length > 0) lines.push('To proceed:', ...actions.map((action) => `- ${action}`));
-  if (reasons.length > 0) lines.push(actions.length > 0 ? 'Also:' : 'Why:', ...reasons.map((reason) => `- ${reason}`));
+  const lines: string[] = [];
+  if (actions.length > 0) {
+    lines.push(`${subject} To proceed:`, ...actions.map((action) => `- ${action}`));
+    if (reasons.length > 0) lines.push('Also:', ...reasons.map((reason) => `- ${reason}`));
+  } else if (reasons.length > 0 && tail !== undefined) {
+    // A refused call: the first line says why, the last what not to do.
+    lines.push(`${subject.replace(/[.:]$/, '')}: ${reasons[0]}`);
+    if (reasons.length > 1) lines.push('Also:', ...reasons.slice(1).map((reason) => `- ${reason}`));
+  } else {
+    lines.push(subject);
+    if (reasons.length > 0) lines.push('Why:', ...reasons.map((reason) => `- ${reason}`));
+  }
+  if (tail !== undefined) lines.push(tail);
   return lines.join('\n');
+}
+
+/** A reason as a sentence: a capital and a full stop are not the author's job. */
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 /** The developer-facing account of blockers: every one, with rule lines. */
@@ -73,9 +106,9 @@ export function blockerMessage(subject: string, blockers: readonly Blocker[], so
   const lines = blockers.map((blocker) => {
     switch (blocker.kind) {
       case 'condition':
-        return `  ${source}${blocker.line ? `:${blocker.line}` : ''} condition failed: ${blocker.goal} [${blocker.condition}]${blocker.facts.length > 0 ? ` facts: ${blocker.facts.join('; ')}` : ''}`;
+        return `  ${source}${blocker.line ? `:${blocker.line}` : ''} condition failed${blocker.decisive === false ? ' (incidental)' : ''}: ${blocker.goal} [${blocker.condition}]${blocker.explain ? ` "${blocker.explain}"` : ''}${blocker.facts.length > 0 ? ` facts: ${blocker.facts.join('; ')}` : ''}`;
       case 'ask':
-        return `  unconfirmed askable: ${blocker.goal} "${blocker.question}"`;
+        return `  unconfirmed askable: ${blocker.goal} "${blocker.question}"${blocker.call ? ` for ${blocker.call}` : ''}`;
       case 'bind-context':
         return `  unbound context: ${blocker.name}`;
       case 'fetch-failed':

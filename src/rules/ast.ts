@@ -31,12 +31,17 @@ export type TermNode =
 /** Comparison built-ins. `=` unifies (evaluating arithmetic first); the others compare ground values. */
 export type ComparisonOperator = '=' | '!=' | '<' | '<=' | '>' | '>=';
 
-/** One condition in a rule body. */
-export type LiteralNode =
+/**
+ * One condition in a rule body. `explain` is the author's words for it, written as a string after the condition
+ * (`Kind in [gift_card, credit_card] "a flight change must be paid with a gift card or a credit card"`): a refusal
+ * that this condition decides says it in these words, `{Var}` filled in with the value that failed.
+ */
+export type LiteralNode = (
   | { kind: 'call'; predicate: string; args: TermNode[]; pos: Position }
   | { kind: 'compare'; operator: ComparisonOperator; left: TermNode; right: TermNode; pos: Position }
   | { kind: 'member'; element: TermNode; list: TermNode; pos: Position }
-  | { kind: 'not'; goal: LiteralNode; pos: Position };
+  | { kind: 'not'; goal: LiteralNode; pos: Position }
+) & { explain?: string };
 
 /** `context name "description"`: a rebindable reference such as the booking the customer is talking about. */
 export interface ContextDeclaration {
@@ -72,6 +77,24 @@ export interface AskableDeclaration {
   predicate: string;
   params: string[];
   question: string;
+  /**
+   * `askable pred(Args) for tool(param, ...) "question"`: a confirmation of one call. A yes is bound to the exact call
+   * it was asked for (the tool and its canonical arguments, or only the named ones), proves no other call, and is
+   * consumed when that call runs. `params` absent means every argument.
+   */
+  confirms?: { tool: string; params?: string[]; pos: Position };
+  pos: Position;
+}
+
+/**
+ * `write tool(param: Var, ...) invalidates data_tool(param: Var, ...), ...`: a successful call of `tool` changes what
+ * those data tool calls return, so their facts (and every conclusion drawn from them) are dropped and read again.
+ */
+export interface WriteDeclaration {
+  kind: 'write';
+  tool: string;
+  params: Array<{ name: string; value: TermNode }>;
+  invalidates: Array<{ tool: string; args: Array<{ name: string; value: TermNode }>; pos: Position }>;
   pos: Position;
 }
 
@@ -93,5 +116,16 @@ export interface GuardDeclaration {
   pos: Position;
 }
 
+/**
+ * `given tool(param, ...).`: these arguments of the tool come from the user (a passenger's name, an airport the
+ * customer named), so strict mode accepts a value found in the user's own words in this conversation.
+ */
+export interface GivenDeclaration {
+  kind: 'given';
+  tool: string;
+  params: string[];
+  pos: Position;
+}
+
 /** Any top-level statement. */
-export type Declaration = ContextDeclaration | DataDeclaration | AskableDeclaration | RuleDeclaration | GuardDeclaration;
+export type Declaration = ContextDeclaration | DataDeclaration | AskableDeclaration | RuleDeclaration | GuardDeclaration | WriteDeclaration | GivenDeclaration;

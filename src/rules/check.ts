@@ -34,6 +34,38 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
     report('error', 'unknown-tool', pos, path, `tool '${name}' is not one of the agent's tools`, didYouMean(name, toolNames) || `known tools: ${toolNames.join(', ')}`);
   };
 
+  const parametersOf = (tool: string): string[] | undefined => {
+    const properties = toolsByName.get(tool)?.parameters?.properties;
+    return properties ? Object.keys(properties) : undefined;
+  };
+  const checkNamedParameters = (tool: string, params: ReadonlyArray<{ name: string; value: TermNode }>, path: string) => {
+    const known = parametersOf(tool);
+    const seen = new Set<string>();
+    for (const param of params) {
+      if (seen.has(param.name)) report('error', 'duplicate-parameter', param.value.pos, path, `parameter '${param.name}' appears twice`);
+      seen.add(param.name);
+      if (known && !known.includes(param.name)) {
+        report('error', 'unknown-tool-parameter', param.value.pos, path, `tool '${tool}' has no parameter '${param.name}'`, didYouMean(param.name, known) || `parameters: ${known.join(', ')}`);
+      }
+    }
+  };
+  const dataTools = new Set(declarations.flatMap((declaration) => (declaration.kind === 'data' ? [declaration.tool] : [])));
+  const confirmations = new Map(declarations.flatMap((declaration) => (declaration.kind === 'askable' && declaration.confirms ? [[declaration.predicate, declaration.confirms.tool] as const] : [])));
+  // A confirmation of one call is proved against the call being guarded: anywhere else there is no call to bind it to.
+  const checkConfirmationUses = (body: readonly LiteralNode[], guardedTool: string | undefined, path: string) => {
+    const visit = (literal: LiteralNode, negated: boolean) => {
+      if (literal.kind === 'not') return visit(literal.goal, true);
+      if (literal.kind !== 'call') return;
+      const tool = confirmations.get(literal.predicate);
+      if (tool === undefined) return;
+      const fix = `use ${literal.predicate} directly in a guard of ${tool}, or declare a separate askable without 'for'`;
+      if (negated) report('error', 'confirmation-negated', literal.pos, path, `${literal.predicate} confirms a call of ${tool} and cannot be used under 'not'`, fix);
+      else if (guardedTool === undefined) report('error', 'confirmation-outside-guard', literal.pos, path, `${literal.predicate} confirms a call of ${tool}; a rule has no call to bind it to`, fix);
+      else if (guardedTool !== tool) report('error', 'confirmation-wrong-tool', literal.pos, path, `${literal.predicate} confirms a call of ${tool}, not of ${guardedTool}`, fix);
+    };
+    for (const literal of body) visit(literal, false);
+  };
+
   const checkCall = (literal: LiteralNode & { kind: 'call' }, path: string) => {
     const builtin = BUILTIN_PREDICATES[literal.predicate];
     const definition = definitions.get(literal.predicate);
@@ -54,23 +86,51 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
         break;
       case 'askable':
         checkAskable(declaration, report);
+        if (declaration.confirms) {
+          const path = `askable ${declaration.predicate}`;
+          checkTool(declaration.confirms.tool, declaration.confirms.pos, path);
+          const known = parametersOf(declaration.confirms.tool);
+          for (const name of declaration.confirms.params ?? []) {
+            if (known && !known.includes(name)) report('error', 'unknown-tool-parameter', declaration.confirms.pos, path, `tool '${declaration.confirms.tool}' has no parameter '${name}'`, didYouMean(name, known) || `parameters: ${known.join(', ')}`);
+          }
+        }
         break;
+      case 'given': {
+        const path = `given ${declaration.tool}`;
+        checkTool(declaration.tool, declaration.pos, path);
+        const known = parametersOf(declaration.tool);
+        for (const name of declaration.params) {
+          if (known && !known.includes(name)) report('error', 'unknown-tool-parameter', declaration.pos, path, `tool '${declaration.tool}' has no parameter '${name}'`, didYouMean(name, known) || `parameters: ${known.join(', ')}`);
+        }
+        break;
+      }
+      case 'write': {
+        const path = `write ${declaration.tool}`;
+        checkTool(declaration.tool, declaration.pos, path);
+        checkNamedParameters(declaration.tool, declaration.params, path);
+        const bound = new Set(declaration.params.flatMap((param) => termVariables(param.value).map((variable) => variable.name)));
+        for (const target of declaration.invalidates) {
+          checkTool(target.tool, target.pos, path);
+          if (!dataTools.has(target.tool)) {
+            report('error', 'write-target-not-data', target.pos, path, `'${target.tool}' is not read by any data declaration, so no fact comes from it to invalidate`, dataTools.size > 0 ? `data tools: ${[...dataTools].join(', ')}` : 'declare data predicates first');
+          }
+          for (const arg of target.args) {
+            for (const variable of termVariables(arg.value)) {
+              if (!bound.has(variable.name)) report('error', 'unbound-variable', variable.pos, path, `variable ${variable.name} is not a parameter of ${declaration.tool}`, `name it in ${declaration.tool}(param: ${variable.name}), or write a context name or a constant`);
+            }
+          }
+        }
+        break;
+      }
       case 'rule':
         checkClause(declaration.predicate, declaration.args, new Set(), declaration.body, `rule ${declaration.predicate}`, report, checkCall);
+        checkConfirmationUses(declaration.body, undefined, `rule ${declaration.predicate}`);
         break;
       case 'guard': {
         const path = `guard ${declaration.tool}`;
         checkTool(declaration.tool, declaration.pos, path);
-        const tool = toolsByName.get(declaration.tool);
-        const known = tool?.parameters?.properties ? Object.keys(tool.parameters.properties) : undefined;
-        const seen = new Set<string>();
-        for (const param of declaration.params) {
-          if (seen.has(param.name)) report('error', 'duplicate-parameter', param.value.pos, path, `parameter '${param.name}' appears twice`);
-          seen.add(param.name);
-          if (known && !known.includes(param.name)) {
-            report('error', 'unknown-tool-parameter', param.value.pos, path, `tool '${declaration.tool}' has no parameter '${param.name}'`, didYouMean(param.name, known) || `parameters: ${known.join(', ')}`);
-          }
-        }
+        checkNamedParameters(declaration.tool, declaration.params, path);
+        checkConfirmationUses(declaration.body, declaration.tool, path);
         const bound = new Set(declaration.params.flatMap((param) => termVariables(param.value).map((variable) => variable.name)));
         checkClause(undefined, declaration.params.map((param) => param.value), bound, declaration.body, path, report, checkCall);
         break;
@@ -96,7 +156,7 @@ function collectDefinitions(declarations: readonly Declaration[], report: Report
       contexts.set(declaration.name, declaration.pos);
       continue;
     }
-    if (declaration.kind === 'guard') continue;
+    if (declaration.kind === 'guard' || declaration.kind === 'write' || declaration.kind === 'given') continue;
     const name = declaration.predicate;
     const arity = declaration.kind === 'rule' ? declaration.args.length : declaration.params.length;
     const path = `${declaration.kind} ${name}`;
@@ -145,8 +205,9 @@ function checkData(declaration: Declaration & { kind: 'data' }, report: Report):
 
 function checkAskable(declaration: Declaration & { kind: 'askable' }, report: Report): void {
   for (const match of declaration.question.matchAll(/\{([^}]*)\}/g)) {
+    if (match[1] === 'call' && declaration.confirms) continue; // the exact call being confirmed
     if (!declaration.params.includes(match[1]!)) {
-      report('error', 'unknown-placeholder', declaration.pos, `askable ${declaration.predicate}`, `the question uses {${match[1]}}, which is not a parameter`, `parameters: ${declaration.params.join(', ') || 'none'}`);
+      report('error', 'unknown-placeholder', declaration.pos, `askable ${declaration.predicate}`, `the question uses {${match[1]}}, which is not a parameter`, `parameters: ${declaration.params.join(', ') || 'none'}${declaration.confirms ? ', and {call}' : ''}`);
     }
   }
 }

@@ -7,12 +7,14 @@ export type {
   DataDeclaration,
   DataOutput,
   Declaration,
+  GivenDeclaration,
   GuardDeclaration,
   LiteralNode,
   Position,
   RuleDeclaration,
   TermNode,
   Value,
+  WriteDeclaration,
 } from './ast.js';
 export { BUILTIN_PREDICATES, isBuiltinPredicate } from './builtins.js';
 export { evaluateJsonPath, parseJsonPath, type PathSegment } from './json-path.js';

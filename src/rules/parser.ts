@@ -1,17 +1,19 @@
 import type { Diagnostic } from '../diagnostics/index.js';
 import type {
+  AskableDeclaration,
   ComparisonOperator,
   DataOutput,
   Declaration,
   LiteralNode,
   Position,
   TermNode,
+  WriteDeclaration,
 } from './ast.js';
 import { MAX_NESTING_DEPTH } from '../limits/index.js';
 import { tokenize, type Token } from './lexer.js';
 
 /** Words that start a statement. A statement keyword first on its line is where error recovery resumes. */
-export const STATEMENT_KEYWORDS = ['context', 'data', 'askable', 'rule', 'fact', 'guard'] as const;
+export const STATEMENT_KEYWORDS = ['context', 'data', 'askable', 'rule', 'fact', 'guard', 'write', 'given'] as const;
 
 const COMPARISONS: readonly string[] = ['=', '!=', '<', '<=', '>', '>='];
 
@@ -106,6 +108,14 @@ class Parser {
         return this.askableDeclaration(keyword.pos);
       case 'guard':
         return this.guardDeclaration(keyword.pos);
+      case 'write':
+        return this.writeDeclaration(keyword.pos);
+      case 'given': {
+        const tool = this.expectIdentifier('a tool name').text;
+        const params = this.nameList();
+        this.expect('.', "expected '.' at the end of the given declaration");
+        return { kind: 'given', tool, params, pos: keyword.pos };
+      }
       default:
         return this.ruleDeclaration(keyword.pos, keyword.text === 'fact');
     }
@@ -167,11 +177,41 @@ class Parser {
   private askableDeclaration(pos: Position): Declaration {
     const predicate = this.expectIdentifier('a predicate name').text;
     const params = this.peekIs('(') ? this.variableList() : [];
+    let confirms: AskableDeclaration['confirms'];
+    const forToken = this.peek();
+    if (this.optionalKeyword('for')) {
+      const tool = this.expectIdentifier('the tool whose call this confirms');
+      confirms = { tool: tool.text, pos: forToken.pos, ...(this.peekIs('(') ? { params: this.nameList() } : {}) };
+    }
     const question = this.peek();
     if (question.kind !== 'string') this.fail('expected the question to ask, in double quotes', 'e.g. "Does the customer confirm {B}?"');
     this.index++;
     this.endDeclaration('askable');
-    return { kind: 'askable', predicate, params, question: question.text, pos };
+    return { kind: 'askable', predicate, params, question: question.text, ...(confirms ? { confirms } : {}), pos };
+  }
+
+  private writeDeclaration(pos: Position): Declaration {
+    const tool = this.expectIdentifier('a tool name').text;
+    const params = this.peekIs('(') ? this.namedArguments() : [];
+    this.expectKeyword('invalidates');
+    const invalidates: WriteDeclaration['invalidates'] = [];
+    do {
+      const target = this.expectIdentifier('the data tool whose results this write changes');
+      invalidates.push({ tool: target.text, args: this.peekIs('(') ? this.namedArguments() : [], pos: target.pos });
+    } while (this.optional(','));
+    this.expect('.', "expected ',' and another data tool, or '.' at the end of the write declaration");
+    return { kind: 'write', tool, params, invalidates, pos };
+  }
+
+  /** `(name, name, ...)`: parameter names of a tool. */
+  private nameList(): string[] {
+    this.expect('(');
+    const names: string[] = [];
+    if (this.optional(')')) return names;
+    do names.push(this.expectIdentifier('a parameter name').text);
+    while (this.optional(','));
+    this.expect(')', "expected ',' or ')' in the parameter list");
+    return names;
   }
 
   private ruleDeclaration(pos: Position, isFact: boolean): Declaration {
@@ -193,9 +233,18 @@ class Parser {
   }
 
   body(): LiteralNode[] {
-    const literals = [this.literal()];
-    while (this.optional(',')) literals.push(this.literal());
+    const literals = [this.explained()];
+    while (this.optional(',')) literals.push(this.explained());
     return literals;
+  }
+
+  /** A condition, and the author's words for it when a string follows. */
+  private explained(): LiteralNode {
+    const literal = this.literal();
+    const next = this.peek();
+    if (next.kind !== 'string') return literal;
+    this.index++;
+    return { ...literal, explain: next.text };
   }
 
   private literal(): LiteralNode {

@@ -10,6 +10,7 @@ import type {
   LiteralNode,
   RuleDeclaration,
   TermNode,
+  WriteDeclaration,
 } from './ast.js';
 import { checkDeclarations } from './check.js';
 import { parseJsonPath, type PathSegment } from './json-path.js';
@@ -50,6 +51,12 @@ export interface Rulebase {
   rules: ReadonlyMap<string, readonly RuleDeclaration[]>;
   /** Guards by tool; several guards for one tool are alternatives. */
   guards: ReadonlyMap<string, readonly GuardDeclaration[]>;
+  /** Write declarations by tool: the data tool calls a successful call of the tool makes stale. */
+  writes: ReadonlyMap<string, readonly WriteDeclaration[]>;
+  /** Parameters whose values the user gives (`given tool(param, ...)`), by tool. */
+  given: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Askables that confirm one call (`askable ... for tool`), by the tool they confirm. */
+  confirmationsByTool: ReadonlyMap<string, readonly AskableDeclaration[]>;
   /** Warnings found at load time (errors make loading throw). */
   warnings: readonly Diagnostic[];
 }
@@ -108,6 +115,9 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
   const askables = new Map<string, AskableDeclaration>();
   const rules = new Map<string, RuleDeclaration[]>();
   const guards = new Map<string, GuardDeclaration[]>();
+  const writes = new Map<string, WriteDeclaration[]>();
+  const confirmationsByTool = new Map<string, AskableDeclaration[]>();
+  const given = new Map<string, Set<string>>();
   for (const declaration of declarations) {
     switch (declaration.kind) {
       case 'context':
@@ -126,6 +136,7 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
       }
       case 'askable':
         askables.set(declaration.predicate, declaration);
+        if (declaration.confirms) append(confirmationsByTool, declaration.confirms.tool, declaration);
         break;
       case 'rule':
         append(rules, declaration.predicate, declaration);
@@ -133,9 +144,18 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
       case 'guard':
         append(guards, declaration.tool, declaration);
         break;
+      case 'write':
+        append(writes, declaration.tool, declaration);
+        break;
+      case 'given': {
+        const names = given.get(declaration.tool) ?? new Set<string>();
+        for (const name of declaration.params) names.add(name);
+        given.set(declaration.tool, names);
+        break;
+      }
     }
   }
-  return { source, declarations, contexts, data, dataByTool, askables, rules, guards, warnings };
+  return { source, declarations, contexts, data, dataByTool, askables, rules, guards, writes, given, confirmationsByTool, warnings };
 }
 
 /** Adds to the list under `key` in place: copying the list per entry made 32,000 facts of one predicate take 10 s. */
@@ -190,6 +210,10 @@ function resolveContexts(declarations: Declaration[]): Declaration[] {
         };
       case 'data':
         return { ...declaration, toolArgs: declaration.toolArgs.map((arg) => ({ name: arg.name, value: term(arg.value) })) };
+      case 'write': {
+        const named = (args: Array<{ name: string; value: TermNode }>) => args.map((arg) => ({ name: arg.name, value: term(arg.value) }));
+        return { ...declaration, params: named(declaration.params), invalidates: declaration.invalidates.map((target) => ({ ...target, args: named(target.args) })) };
+      }
       default:
         return declaration;
     }

@@ -74,18 +74,27 @@ describe('sentinel.check', () => {
 
   it('strict mode accepts ids that facts established, context values and the policy vocabulary', async () => {
     const { sentinel, facts, guardedCancel } = setup(true);
-    expect((await sentinel.check('get_user', { user_id: 'mia' })).allowed).toBe(true);
-    expect((await sentinel.check('get_user', { user_id: 'someone_else' })).allowed).toBe(false);
+    // Data tools only read: strict mode leaves their arguments to their guards (issue 14).
+    expect((await sentinel.check('get_user', { user_id: 'someone_else' })).allowed).toBe(true);
     facts.assert('reservation_of', ['mia', 'NO6JO3']);
     sentinel.confirm('confirms_cancel("NO6JO3")');
     expect((await guardedCancel({ reservation_id: 'NO6JO3' })).allowed).toBe(true);
-    expect((await sentinel.check('get_reservation', { reservation_id: 'business' })).allowed).toBe(true);
+    expect((await guardedCancel({ reservation_id: 'business' })).blockers.map((blocker) => blocker.kind)).not.toContain('unestablished-value');
+  });
+
+  it('strict mode accepts a value read in a tool result the agent got, and says which read establishes one', async () => {
+    const { sentinel, guardedCancel } = setup(true);
+    const refused = await guardedCancel({ reservation_id: 'AIXC49' });
+    expect(refused.blockers).toEqual([{ kind: 'unestablished-value', parameter: 'reservation_id', value: 'AIXC49', read: 'get_user(user_id: mia)' }]);
+    expect(refused.text).toContain('reservation_id = "AIXC49" is not a known fact: read it first with get_user(user_id: mia)');
+    sentinel.recordResult('get_user', { user_id: 'mia' }, { ok: true, result: { reservations: ['NO6JO3', 'AIXC49'] } });
+    expect((await guardedCancel({ reservation_id: 'AIXC49' })).blockers.map((blocker) => blocker.kind)).not.toContain('unestablished-value');
   });
 
   it('strict mode limited to some parameters', async () => {
-    const { sentinel } = setup({ parameters: ['reservation_id'] });
+    const { sentinel, guardedCancel } = setup({ parameters: ['reservation_id'] });
     expect((await sentinel.check('get_user', { user_id: 'anyone' })).allowed).toBe(true);
-    expect((await sentinel.check('get_reservation', { reservation_id: 'ZZZ' })).allowed).toBe(false);
+    expect((await guardedCancel({ reservation_id: 'ZZZ' })).blockers[0]).toMatchObject({ kind: 'unestablished-value', parameter: 'reservation_id' });
   });
 
   it('tools without a guard: data tools allowed, others denied unless configured', async () => {
@@ -124,7 +133,7 @@ describe('sentinel.check', () => {
     const { sentinel } = setup();
     const result = await sentinel.check('cancel_reservation', { reservation_id: 'AIXC49' });
     expect(result.text).toBe(
-      'cancel_reservation is not allowed by the policy; do not retry it with these arguments unless the facts change.\nWhy:\n- cabin("AIXC49", business) does not hold (known: cabin("AIXC49", economy)).',
+      'cancel_reservation is not allowed by the policy: cabin("AIXC49", business) does not hold (known: cabin("AIXC49", economy)).\nDo not retry it with these arguments unless the facts change; tell the user why.',
     );
     expect(result.message).toContain('airline.rules:8 condition failed: cabin("AIXC49", business) [cabin(R, business)]');
   });

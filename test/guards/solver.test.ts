@@ -62,8 +62,8 @@ describe('solver: the DESIGN.md refund example', () => {
     const result = await sentinel.check('issue_refund', { booking_id: 'BK2' });
     expect(result.status).toBe('failed');
     expect(result.blockers).toEqual([
-      { kind: 'condition', goal: 'booking_status("BK2", cancelled_by_airline)', condition: 'booking_status(B, "cancelled_by_airline")', line: 6, facts: ['booking_status("BK2", confirmed)'] },
-      { kind: 'condition', goal: '30 >= 180', condition: 'M >= 180', line: 7, facts: ['flight_delay("BK2", 30)'] },
+      { kind: 'condition', goal: 'booking_status("BK2", cancelled_by_airline)', condition: 'booking_status(B, "cancelled_by_airline")', line: 6, facts: ['booking_status("BK2", confirmed)'], decisive: true },
+      { kind: 'condition', goal: '30 >= 180', condition: 'M >= 180', line: 7, facts: ['flight_delay("BK2", 30)'], decisive: true },
     ]);
     expect(result.text).toMatch(/not allowed by the policy/);
   });

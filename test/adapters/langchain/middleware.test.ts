@@ -215,10 +215,10 @@ describe('panoptesMiddleware with a sentinel', () => {
     const result = await agent.invoke(ask('Refund booking B1.'), thread('c1'));
 
     const lines = result.messages.filter((message) => ToolMessage.isInstance(message)).map(describeMessage);
-    expect(lines[0]).toMatch(/^tool:issue_refund is not allowed yet\.\nTo proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\), then call set_context/);
+    expect(lines[0]).toMatch(/^tool:issue_refund is not allowed yet\. To proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\), then call set_context/);
     expect(lines[0]).toMatch(/\[error\]$/);
     expect(lines[1]).toBe('tool:booking_of_interest = "B1".');
-    expect(lines[2]).toMatch(/^tool:issue_refund is not allowed yet\.\nTo proceed:\n- Ask the user: "Does the customer confirm the refund for booking B1\?"/);
+    expect(lines[2]).toMatch(/^tool:issue_refund is not allowed yet\. To proceed:\n- Ask the user: "Does the customer confirm the refund for booking B1\?"/);
     expect(lines[3]).toBe('tool:Recorded: customer_confirms("B1").');
     expect(lines[4]).toBe('tool:Refunded B1.');
     expect(refund).toHaveBeenCalledTimes(1); // only the proved call ran

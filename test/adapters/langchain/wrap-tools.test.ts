@@ -24,7 +24,7 @@ describe('wrapTools', () => {
     const answer = (await guarded!.invoke({ id: 'r1', name: 'issue_refund', args: { booking_id: 'B1' }, type: 'tool_call' })) as ToolMessage;
     expect(ToolMessage.isInstance(answer)).toBe(true);
     expect(answer).toMatchObject({ status: 'error', tool_call_id: 'r1', name: 'issue_refund' });
-    expect(answer.content).toMatch(/^issue_refund is not allowed yet\.\nTo proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\)/);
+    expect(answer.content).toMatch(/^issue_refund is not allowed yet\. To proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\)/);
     expect(refund).not.toHaveBeenCalled();
     expect(facts.version).toBe(version); // the refusal itself left no trace
   });

@@ -177,7 +177,7 @@ describe('panoptes/langgraph in a hand-built StateGraph', () => {
 
     const refusal = result.messages.find((message: BaseMessage) => ToolMessage.isInstance(message)) as ToolMessage;
     expect(refusal.status).toBe('error');
-    expect(refusal.content).toMatch(/^issue_refund is not allowed yet\.\nTo proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\), then call set_context/);
+    expect(refusal.content).toMatch(/^issue_refund is not allowed yet\. To proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\), then call set_context/);
     expect(refund).not.toHaveBeenCalled();
   });
 

@@ -109,6 +109,18 @@ describe('wrapMcpClient with a sentinel', () => {
     expect(received).toEqual(['get_booking B1', 'issue_refund B1']);
   });
 
+  it("records the agent's own read of a data tool as facts, so the proof does not fetch it again; an error result records nothing (issue 14)", async () => {
+    const { guarded, sentinel, facts, received } = await guardedByRules();
+    expect(textOf(await guarded.callTool({ name: 'get_booking', arguments: { booking_id: 'B1' } }))).toContain('cancelled_by_airline');
+    expect(facts.facts('booking_status')).toEqual([expect.objectContaining({ args: ['B1', 'cancelled_by_airline'], source: 'tool:get_booking' })]);
+    const before = facts.version;
+    expect((await guarded.callTool({ name: 'get_booking', arguments: { booking_id: 'B9' } })).isError).toBe(true);
+    expect(facts.version).toBe(before);
+    sentinel.bindContext('booking_of_interest', 'B1');
+    await guarded.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } });
+    expect(received).toEqual(['get_booking B1', 'get_booking B9']); // the proof used the agent's read
+  });
+
   it("blocks the proof with the server's reason when a data tool returns an error", async () => {
     const { guarded, sentinel } = await guardedByRules();
     sentinel.bindContext('booking_of_interest', 'B9');
