@@ -168,7 +168,7 @@ describe('createReactGraph', () => {
     const state = await createReactGraph({ model, tools: [issueRefund], finishSchema: answerSchema, sentinel, ...noWait }).compile().invoke(ask('Refund B1.'));
     const refusal = state.messages.find((message) => message.getType() === 'tool') as ToolMessage;
     expect(refusal.status).toBe('error');
-    expect(String(refusal.content)).toMatch(/^issue_refund is not allowed yet\.\nTo proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\)/);
+    expect(String(refusal.content)).toMatch(/^issue_refund is not allowed yet\. To proceed:\n- Find out the booking the customer is asking about \(booking_of_interest\)/);
     expect(refunds).toEqual([]);
     expect(state.react).toMatchObject({ status: 'finished', output: { answer: 'not yet' } });
   });
