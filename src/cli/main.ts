@@ -27,7 +27,8 @@ program
   .argument('<files...>', 'workflow YAML files')
   .option('--json', 'print the findings as JSON')
   .option('--no-strict', 'report references to unknown states as warnings, not errors')
-  .action(async (files: string[], options: { json?: boolean; strict: boolean }) => {
+  .option('--strict-paths', 'report a constraint the transitions let an agent break (with the shortest path) as an error, not a warning')
+  .action(async (files: string[], options: { json?: boolean; strict: boolean; strictPaths?: boolean }) => {
     process.exitCode = await validateCommand(files, options, output);
   });
 

@@ -1,0 +1,71 @@
+/**
+ * Authoring (issue 19). Counterexample search in `validate`: a 50-state, 300-transition workflow with 20 constraints
+ * must take <= 200 ms for all constraints; the baseline row, in the same run, is the lint that already walked the same
+ * product (`lintWorkflow`: can each constraint fire, can it be satisfied).
+ */
+import { findWorkflowCounterexamples, lintWorkflow, parseWorkflow, type Workflow } from 'panoptes';
+import { summarize, type BenchRow } from './harness.js';
+
+const STATE_COUNT = 50;
+const OUT_DEGREE = 6; // 50 x 6 = 300 transitions
+const STATES = Array.from({ length: STATE_COUNT }, (_, index) => `s${String(index).padStart(2, '0')}`);
+const TYPES = ['precedence', 'response', 'never', 'until', 'next', 'eventually', 'always'] as const;
+
+/** A deterministic pseudo-random workflow (a linear congruential generator), the same in every run. */
+function workflowText(): string {
+  let seed = 19;
+  const random = (limit: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % limit);
+  const lines = ['name: counterexample-bench', 'states:'];
+  STATES.forEach((state, index) => lines.push(`  - { name: ${state}${index === 0 ? ', initial: true' : ''}${index >= 45 ? ', terminal: true' : ''}, classification: { tool_calls: [t_${state}] } }`));
+  lines.push('transitions:');
+  for (const state of STATES) {
+    const targets = new Set<string>();
+    while (targets.size < OUT_DEGREE) targets.add(STATES[random(STATE_COUNT)]!);
+    for (const target of targets) lines.push(`  - { from: ${state}, to: ${target} }`);
+  }
+  lines.push('constraints:');
+  for (let index = 0; index < 20; index++) {
+    const type = TYPES[index % TYPES.length]!;
+    const a = STATES[1 + random(STATE_COUNT - 1)]!;
+    const b = STATES[1 + random(STATE_COUNT - 1)]!;
+    const parameters =
+      type === 'always' ? `condition: "!${a}"` : type === 'never' || type === 'eventually' ? `target: ${a}` : `trigger: ${a}, target: ${b}`;
+    lines.push(`  - { name: c${index}, type: ${type}, ${parameters} }`);
+  }
+  return lines.join('\n');
+}
+
+const SAMPLES = 30;
+
+/** Runs the suite: counterexample search over all 20 constraints, against the existing lint on the same workflow. */
+export function authoringBench(): BenchRow[] {
+  const text = workflowText();
+  // A fresh workflow per sample: the lint memoises its answers per workflow object.
+  const fresh = (): Workflow => parseWorkflow(text);
+  const time = (run: (workflow: Workflow) => unknown) => {
+    for (let warm = 0; warm < 5; warm++) run(fresh());
+    const times: number[] = [];
+    for (let sample = 0; sample < SAMPLES; sample++) {
+      const workflow = fresh();
+      const start = performance.now();
+      run(workflow);
+      times.push((performance.now() - start) * 1000);
+    }
+    return summarize(times);
+  };
+  const sample = findWorkflowCounterexamples(fresh());
+  const search = time((workflow) => findWorkflowCounterexamples(workflow));
+  const lint = time((workflow) => lintWorkflow(workflow));
+  return [
+    {
+      suite: 'authoring',
+      name: 'counterexamples, 50 states, 300 transitions, 20 constraints',
+      samples: SAMPLES,
+      ...search,
+      target: '<= 200 ms',
+      met: search.p99Us <= 200_000,
+      extra: { breakable: sample.counterexamples.length, longestPath: Math.max(0, ...sample.counterexamples.map((found) => found.path.length)) },
+    },
+    { suite: 'authoring', name: 'baseline: lintWorkflow on the same workflow', samples: SAMPLES, ...lint },
+  ];
+}
