@@ -38,3 +38,4 @@ export {
 export * from './loops/index.js';
 export * from './session/index.js';
 export { ATTR, EVENT, INSTRUMENTATION_SCOPE, METRIC, OPERATION, SPAN, DEFAULT_SECRET_PATTERNS, REDACTED, redactSecrets, type TelemetryOptions } from './telemetry/index.js';
+export * from './scenarios/index.js';

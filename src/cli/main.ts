@@ -9,6 +9,7 @@ import { PanoptesError } from '../errors/index.js';
 import { auditCommand, positiveInteger, type AuditCommandOptions } from './commands/audit.js';
 import { graphCommand } from './commands/graph.js';
 import { rulesCheckCommand } from './commands/rules-check.js';
+import { testCommand, type TestCommandOptions } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
 import { consoleOutput } from './output.js';
 
@@ -70,6 +71,17 @@ program
   .option('--tools <file>', "JSON list of the agent's tools (OpenAI tool definitions); unknown tools and parameters become errors")
   .action(async (files: string[], options: { json?: boolean; tools?: string }) => {
     process.exitCode = await rulesCheckCommand(files, options, output);
+  });
+
+program
+  .command('test')
+  .description('run scenario files (conversations with expected verdicts, refusals, loops); exit 1 when any fails')
+  .argument('[files...]', 'scenario YAML files or folders (default: panoptes/scenarios)')
+  .option('--workflow <file>', 'workflow for scenarios that name none')
+  .option('--json', 'print the report as JSON')
+  .option('--junit <file>', 'also write a JUnit XML report for CI')
+  .action(async (files: string[], options: TestCommandOptions) => {
+    process.exitCode = await testCommand(files, options, output);
   });
 
 try {
