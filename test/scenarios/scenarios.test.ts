@@ -1,9 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
-import { loadScenarios, parseScenario, renderJUnit, renderScenarioText, runScenarios, type ScenarioReport } from '../../src/scenarios/index.js';
+import { loadScenarios, parseScenario, renderScenarioText, runScenarios } from '../../src/scenarios/index.js';
 
 const PLAIN = { green: String, red: String, yellow: String, dim: String };
 
@@ -135,21 +134,4 @@ describe('runScenarios', () => {
     expect(report.summary).toMatchObject({ scenarios: 4, errors: 4, passed: 0 });
   });
 
-  it('writes JUnit XML that parses back with one case per scenario and the diff in the failure', async () => {
-    const root = folder({
-      'workflow.yaml': WORKFLOW,
-      'good.yaml': scenarioYaml({ workflow: 'workflow.yaml', conversation: CANCEL_CONVERSATION, expect: { final_state: 'done' } }),
-      'bad.yaml': scenarioYaml({ name: 'bad <one> & "quoted"', workflow: 'workflow.yaml', conversation: CANCEL_CONVERSATION, expect: { final_state: 'start' } }),
-    });
-    const { scenarios } = await loadScenarios([root]);
-    const run = await runScenarios(scenarios);
-    const report: ScenarioReport = { ...run, problems: [{ file: 'broken.yaml', text: 'broken.yaml:1:1 error yaml' }] };
-    const xml = new JSDOM(renderJUnit(report), { contentType: 'text/xml' }).window.document;
-    expect(xml.querySelector('parsererror')).toBeNull();
-    const suite = xml.querySelector('testsuite')!;
-    expect([suite.getAttribute('tests'), suite.getAttribute('failures'), suite.getAttribute('errors')]).toEqual(['3', '1', '1']);
-    const cases = [...xml.querySelectorAll('testcase')];
-    expect(cases.map((node) => node.getAttribute('name'))).toEqual(['bad <one> & "quoted"', 'good', 'broken.yaml']);
-    expect(cases[0]!.querySelector('failure')!.textContent).toBe('final_state: expected "start", got "done"');
-  });
 });
