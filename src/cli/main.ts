@@ -8,9 +8,11 @@ import { Command, Option } from 'commander';
 import { PanoptesError } from '../errors/index.js';
 import { auditCommand, positiveInteger, type AuditCommandOptions } from './commands/audit.js';
 import { graphCommand } from './commands/graph.js';
+import { initCommand, type InitCommandOptions } from './commands/init.js';
 import { rulesCheckCommand } from './commands/rules-check.js';
 import { testCommand, type TestCommandOptions } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
+import { INIT_HOSTS } from './init-templates.js';
 import { consoleOutput } from './output.js';
 
 const output = consoleOutput();
@@ -82,6 +84,16 @@ program
   .option('--junit <file>', 'also write a JUnit XML report for CI')
   .action(async (files: string[], options: TestCommandOptions) => {
     process.exitCode = await testCommand(files, options, output);
+  });
+
+program
+  .command('init')
+  .description('write a starter panoptes/ folder (workflow, rules, passing scenarios) and print the lines to add to the agent')
+  .addOption(new Option('--host <host>', 'the agent framework').choices([...INIT_HOSTS]).default('langchain'))
+  .option('--dir <folder>', 'folder to create', 'panoptes')
+  .option('--force', 'overwrite files that exist')
+  .action(async (options: InitCommandOptions) => {
+    process.exitCode = await initCommand(options, output);
   });
 
 try {

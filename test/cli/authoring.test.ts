@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+/** The built binary in a child process, as users run it (issue 19: init, test, validate's counterexamples). */
+const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+async function panoptes(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('panoptes authoring commands (built binary)', () => {
+  beforeAll(() => {
+    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (\`npm test\` does).`);
+  });
+
+  // The CI gate of the examples: every scenario under examples/ passes.
+  it('test: the example scenarios pass (exit 0) and the JUnit file lists each', async () => {
+    const junit = join(mkdtempSync(join(tmpdir(), 'panoptes-junit-')), 'report.xml');
+    const result = await panoptes(ROOT, 'test', 'examples/scenarios', '--junit', junit);
+    expect(result.stdout).toMatch(/(\d+) scenarios: \1 passed; all passed/);
+    expect(result.code).toBe(0);
+    expect(readFileSync(junit, 'utf8')).toContain('failures="0" errors="0"');
+  });
+
+  it('init writes a folder that validates and whose scenarios pass; a second init refuses to overwrite', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'panoptes-init-'));
+    const init = await panoptes(folder, 'init', '--host', 'langgraph');
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain('created panoptes/workflow.yaml');
+    expect(init.stdout).toContain("createGraphMonitor({ workflow: await loadWorkflow('panoptes/workflow.yaml') })");
+    expect(readFileSync(join(folder, 'panoptes/workflow.yaml'), 'utf8')).toMatch(/^# yaml-language-server: \$schema=/);
+    const validate = await panoptes(folder, 'validate', 'panoptes/workflow.yaml');
+    expect(validate.stdout).toContain('1 file: all valid (0 errors, 0 warnings)');
+    const test = await panoptes(folder, 'test');
+    expect(test.stdout).toContain('2 scenarios: 2 passed; all passed');
+    expect(test.code).toBe(0);
+    const again = await panoptes(folder, 'init');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('panoptes/workflow.yaml exists; pass --force to overwrite it');
+  });
+
+  it('test: a failing scenario exits 1 with its diff; --json carries the mismatches', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'panoptes-fail-'));
+    writeFileSync(
+      join(folder, 'wrong.yaml'),
+      [
+        `workflow: ${join(ROOT, 'examples/workflows/customer-support.yaml')}`,
+        `transcript: ${join(ROOT, 'examples/transcripts/refund-skipped-verification.json')}`,
+        'expect:',
+        '  refused: []',
+      ].join('\n'),
+    );
+    const result = await panoptes(folder, 'test', 'wrong.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('✗ FAIL  wrong');
+    expect(result.stdout).toContain('  refused:\n    - expected []\n    + actual   ["issue_refund"]');
+    const json = await panoptes(folder, 'test', 'wrong.yaml', '--json');
+    expect(JSON.parse(json.stdout).results[0].mismatches).toEqual([{ field: 'refused', expected: [], actual: ['issue_refund'] }]);
+  });
+
+  it('validate shows a counterexample for a loose workflow; --strict-paths makes it an error (exit 1)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'panoptes-loose-'));
+    writeFileSync(
+      join(folder, 'loose.yaml'),
+      [
+        'name: loose',
+        'states:',
+        '  - { name: greeting, initial: true, classification: { patterns: [hello] } }',
+        '  - { name: verify_identity, classification: { tool_calls: [verify] } }',
+        '  - { name: account_action, classification: { tool_calls: [refund] } }',
+        'transitions:',
+        '  - { from: greeting, to: verify_identity }',
+        '  - { from: greeting, to: account_action }',
+        '  - { from: verify_identity, to: account_action }',
+        'constraints:',
+        '  - { name: verify_before_refund, type: precedence, trigger: account_action, target: verify_identity }',
+      ].join('\n'),
+    );
+    const loose = await panoptes(folder, 'validate', 'loose.yaml');
+    expect(loose.code).toBe(0);
+    expect(loose.stdout).toContain('loose.yaml:11:5 warning constraints[0]: the workflow lets an agent break `verify_before_refund`: greeting -> account_action');
+    const strict = await panoptes(folder, 'validate', '--strict-paths', 'loose.yaml');
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('loose.yaml:11:5 error constraints[0]: the workflow lets an agent break');
+  });
+});
