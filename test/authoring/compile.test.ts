@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CompileError, compileRulebase, compileWorkflow, withUsage, type CompilerMessage, type CompilerModel, type WorkflowDraft } from '../../src/authoring/index.js';
+import { CompileError, compileRulebase, compileWorkflow, withUsage, type CompilerMessage, type CompilerModel } from '../../src/authoring/index.js';
 import { validateWorkflow } from '../../src/workflow/index.js';
-
-const POLICY = `# Refund desk
-Greet the customer. Verify the customer's identity before any refund.
-Never share internal notes. Every conversation ends with a goodbye.`;
+import { draft, POLICY } from './fixtures.js';
 
 /** A scripted model: answers in order, and records every conversation it was sent. */
 function scripted(...answers: unknown[]): CompilerModel & { calls: CompilerMessage[][]; schemas: unknown[] } {
@@ -29,30 +26,6 @@ async function failure(compile: Promise<unknown>): Promise<CompileError> {
   );
   if (!CompileError.isInstance(error)) throw new Error(`expected a CompileError, got ${String(error)}`);
   return error as CompileError;
-}
-
-function draft(overrides: Partial<WorkflowDraft> = {}): WorkflowDraft {
-  return {
-    name: 'refund-desk',
-    description: 'Refunds after verification.',
-    states: [
-      { name: 'greeting', description: 'Greet', initial: true, patterns: ['\\bhello\\b'], source: 'Greet the customer.' },
-      { name: 'verify_identity', description: 'Verify', tool_calls: ['verify_identity'], source: "Verify the customer's identity before any refund." },
-      { name: 'refund', description: 'Refund', tool_calls: ['issue_refund'], source: "Verify the customer's identity before any refund." },
-      { name: 'goodbye', description: 'Close', terminal: true, patterns: ['goodbye'], source: 'Every conversation ends with a goodbye.' },
-    ],
-    transitions: [
-      { from: 'greeting', to: 'verify_identity', source: "Verify the customer's identity before any refund." },
-      { from: 'verify_identity', to: 'refund', source: "Verify the customer's identity before any refund." },
-      { from: 'refund', to: 'goodbye', source: 'Every conversation ends with a goodbye.' },
-    ],
-    constraints: [
-      { name: 'verify_before_refund', type: 'precedence', trigger: 'refund', target: 'verify_identity', severity: 'critical', intervention: 'verify_first', source: "Verify the customer's identity before any refund." },
-      { name: 'say_goodbye', type: 'eventually', target: 'goodbye', severity: 'warning', source: 'Every conversation ends with a goodbye.' },
-    ],
-    interventions: [{ name: 'verify_first', template: 'inject: Verify the identity first.', source: "Verify the customer's identity before any refund." }],
-    ...overrides,
-  };
 }
 
 describe('compileWorkflow', () => {
