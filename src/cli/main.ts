@@ -4,9 +4,10 @@
  * arguments and turns thrown Panoptes errors into readable messages.
  */
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { PanoptesError } from '../errors/index.js';
 import { auditCommand, positiveInteger, type AuditCommandOptions } from './commands/audit.js';
+import { compileCommand, type CompileCommandOptions } from './commands/compile.js';
 import { graphCommand } from './commands/graph.js';
 import { initCommand, type InitCommandOptions } from './commands/init.js';
 import { rulesCheckCommand } from './commands/rules-check.js';
@@ -87,6 +88,21 @@ program
   });
 
 program
+  .command('compile')
+  .description('draft a workflow (and rules) from a written policy with a model; validated and repaired; progress on stderr')
+  .argument('<policy>', 'the policy as text or Markdown')
+  .option('--model <provider:name>', "chat model for LangChain's initChatModel (needs langchain and the provider's package)", 'openai:gpt-4o-mini')
+  .option('--scripted <answers.json>', 'answer from a JSON list of drafts instead of a model (tests, reproducible examples)')
+  .option('--tools <file>', "JSON list of the agent's tools; states may only be classified by these")
+  .option('--out <file>', 'write the workflow here (default: stdout)')
+  .option('--rules-out <file>', 'with --tools: also draft a rulebase and write it here')
+  .option('--save-prompt <file>', 'write the last conversation sent to the model as JSON')
+  .addOption(new Option('--max-repairs <n>', 'rounds in which validation errors go back to the model').default(3).argParser(nonNegativeInteger))
+  .action(async (policy: string, options: CompileCommandOptions) => {
+    process.exitCode = await compileCommand(policy, options, output);
+  });
+
+program
   .command('init')
   .description('write a starter panoptes/ folder (workflow, rules, passing scenarios) and print the lines to add to the agent')
   .addOption(new Option('--host <host>', 'the agent framework').choices([...INIT_HOSTS]).default('langchain'))
@@ -95,6 +111,12 @@ program
   .action(async (options: InitCommandOptions) => {
     process.exitCode = await initCommand(options, output);
   });
+
+function nonNegativeInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a whole number >= 0');
+  return parsed;
+}
 
 try {
   await program.parseAsync();

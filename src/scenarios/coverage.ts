@@ -4,8 +4,8 @@ import type { Workflow } from '../workflow/index.js';
 import type { Scenario, ScenarioCoverage, ScenarioResult } from './types.js';
 
 /**
- * What no scenario exercised. A constraint is exercised when some scenario of its workflow violated it or fired it:
- * a trace entered its trigger (for types with one), its target (`eventually`, `never`), or a state outside its
+ * What no scenario exercised. A constraint is exercised when some scenario of its workflow violated it,
+ * refused a call with it, or a trace entered its trigger (for types with one), its target (`eventually`, `never`), or a state outside its
  * condition (`always`). A constraint no scenario fires is tested only vacuously. An intervention is exercised when
  * it was applied; a guard, when the rules checked a call of its tool.
  */
@@ -20,7 +20,7 @@ export function coverageOf(
   for (const [file, workflow] of workflows) {
     const runs = results.filter((result, index) => result.status !== 'error' && (scenarios[index]!.workflow ?? defaultWorkflow) === file);
     const states = new Set(runs.flatMap((run) => run.actual.trace));
-    const violated = new Set(runs.flatMap((run) => run.actual.violations));
+    const violated = new Set(runs.flatMap((run) => [...run.actual.violations, ...run.actual.refusedBy]));
     coverage.constraints[file] = compiledConstraints(workflow)
       .filter((compiled) => {
         if (violated.has(compiled.constraint.name)) return false;

@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import type { ScenarioReport } from './types.js';
 
 /** Colours for the table; identity functions for plain text. */
@@ -31,10 +32,12 @@ export function renderScenarioText(report: ScenarioReport, paint: ScenarioPaint)
     lines.push('', paint.red('Scenario files that could not be read:'));
     for (const problem of report.problems) lines.push(`  ${problem.text.startsWith(problem.file) ? problem.text : `${problem.file}: ${problem.text}`}`);
   }
+  // Files are named from the working directory, as the user typed them.
+  const named = (file: string) => relative(process.cwd(), file) || file;
   const gaps = [
-    ...Object.entries(report.coverage.constraints).flatMap(([file, names]) => names.map((name) => `constraint ${name} (${file})`)),
-    ...Object.entries(report.coverage.interventions).flatMap(([file, names]) => names.map((name) => `intervention ${name} (${file})`)),
-    ...Object.entries(report.coverage.guards).flatMap(([file, names]) => names.map((name) => `guard ${name} (${file})`)),
+    ...Object.entries(report.coverage.constraints).flatMap(([file, names]) => names.map((name) => `constraint ${name} (${named(file)})`)),
+    ...Object.entries(report.coverage.interventions).flatMap(([file, names]) => names.map((name) => `intervention ${name} (${named(file)})`)),
+    ...Object.entries(report.coverage.guards).flatMap(([file, names]) => names.map((name) => `guard ${name} (${named(file)})`)),
   ];
   if (gaps.length > 0) {
     lines.push('', paint.yellow(`Not exercised by any scenario (${gaps.length}):`));

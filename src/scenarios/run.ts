@@ -88,7 +88,7 @@ async function runOne(scenario: Scenario, key: string, { defaultWorkflow, monito
     error,
     mismatches: [],
     durationMs: performance.now() - started,
-    actual: { trace: [], finalState: '', verdicts: {}, violations: [], refused: [], loops: [], interventions: [], guarded: [] },
+    actual: { trace: [], finalState: '', verdicts: {}, violations: [], refused: [], loops: [], interventions: [], guarded: [], refusedBy: [] },
   });
   const workflowFile = scenario.workflow ?? defaultWorkflow;
   if (workflowFile === undefined) return errored('no workflow: add `workflow: path/to/workflow.yaml` to the scenario, or pass --workflow');
@@ -118,6 +118,7 @@ async function runOne(scenario: Scenario, key: string, { defaultWorkflow, monito
   const interventions: string[] = [];
   const refused: string[] = [];
   const guarded = new Set<string>();
+  const refusedBy = new Set<string>();
   const listeners = [
     monitor.on('state-change', ({ sessionId, to }) => sessionId === key && trace.push(to)),
     monitor.on('loop', ({ sessionId, report }) => sessionId === key && loops.push(report.kind)),
@@ -137,7 +138,10 @@ async function runOne(scenario: Scenario, key: string, { defaultWorkflow, monito
         await monitor.afterModel(key, { content: message.content, toolCalls: message.toolCalls ?? [] });
         for (const call of message.toolCalls ?? []) {
           const decision = await monitor.beforeTool(key, call, guard ? { guard } : undefined);
-          if (decision.action === 'deny') refused.push(call.name);
+          if (decision.action === 'deny') {
+            refused.push(call.name);
+            for (const constraint of decision.constraints) refusedBy.add(constraint);
+          }
         }
       }
       soFar.push(message);
@@ -152,6 +156,7 @@ async function runOne(scenario: Scenario, key: string, { defaultWorkflow, monito
       loops,
       interventions,
       guarded: [...guarded],
+      refusedBy: [...refusedBy],
     };
     const mismatches = compareExpectations(scenario.expect, actual);
     return { name: scenario.name, file: scenario.file, status: mismatches.length === 0 ? 'passed' : 'failed', mismatches, durationMs: performance.now() - started, actual };

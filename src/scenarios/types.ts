@@ -81,6 +81,8 @@ export interface ScenarioResult {
     interventions: string[];
     /** Tools the rules checked. */
     guarded: string[];
+    /** Constraints that refused a tool call before it ran (it never entered the trace). */
+    refusedBy: string[];
   };
 }
 

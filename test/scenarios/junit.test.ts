@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderJUnit, type ScenarioReport, type ScenarioResult } from '../../src/scenarios/index.js';
 
-const actual: ScenarioResult['actual'] = { trace: ['start', 'done'], finalState: 'done', verdicts: {}, violations: [], refused: [], loops: [], interventions: [], guarded: [] };
+const actual: ScenarioResult['actual'] = { trace: ['start', 'done'], finalState: 'done', verdicts: {}, violations: [], refused: [], loops: [], interventions: [], guarded: [], refusedBy: [] };
 
 describe('renderJUnit', () => {
   it('parses back with one case per scenario, the diff in the failure, errors for scenarios and files that could not run', () => {
