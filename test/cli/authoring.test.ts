@@ -96,4 +96,31 @@ describe('panoptes authoring commands (built binary)', () => {
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain('loose.yaml:11:5 error constraints[0]: the workflow lets an agent break');
   });
+
+  it('compile --scripted writes a valid workflow, prints each round and saves the prompt; a draft that stays invalid exits 1', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'panoptes-compile-'));
+    const out = join(folder, 'workflow.yaml');
+    const prompt = join(folder, 'prompt.json');
+    const result = await panoptes(ROOT, 'compile', 'examples/airline/data/policy.md', '--scripted', 'examples/airline/compile/answers.json', '--tools', 'examples/airline/data/tools.json', '--out', out, '--save-prompt', prompt);
+    expect(result.stderr).toContain('workflow round 1: 2 errors, repairing\nworkflow round 2: valid');
+    expect(result.code).toBe(0);
+    expect((await panoptes(ROOT, 'validate', out)).code).toBe(0);
+    expect(JSON.parse(readFileSync(prompt, 'utf8')).at(-1).content).toContain("unknown state 'get_user_details'");
+    writeFileSync(join(folder, 'broken.json'), JSON.stringify([{ name: 'x', description: 'x', states: [], transitions: [], constraints: [], interventions: [] }]));
+    const broken = await panoptes(ROOT, 'compile', 'examples/policies/refund-desk.md', '--scripted', join(folder, 'broken.json'), '--max-repairs', '0');
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain("The model's workflow is still invalid after 0 repair rounds:");
+  });
+
+  // The real provider path, as far as it runs here: initChatModel is loaded lazily and builds ChatOpenAI, whose first
+  // call refuses to go out without a key, so the command stops before any network call and says why.
+  it('compile --model goes through LangChain initChatModel to the provider, and reports its failure (exit 1)', async () => {
+    const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'OPENAI_API_KEY'));
+    const result = await run(process.execPath, [BIN, 'compile', 'examples/policies/refund-desk.md', '--model', 'openai:gpt-4o-mini'], { cwd: ROOT, env: environment }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^The model call failed in round 1 of compiling the workflow: .*OPENAI_API_KEY/);
+  });
 });

@@ -134,4 +134,15 @@ describe('runScenarios', () => {
     expect(report.summary).toMatchObject({ scenarios: 4, errors: 4, passed: 0 });
   });
 
+
+  it('checks loops by kind: the same lookup with the same result four times is a repeated action', async () => {
+    const lookup = (id: string) => [call(id, 'get_reservation_details', { reservation_id: 'ABC123' }), { role: 'tool', tool_call_id: id, content: '{"user_id":"mia"}' }];
+    const conversation = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hello' }, ...['1', '2', '3', '4'].flatMap(lookup), { role: 'assistant', content: 'goodbye' }];
+    const root = folder({ 'workflow.yaml': WORKFLOW });
+    writeFileSync(join(root, 'loop.yaml'), scenarioYaml({ workflow: 'workflow.yaml', conversation, expect: { loops: ['repeated-action'] } }));
+    writeFileSync(join(root, 'none.yaml'), scenarioYaml({ workflow: 'workflow.yaml', conversation, expect: { loops: 0 } }));
+    const report = await runScenarios((await loadScenarios([root])).scenarios);
+    expect(report.results.map((result) => result.status)).toEqual(['passed', 'failed']);
+    expect(report.results[1]!.mismatches).toEqual([{ field: 'loops', expected: 0, actual: 1 }]);
+  });
 });
