@@ -32,6 +32,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   'adapters-langgraph': async () => (await import('./adapters-langgraph.js')).langgraphAdapterBench,
   'adapters-ai-sdk': async () => (await import('./adapters-ai-sdk.js')).aiSdkAdapterBench,
   react: async () => (await import('./react.js')).reactBench,
+  authoring: async () => (await import('./authoring.js')).authoringBench,
 };
 
 const wanted = process.argv.slice(2);

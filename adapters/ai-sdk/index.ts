@@ -8,3 +8,4 @@ export { guardTools, isToolCallRefusal, REFUSAL_TYPE, type GuardedTools, type Gu
 export { panoptesStopCondition, type PanoptesStopCondition, type PanoptesStopConditionOptions } from './stop-condition.js';
 export { policyTools, type PolicyToolOutput, type PolicyToolsOptions } from './policy-tools.js';
 export { SESSION_ID_HEADER, sessionIdFromMetadata } from './session-id.js';
+export { compilerModel, type AiSdkCompilerModelOptions } from './compiler-model.js';

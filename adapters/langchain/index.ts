@@ -21,3 +21,4 @@ export {
   toToolCall,
   type LangChainToolCall,
 } from './translate.js';
+export { compilerModel, type LangChainCompilerModelOptions } from './compiler-model.js';

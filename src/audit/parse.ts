@@ -1,4 +1,5 @@
 import { basename, extname } from 'node:path';
+import { ACCEPTED_FORMATS, fromOtelExport, isOtelExport, isRun, runConversation, toOpenAiMessages } from './importers/index.js';
 import { convertMessages, describe, isRecord, jsonErrorText } from './messages.js';
 import type { Transcript, TranscriptProblem } from './types.js';
 
@@ -27,7 +28,8 @@ export function transcriptFormat(file: string, text: string): TranscriptFormat {
 }
 
 /**
- * Parses the text of one transcript file in OpenAI chat format. Never throws: a file that is not JSON, a line that
+ * Parses the text of one transcript file: OpenAI chat messages, or (detected by shape) AI SDK `ModelMessage[]`,
+ * LangChain messages and LangChain/LangSmith run exports, or an OpenTelemetry GenAI trace export. Never throws: a file that is not JSON, a line that
  * is not a session, or a session with a bad message becomes a problem with the file, line and message index, and
  * the rest of the file is still read. Linear in the text's size (one `JSON.parse` per file or line).
  * @param file The file name, used for session ids (`support.json` -> `support`) and in problems.
@@ -49,10 +51,12 @@ function parseJsonFile(text: string, file: string): ParsedTranscripts {
   const parsed = parseJson(text);
   if ('error' in parsed) return failed({ file, ...parsed.where, text: `not JSON: ${parsed.error}` });
   const value = parsed.value;
+  const imported = importedSessions(value, file);
+  if (imported) return imported;
   // A `{ "messages": [...] }` object (the fine-tuning format) is accepted too; the file name stays the default id.
   if (isRecord(value) && Array.isArray(value.messages)) return session(value.messages, idOf(value.id) ?? sessionIdOf(file), { file });
   if (!Array.isArray(value)) {
-    return failed({ file, text: `expected a JSON array of chat messages (or an object with a "messages" array), got ${describe(value)}${keysOf(value)}` });
+    return failed({ file, text: `expected a JSON array of chat messages (or an object with a "messages" array), got ${describe(value)}${keysOf(value)}; ${ACCEPTED_FORMATS}` });
   }
   return session(value, sessionIdOf(file), { file });
 }
@@ -81,6 +85,13 @@ function addLine(result: ParsedTranscripts, line: string, file: string, lineNumb
     return;
   }
   const value = parsed.value;
+  if (isRun(value)) {
+    const run = runConversation(value);
+    const one = session(run.messages, run.id ?? `${sessionIdOf(file)}:${lineNumber}`, { file, line: lineNumber });
+    result.transcripts.push(...one.transcripts);
+    result.problems.push(...one.problems);
+    return;
+  }
   if (!isRecord(value) || !Array.isArray(value.messages)) {
     const got = isRecord(value) ? `an object without a "messages" array${keysOf(value)}` : describe(value);
     result.problems.push({ file, line: lineNumber, text: `expected a session object { "id", "messages": [...] }, got ${got}` });
@@ -97,8 +108,36 @@ function addLine(result: ParsedTranscripts, line: string, file: string, lineNumb
   result.problems.push(...one.problems);
 }
 
+/**
+ * A file in one of the other formats, detected by shape: an OpenTelemetry trace export (a session per trace), a
+ * LangChain/LangSmith run, or a list of runs. `undefined` for anything else, which is read as OpenAI messages.
+ */
+function importedSessions(value: unknown, file: string): ParsedTranscripts | undefined {
+  if (isOtelExport(value)) {
+    const conversations = fromOtelExport(value);
+    if (conversations.length === 0) return failed({ file, text: 'an OpenTelemetry trace export without GenAI spans: no span has gen_ai.input.messages or gen_ai.output.messages' });
+    return merge(conversations.map(({ id, messages }) => session(messages, id, { file })));
+  }
+  if (isRun(value)) {
+    const run = runConversation(value);
+    return session(run.messages, run.id ?? sessionIdOf(file), { file });
+  }
+  if (Array.isArray(value) && value.length > 0 && value.every(isRun)) {
+    return merge(value.map((run, index) => {
+      const conversation = runConversation(run);
+      return session(conversation.messages, conversation.id ?? `${sessionIdOf(file)}:${index + 1}`, { file });
+    }));
+  }
+  return undefined;
+}
+
+function merge(parts: readonly ParsedTranscripts[]): ParsedTranscripts {
+  return { transcripts: parts.flatMap((part) => part.transcripts), problems: parts.flatMap((part) => part.problems) };
+}
+
 function session(raw: unknown[], id: string, origin: Transcript['origin']): ParsedTranscripts {
-  const { messages, warnings, errors } = convertMessages(raw);
+  // LangChain and AI SDK message lists are turned into OpenAI messages first; OpenAI messages pass unchanged.
+  const { messages, warnings, errors } = convertMessages(toOpenAiMessages(raw));
   if (errors.length > 0) return { transcripts: [], problems: errors.map((text) => ({ ...origin, session: id, text })) };
   return { transcripts: [{ id, origin, messages, warnings }], problems: [] };
 }

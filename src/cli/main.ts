@@ -4,12 +4,16 @@
  * arguments and turns thrown Panoptes errors into readable messages.
  */
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { PanoptesError } from '../errors/index.js';
 import { auditCommand, positiveInteger, type AuditCommandOptions } from './commands/audit.js';
+import { compileCommand, type CompileCommandOptions } from './commands/compile.js';
 import { graphCommand } from './commands/graph.js';
+import { initCommand, type InitCommandOptions } from './commands/init.js';
 import { rulesCheckCommand } from './commands/rules-check.js';
+import { testCommand, type TestCommandOptions } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
+import { INIT_HOSTS } from './init-templates.js';
 import { consoleOutput } from './output.js';
 
 const output = consoleOutput();
@@ -27,7 +31,8 @@ program
   .argument('<files...>', 'workflow YAML files')
   .option('--json', 'print the findings as JSON')
   .option('--no-strict', 'report references to unknown states as warnings, not errors')
-  .action(async (files: string[], options: { json?: boolean; strict: boolean }) => {
+  .option('--strict-paths', 'report a constraint the transitions let an agent break (with the shortest path) as an error, not a warning')
+  .action(async (files: string[], options: { json?: boolean; strict: boolean; strictPaths?: boolean }) => {
     process.exitCode = await validateCommand(files, options, output);
   });
 
@@ -70,6 +75,48 @@ program
   .action(async (files: string[], options: { json?: boolean; tools?: string }) => {
     process.exitCode = await rulesCheckCommand(files, options, output);
   });
+
+program
+  .command('test')
+  .description('run scenario files (conversations with expected verdicts, refusals, loops); exit 1 when any fails')
+  .argument('[files...]', 'scenario YAML files or folders (default: panoptes/scenarios)')
+  .option('--workflow <file>', 'workflow for scenarios that name none')
+  .option('--json', 'print the report as JSON')
+  .option('--junit <file>', 'also write a JUnit XML report for CI')
+  .action(async (files: string[], options: TestCommandOptions) => {
+    process.exitCode = await testCommand(files, options, output);
+  });
+
+program
+  .command('compile')
+  .description('draft a workflow (and rules) from a written policy with a model; validated and repaired; progress on stderr')
+  .argument('<policy>', 'the policy as text or Markdown')
+  .option('--model <provider:name>', "chat model for LangChain's initChatModel (needs langchain and the provider's package)", 'openai:gpt-4o-mini')
+  .option('--scripted <answers.json>', 'answer from a JSON list of drafts instead of a model (tests, reproducible examples)')
+  .option('--tools <file>', "JSON list of the agent's tools; states may only be classified by these")
+  .option('--out <file>', 'write the workflow here (default: stdout)')
+  .option('--rules-out <file>', 'with --tools: also draft a rulebase and write it here')
+  .option('--save-prompt <file>', 'write the last conversation sent to the model as JSON')
+  .addOption(new Option('--max-repairs <n>', 'rounds in which validation errors go back to the model').default(3).argParser(nonNegativeInteger))
+  .action(async (policy: string, options: CompileCommandOptions) => {
+    process.exitCode = await compileCommand(policy, options, output);
+  });
+
+program
+  .command('init')
+  .description('write a starter panoptes/ folder (workflow, rules, passing scenarios) and print the lines to add to the agent')
+  .addOption(new Option('--host <host>', 'the agent framework').choices([...INIT_HOSTS]).default('langchain'))
+  .option('--dir <folder>', 'folder to create', 'panoptes')
+  .option('--force', 'overwrite files that exist')
+  .action(async (options: InitCommandOptions) => {
+    process.exitCode = await initCommand(options, output);
+  });
+
+function nonNegativeInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a whole number >= 0');
+  return parsed;
+}
 
 try {
   await program.parseAsync();

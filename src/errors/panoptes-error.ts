@@ -16,7 +16,8 @@ export type PanoptesErrorCode =
   | 'INVALID_INPUT'
   | 'EMBEDDER_TIMEOUT'
   | 'INVALID_EMBEDDING'
-  | 'MISSING_DEPENDENCY';
+  | 'MISSING_DEPENDENCY'
+  | 'COMPILE_FAILED';
 
 /** Base class for every error Panoptes throws on purpose. */
 export class PanoptesError extends Error {

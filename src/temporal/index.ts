@@ -40,3 +40,10 @@ export {
 export { createTransitionGraph, type TransitionGraphOptions } from './graph.js';
 export { canEverBeSatisfied, canEverFire, isDoomed, reachableStates } from './anticipation.js';
 export { describeDoomed, describeViolation } from './messages.js';
+export {
+  DEFAULT_COUNTEREXAMPLE_BUDGET,
+  findCounterexample,
+  type Counterexample,
+  type CounterexampleOptions,
+  type CounterexampleResult,
+} from './counterexample.js';

@@ -39,3 +39,4 @@ export {
 } from './transition.js';
 export { lintWorkflow } from './lint.js';
 export { describeConstraint, describeRule, workflowToMermaid } from './mermaid.js';
+export { findWorkflowCounterexamples, type ConstraintCounterexample, type WorkflowCounterexampleOptions } from './counterexamples.js';

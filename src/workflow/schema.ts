@@ -38,6 +38,7 @@ const guardSchema = closedObject(
 const target = (what: string) => z.string().optional().describe(what);
 const priority = z.number().default(0).describe('Higher wins when several transitions could apply.');
 const description = z.string().optional().describe('Free text for people reading the workflow.');
+const source = z.string().optional().describe('The sentence of the written policy this was drawn from (kept by `panoptes compile`); ignored by the monitor.');
 
 const inlineTransitionSchema = z.union([
   z.string().describe('The name of a state this state may move to.'),
@@ -67,6 +68,7 @@ const stateSchema = closedObject(
       .array(inlineTransitionSchema)
       .optional()
       .describe('Transitions out of this state, written inline: state names or `{ to_state, guard, priority }`.'),
+    source,
   },
   { aliases: { is_initial: ['initial'], is_terminal: ['terminal'] } },
 );
@@ -81,6 +83,7 @@ const transitionSchema = closedObject(
     guard: guardSchema.optional(),
     priority,
     description,
+    source,
   },
   { aliases: { from_state: ['from'], to_state: ['target', 'to'] }, required: ['from_state', 'to_state'] },
 );
@@ -94,6 +97,7 @@ const constraintSchema = closedObject({
   severity: z.enum(['warning', 'error', 'critical']).default('error').describe('`critical` escalates straight to a block.'),
   intervention: z.string().optional().describe('Name of the intervention to schedule on violation.'),
   description,
+  source,
 });
 
 const interventionSchema = z.union([
@@ -106,6 +110,7 @@ const interventionSchema = z.union([
       .min(1)
       .default(3)
       .describe('How often it may be applied in one session before escalating to the next stricter strategy.'),
+    source,
   }),
 ]);
 

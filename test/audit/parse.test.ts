@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTranscripts, sessionIdOf, transcriptFormat } from '../../src/audit/index.js';
+import { ACCEPTED_FORMATS, parseTranscripts, sessionIdOf, transcriptFormat } from '../../src/audit/index.js';
 
 const jsonl = (...lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
 
@@ -37,9 +37,9 @@ describe('parseTranscripts: a .json file', () => {
   it('reports an empty file, and JSON that is not an array of messages', () => {
     expect(parseTranscripts('  \n', { file: 'e.json' }).problems).toEqual([{ file: 'e.json', text: 'not JSON: the file is empty' }]);
     expect(parseTranscripts('{"conversation":[]}', { file: 'o.json' }).problems).toEqual([
-      { file: 'o.json', text: 'expected a JSON array of chat messages (or an object with a "messages" array), got an object with keys conversation' },
+      { file: 'o.json', text: 'expected a JSON array of chat messages (or an object with a "messages" array), got an object with keys conversation; ' + ACCEPTED_FORMATS },
     ]);
-    expect(parseTranscripts('"hello"', { file: 's.json' }).problems[0]!.text).toBe('expected a JSON array of chat messages (or an object with a "messages" array), got a string');
+    expect(parseTranscripts('"hello"', { file: 's.json' }).problems[0]!.text).toBe('expected a JSON array of chat messages (or an object with a "messages" array), got a string; ' + ACCEPTED_FORMATS);
   });
 
   it('reports a session with a bad message, naming the message index, and drops only that session', () => {

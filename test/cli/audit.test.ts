@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditCommand } from '../../src/cli/commands/audit.js';
 import type { Output } from '../../src/cli/output.js';
-import { NO_PAINT } from '../../src/audit/index.js';
+import { ACCEPTED_FORMATS, NO_PAINT } from '../../src/audit/index.js';
 import { writeTinyModel } from '../fixtures/tiny-model/tiny-model.js';
 
 /** Tested as users run it: the built binary, in a child process, so stdout and stderr are pipes (not terminals). */
@@ -131,7 +131,7 @@ describe('panoptes audit on bad input', () => {
       expect.arrayContaining([
         'Could not audit',
         `  ✗ ${FIXTURES}/not-json.json:4:3: not JSON: Expected ',' or ']' after array element`,
-        `  ✗ ${FIXTURES}/not-an-array.json: expected a JSON array of chat messages (or an object with a "messages" array), got an object with keys conversation`,
+        `  ✗ ${FIXTURES}/not-an-array.json: expected a JSON array of chat messages (or an object with a "messages" array), got an object with keys conversation; ${ACCEPTED_FORMATS}`,
         `  ✗ ${FIXTURES}/unknown-role.json: messages[1]: unknown role 'bot'; valid roles: system, developer, user, assistant, tool`,
         `  ✗ ${FIXTURES}/mixed.jsonl:3:64: not JSON: Expected ',' or ']' after array element`,
         `  ✗ ${FIXTURES}/mixed.jsonl:4: expected a session object { "id", "messages": [...] }, got an array`,

@@ -1,11 +1,13 @@
 import { DEFAULT_MAX_BYTES, readTextWithin } from '../../limits/index.js';
-import { lintWorkflow, validateWorkflow, type Workflow } from '../../workflow/index.js';
+import { findWorkflowCounterexamples, lintWorkflow, validateWorkflow, type Workflow } from '../../workflow/index.js';
 import { plural, printFileReports, type FileReport, type Output } from '../output.js';
 
 export interface ValidateCommandOptions {
   json?: boolean;
   /** `--no-strict`: unknown states become warnings, as the reference engine accepted them. */
   strict?: boolean;
+  /** `--strict-paths`: a constraint the transitions let an agent break is an error, not a warning. */
+  strictPaths?: boolean;
 }
 
 /** One checked workflow file, as `validate` reports it. */
@@ -17,8 +19,16 @@ export interface WorkflowFileReport extends FileReport {
  * `panoptes validate <file...>`: checks each workflow file and lints the valid ones.
  * @returns the exit code: 0 when every file is valid (warnings allowed), 1 when any has errors.
  */
-export async function validateCommand(files: string[], { json = false, strict = true }: ValidateCommandOptions, output: Output): Promise<number> {
-  const reports = await Promise.all(files.map(async (file) => (await checkWorkflowFile(file, strict)).report));
+export async function validateCommand(files: string[], { json = false, strict = true, strictPaths = false }: ValidateCommandOptions, output: Output): Promise<number> {
+  const reports = await Promise.all(
+    files.map(async (file) => {
+      const { report, workflow } = await checkWorkflowFile(file, strict);
+      if (!workflow) return report;
+      // Counterexamples only for `validate`: other commands load the workflow to run it, not to review it.
+      const { diagnostics } = findWorkflowCounterexamples(workflow, { strict: strictPaths });
+      return { ...report, ok: report.ok && !diagnostics.some((diagnostic) => diagnostic.severity === 'error'), diagnostics: [...report.diagnostics, ...diagnostics] };
+    }),
+  );
   return printFileReports(reports, json, output, describeWorkflow);
 }
 

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import type { Timers } from '../clock/index.js';
+import type { Diagnostic } from '../diagnostics/index.js';
+import { analyzeRulebase, type Rulebase, type ToolSpec } from '../rules/index.js';
+import { assertCompileOptions, DEFAULT_COMPILE_TIMEOUT_MS, DEFAULT_MAX_REPAIRS } from './compile-workflow.js';
+import { rulebaseDraftSchema, type RulebaseDraft } from './draft.js';
+import type { CompilerMessage, CompilerModel, TokenUsage } from './model.js';
+import { initialMessages, RULEBASE_SYSTEM_PROMPT } from './prompt.js';
+import { normalisePolicy, quoteOccurs } from './quotes.js';
+import { repairLoop, type CompileRound } from './repair.js';
+
+/** Options of {@link compileRulebase}. */
+export interface CompileRulebaseOptions {
+  model: CompilerModel;
+  /** The agent's tools: guards and data declarations may name only these, with their parameters. */
+  tools: readonly ToolSpec[];
+  /** @default 3 */
+  maxRepairs?: number;
+  /** @default 120000 */
+  timeoutMs?: number;
+  /** @default 'policy.rules' */
+  source?: string;
+  header?: readonly string[];
+  onRound?: (round: CompileRound & { ok: boolean }) => void;
+  timers?: Timers;
+}
+
+/** What the rulebase compiler produced. */
+export interface CompiledRulebase {
+  /** The rules file, each item under a `# source:` comment quoting the policy. */
+  text: string;
+  rulebase: Rulebase;
+  rounds: CompileRound[];
+  diagnostics: Diagnostic[];
+  /** 0-based indexes of items whose source is not a quote of the policy. */
+  unquoted: number[];
+  usage: TokenUsage;
+  prompt: CompilerMessage[];
+}
+
+/**
+ * Drafts a rulebase from a written policy and the agent's tools, checks it as `panoptes rules check --tools` does,
+ * and repairs it like {@link compileWorkflow}. Each declaration and rule is written under a `# source:` comment.
+ * @throws {CompileError} when the last round is still invalid, or a model call fails.
+ * @example
+ * const { text } = await compileRulebase(policy, { model, tools: JSON.parse(await readFile('tools.json', 'utf8')) });
+ */
+export async function compileRulebase(policyText: string, options: CompileRulebaseOptions): Promise<CompiledRulebase> {
+  const { model, tools, maxRepairs = DEFAULT_MAX_REPAIRS, timeoutMs = DEFAULT_COMPILE_TIMEOUT_MS, source = 'policy.rules', header = [], onRound, timers } = options;
+  assertCompileOptions(policyText, model, maxRepairs);
+  const policy = normalisePolicy(policyText);
+  const prompt = initialMessages(RULEBASE_SYSTEM_PROMPT, policyText, tools);
+  const { result, text, rounds } = await repairLoop({
+    model,
+    schema: rulebaseDraftSchema,
+    jsonSchema: z.toJSONSchema(rulebaseDraftSchema) as Record<string, unknown>,
+    messages: prompt,
+    maxRepairs,
+    timeoutMs,
+    ...(timers ? { timers } : {}),
+    ...(onRound ? { onRound } : {}),
+    what: 'rulebase',
+    check: (draft: RulebaseDraft) => {
+      const unquoted = draft.items.flatMap((item, index) => (quoteOccurs(item.source, policy) ? [] : [index]));
+      const rendered = renderRules(draft, new Set(unquoted), header);
+      const analysed = analyzeRulebase(rendered, { source, tools });
+      const warnings: Diagnostic[] = unquoted.map((index) => ({
+        severity: 'warning',
+        code: 'source-not-in-policy',
+        path: `items[${index}]`,
+        message: `the source of ${JSON.stringify(draft.items[index]!.text.slice(0, 60))} is not a quote of the policy`,
+        hint: 'check this item against the policy by hand',
+        source,
+      }));
+      const diagnostics = [...analysed.diagnostics, ...warnings];
+      return { text: rendered, diagnostics, ...(analysed.rulebase ? { result: { rulebase: analysed.rulebase, diagnostics, unquoted } } : {}) };
+    },
+  });
+  const usage = rounds.reduce((sum, round) => ({ inputTokens: sum.inputTokens + (round.usage?.inputTokens ?? 0), outputTokens: sum.outputTokens + (round.usage?.outputTokens ?? 0) }), { inputTokens: 0, outputTokens: 0 });
+  return { text, rulebase: result.rulebase, rounds, diagnostics: result.diagnostics, unquoted: result.unquoted, usage, prompt };
+}
+
+function renderRules(draft: RulebaseDraft, unquoted: ReadonlySet<number>, header: readonly string[]): string {
+  const lines = header.map((line) => `# ${line}`);
+  draft.items.forEach((item, index) => {
+    lines.push('', `# source: ${JSON.stringify(item.source.replace(/\s+/g, ' '))}`);
+    if (unquoted.has(index)) lines.push('# CHECK: this source is not a quote of the policy');
+    lines.push(item.text.trim());
+  });
+  return `${lines.join('\n').trimStart()}\n`;
+}

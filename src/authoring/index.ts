@@ -1,0 +1,15 @@
+/**
+ * Authoring (issue 19, DESIGN.md section 18): compiling a written policy into a workflow and a rulebase with a model,
+ * validated by Panoptes and repaired by the model against the diagnostics. No provider imports: the model is a
+ * function, and `panoptes/langchain` and `panoptes/ai-sdk` build one from a host model.
+ * @module
+ */
+export { compileWorkflow, DEFAULT_COMPILE_TIMEOUT_MS, DEFAULT_MAX_REPAIRS, type CompiledWorkflow, type CompileWorkflowOptions } from './compile-workflow.js';
+export { compileRulebase, type CompiledRulebase, type CompileRulebaseOptions } from './compile-rulebase.js';
+export { CompileError } from './compile-error.js';
+export { withUsage, type AnswerWithUsage, type CompilerMessage, type CompilerModel, type TokenUsage } from './model.js';
+export { RULEBASE_SYSTEM_PROMPT, WORKFLOW_SYSTEM_PROMPT } from './prompt.js';
+export { quoteOccurs } from './quotes.js';
+export { rulebaseDraftSchema, workflowDraftSchema, type RulebaseDraft, type WorkflowDraft } from './draft.js';
+export type { CompileRound } from './repair.js';
+export type { SourceFlag } from './render-workflow.js';

@@ -1,0 +1,135 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { compileRulebase, compileWorkflow, CompileError, type CompileRound, type CompilerMessage, type CompilerModel } from '../../authoring/index.js';
+import { formatDiagnostic } from '../../diagnostics/index.js';
+import { PanoptesError } from '../../errors/index.js';
+import type { ToolSpec } from '../../rules/index.js';
+import type { Output } from '../output.js';
+import { writeErrorReason, writeFileAtomic } from '../write-file-atomic.js';
+
+export interface CompileCommandOptions {
+  /** `provider:name` for LangChain's `initChatModel`. @default 'openai:gpt-4o-mini' */
+  model?: string;
+  /** A JSON file with the model's answers, in order: a scripted compile, for tests and reproducible examples. */
+  scripted?: string;
+  /** JSON list of the agent's tools (names or OpenAI tool definitions). */
+  tools?: string;
+  /** Where the workflow goes; stdout without it. */
+  out?: string;
+  /** With --tools: also compile a rulebase, written here. */
+  rulesOut?: string;
+  /** Write the conversation sent to the model (prompt, drafts, repairs) here, as JSON. */
+  savePrompt?: string;
+  maxRepairs?: number;
+}
+
+/**
+ * `panoptes compile <policy>`: drafts a workflow (and with `--rules-out`, a rulebase) from a written policy with a
+ * model, validates it and repairs it against the diagnostics, printing progress per round on stderr.
+ * @returns 0 when the output is valid and written, 1 when the model's draft stayed invalid or a call failed, 2 when
+ * an input cannot be read or the model cannot be loaded.
+ */
+export async function compileCommand(policyFile: string, options: CompileCommandOptions, output: Output): Promise<number> {
+  let policy: string;
+  let tools: ToolSpec[] | undefined;
+  let model: CompilerModel & { conversations?: CompilerMessage[][] };
+  try {
+    policy = await readFile(policyFile, 'utf8');
+    tools = options.tools === undefined ? undefined : readTools(JSON.parse(await readFile(options.tools, 'utf8')) as unknown, options.tools);
+    model = options.scripted === undefined ? await langChainModel(options.model ?? 'openai:gpt-4o-mini') : scriptedModel(JSON.parse(await readFile(options.scripted, 'utf8')) as unknown, options.scripted);
+  } catch (error) {
+    output.err(error instanceof SyntaxError ? `not JSON: ${error.message}` : (error as Error).message);
+    return 2;
+  }
+  const conversations: CompilerMessage[][] = [];
+  const recorded: CompilerModel = async (messages, schema) => {
+    conversations.push(messages.map((message) => ({ ...message })));
+    return model(messages, schema);
+  };
+  const label = options.scripted === undefined ? (options.model ?? 'openai:gpt-4o-mini') : `scripted (${basename(options.scripted)})`;
+  const header = [`Drafted by \`panoptes compile\` from ${basename(policyFile)} with ${label}.`, 'Review every item against its `source:` quote before use.'];
+  const onRound = (what: string) => (round: CompileRound & { ok: boolean }) => {
+    const errors = round.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+    const warnings = round.diagnostics.length - errors;
+    const tokens = round.usage ? `, ${round.usage.inputTokens} in / ${round.usage.outputTokens} out tokens` : '';
+    output.err(`${what} round ${round.round}: ${round.ok ? 'valid' : `${errors} error${errors === 1 ? '' : 's'}, repairing`}${warnings ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}${tokens}`);
+  };
+  try {
+    const maxRepairs = options.maxRepairs ?? 3;
+    const workflow = await compileWorkflow(policy, { model: recorded, maxRepairs, header, onRound: onRound('workflow'), ...(tools ? { tools } : {}), source: options.out ?? 'workflow.yaml' });
+    for (const diagnostic of workflow.diagnostics) output.err(`  ${formatDiagnostic(diagnostic)}`);
+    if (options.out === undefined) output.out(workflow.yaml.trimEnd());
+    else await writeFileAtomic(options.out, workflow.yaml);
+    if (options.rulesOut !== undefined) {
+      if (!tools) {
+        output.err('--rules-out needs --tools: the rules may only name the agent\'s tools');
+        return 2;
+      }
+      const rules = await compileRulebase(policy, { model: recorded, tools, maxRepairs, header, onRound: onRound('rules'), source: options.rulesOut });
+      for (const diagnostic of rules.diagnostics) output.err(`  ${formatDiagnostic(diagnostic)}`);
+      await writeFileAtomic(options.rulesOut, rules.text);
+    }
+    const written = [options.out, options.rulesOut].filter((file) => file !== undefined);
+    if (written.length > 0) output.err(`wrote ${written.join(', ')}`);
+    return 0;
+  } catch (error) {
+    if (CompileError.isInstance(error)) {
+      output.err(error.message);
+      return 1;
+    }
+    if (PanoptesError.isInstance(error)) {
+      output.err(error.message);
+      return 2;
+    }
+    output.err(`cannot write the output: ${writeErrorReason(error)}`);
+    return 2;
+  } finally {
+    if (options.savePrompt !== undefined) await writeFileAtomic(options.savePrompt, `${JSON.stringify(conversations.at(-1) ?? [], null, 2)}\n`).catch(() => undefined);
+  }
+}
+
+function readTools(value: unknown, file: string): ToolSpec[] {
+  const list = Array.isArray(value) ? value : undefined;
+  if (!list) throw new Error(`${file}: expected a JSON list of tools (names or { "name", "parameters" } / OpenAI { "type": "function", "function": {...} })`);
+  return list.map((tool: unknown, index) => {
+    if (typeof tool === 'string') return tool;
+    const record = tool as { name?: unknown; function?: { name?: unknown; parameters?: unknown }; parameters?: unknown };
+    const inner = record.function ?? record;
+    if (typeof inner.name !== 'string') throw new Error(`${file}: tools[${index}] has no name`);
+    return { name: inner.name, ...(inner.parameters ? { parameters: inner.parameters as { properties?: Record<string, unknown> } } : {}) };
+  });
+}
+
+/** A model that answers from a list, in order; running out is an error that names the file. */
+function scriptedModel(value: unknown, file: string): CompilerModel {
+  if (!Array.isArray(value) || value.length === 0) throw new Error(`${file}: expected a non-empty JSON list of model answers`);
+  let next = 0;
+  return async () => {
+    if (next >= value.length) throw new Error(`${file} has ${value.length} answers and the compiler asked for another`);
+    return value[next++] as unknown;
+  };
+}
+
+/**
+ * The model through LangChain's `initChatModel`, imported only now: `langchain` and the provider package are the
+ * user's dependencies, never loaded by the rest of the CLI.
+ */
+async function langChainModel(spec: string): Promise<CompilerModel> {
+  const specifier = 'langchain/chat_models/universal';
+  const adapter = '../../../adapters/langchain/compiler-model.js';
+  let universal: { initChatModel: (model: string, fields?: Record<string, unknown>) => Promise<unknown> };
+  try {
+    universal = (await import(specifier)) as typeof universal;
+  } catch (error) {
+    throw new Error(`--model needs the \`langchain\` package and a provider package (e.g. @langchain/openai): npm install langchain @langchain/openai (${(error as Error).message})`);
+  }
+  let chatModel: unknown;
+  try {
+    chatModel = await universal.initChatModel(spec, { temperature: 0 });
+  } catch (error) {
+    throw new Error(`cannot load the model '${spec}': ${(error as Error).message}; write it as provider:name, e.g. openai:gpt-4o-mini, and install the provider's package`);
+  }
+  // The adapter is typed here by hand: the core's files never name an adapter's module, even as a type.
+  const { compilerModel } = (await import(adapter)) as { compilerModel: (chatModel: unknown) => CompilerModel };
+  return compilerModel(chatModel);
+}
