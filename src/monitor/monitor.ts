@@ -102,7 +102,10 @@ export function createMonitor({
     ...(embeddingTimeoutMs ? { embeddingTimeoutMs } : {}),
     ...(warmUpTimeoutMs ? { warmUpTimeoutMs } : {}),
   });
-  const serialised = createKeyedQueue();
+  const queue = createKeyedQueue();
+  // A store shared between processes serialises each session's calls across them too (see SessionStore.exclusive).
+  const exclusive = storeOption?.exclusive?.bind(storeOption);
+  const serialised: typeof queue = exclusive ? (sessionId, task) => queue(sessionId, () => exclusive(sessionId, task)) : queue;
   const loops = resolveLoopDetector(loopsOption, {
     ...(embeddings ? { embedder: embeddings } : {}),
     clock,
