@@ -9,6 +9,7 @@ import { PanoptesError } from '../errors/index.js';
 import { auditCommand, positiveInteger, type AuditCommandOptions } from './commands/audit.js';
 import { graphCommand } from './commands/graph.js';
 import { rulesCheckCommand } from './commands/rules-check.js';
+import { serveCommand, type ServeCommandOptions } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { consoleOutput } from './output.js';
 
@@ -69,6 +70,20 @@ program
   .option('--tools <file>', "JSON list of the agent's tools (OpenAI tool definitions); unknown tools and parameters become errors")
   .action(async (files: string[], options: { json?: boolean; tools?: string }) => {
     process.exitCode = await rulesCheckCommand(files, options, output);
+  });
+
+program
+  .command('serve')
+  .description('run the OpenAI-compatible proxy: point any OpenAI client at http://<host>:<port>/v1 (docs/proxy.md)')
+  .option('--config <file>', 'YAML config file (keys in docs/proxy.md); PANOPTES_* variables and flags override it')
+  .option('--upstream <url>', 'base URL of the OpenAI-compatible upstream, /v1 included (e.g. http://127.0.0.1:8000/v1)')
+  .option('--workflow <file>', 'workflow YAML file')
+  .option('--port <n>', 'port to listen on (0 picks a free port; default 4000)')
+  .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+  .option('--redis <url>', 'share sessions through Redis (redis://host:port); needs the redis package')
+  .option('--loops', 'turn on loop detection')
+  .action(async (options: ServeCommandOptions) => {
+    process.exitCode = await serveCommand(options, output);
   });
 
 try {

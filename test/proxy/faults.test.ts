@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMonitor, loadWorkflow } from '../../src/index.js';
 import { createProxy } from '../../src/proxy/index.js';
 import { hastyAgent, streamEvents } from './fake-upstream.js';
-import { OPENING, SUPPORT_WORKFLOW, quietLogger, startProxy, type Running } from './helpers.js';
+import { OPENING, SUPPORT_WORKFLOW, quietLogger, json, startProxy, type Running } from './helpers.js';
 
 let running: Running | undefined;
 afterEach(async () => {
@@ -24,7 +24,7 @@ describe('bad requests', () => {
     running = await startProxy(hastyAgent);
     const response = await post(running.url, '{"model": "x", "messages": [');
     expect(response.status).toBe(400);
-    const { error } = await response.json();
+    const { error } = await json(response);
     expect(error.type).toBe('invalid_request_error');
     expect(error.code).toBe('invalid_json');
     expect(error.message).toMatch(/^The request body is not valid JSON: /);
@@ -42,7 +42,7 @@ describe('bad requests', () => {
     for (const [body, message] of cases) {
       const response = await post(running.url, body);
       expect(response.status).toBe(400);
-      expect((await response.json()).error).toEqual({ message, type: 'invalid_request_error', param: 'messages', code: 'invalid_chat_request' });
+      expect((await json(response)).error).toEqual({ message, type: 'invalid_request_error', param: 'messages', code: 'invalid_chat_request' });
     }
     expect(running.upstream.requests).toHaveLength(0);
   });
@@ -64,7 +64,7 @@ describe('bad requests', () => {
     running = await startProxy(hastyAgent, { proxy: { bodyLimitBytes: 1024 } });
     const response = await post(running.url, JSON.stringify({ model: 'x', messages: [{ role: 'user', content: 'x'.repeat(4096) }] }));
     expect(response.status).toBe(413);
-    expect((await response.json()).error).toEqual({ message: "The request body is larger than 1024 bytes, the proxy's limit.", type: 'invalid_request_error', param: null, code: 'request_too_large' });
+    expect((await json(response)).error).toEqual({ message: "The request body is larger than 1024 bytes, the proxy's limit.", type: 'invalid_request_error', param: null, code: 'request_too_large' });
     const passThrough = await fetch(`${running.url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'y'.repeat(4096) });
     expect(passThrough.status).toBe(413);
     expect(running.upstream.requests).toHaveLength(0);
@@ -74,7 +74,7 @@ describe('bad requests', () => {
     running = await startProxy(hastyAgent);
     const response = await post(running.url, JSON.stringify({ model: 'x', n: 2, messages: OPENING }));
     expect(response.status).toBe(400);
-    expect((await response.json()).error.code).toBe('unsupported_n');
+    expect((await json(response)).error.code).toBe('unsupported_n');
   });
 });
 
@@ -93,7 +93,7 @@ describe('the upstream failing', () => {
     try {
       const response = await post(url, JSON.stringify({ model: 'x', messages: OPENING }));
       expect(response.status).toBe(502);
-      expect((await response.json()).error).toEqual({ message: 'The upstream model server could not be reached (ECONNREFUSED).', type: 'upstream_error', param: null, code: 'upstream_unavailable' });
+      expect((await json(response)).error).toEqual({ message: 'The upstream model server could not be reached (ECONNREFUSED).', type: 'upstream_error', param: null, code: 'upstream_unavailable' });
       expect(proxy.metrics.value('panoptes_proxy_upstream_errors_total', { code: 'upstream_unavailable' })).toBe(1);
     } finally {
       await proxy.close();
@@ -104,7 +104,7 @@ describe('the upstream failing', () => {
     running = await startProxy(() => new Promise(() => {}), { proxy: { upstreamTimeoutMs: 100 } });
     const response = await post(running.url, JSON.stringify({ model: 'x', messages: OPENING }));
     expect(response.status).toBe(504);
-    expect((await response.json()).error).toEqual({ message: 'The upstream model server did not answer within 100 ms.', type: 'upstream_error', param: null, code: 'upstream_timeout' });
+    expect((await json(response)).error).toEqual({ message: 'The upstream model server did not answer within 100 ms.', type: 'upstream_error', param: null, code: 'upstream_timeout' });
   });
 
   it('drops malformed SSE chunks (counted), and still checks the tool calls of the rest of the stream', async () => {

@@ -90,3 +90,7 @@ export async function runDemo(client: OpenAI, { stream, headers }: { stream: boo
   }
   return { messages, answers };
 }
+
+/** A response's JSON body, loosely typed for assertions (`fetch` types it as unknown). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const json = (response: Response): Promise<any> => response.json();

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionIdOf } from '../../src/proxy/index.js';
 import { hastyAgent } from './fake-upstream.js';
-import { OPENING, startProxy, type Running } from './helpers.js';
+import { OPENING, json, startProxy, type Running } from './helpers.js';
 
 let running: Running | undefined;
 afterEach(async () => {
@@ -16,10 +16,10 @@ describe('other /v1 routes', () => {
     const models = await fetch(`${running.url}/v1/models?limit=2`, { headers: { authorization: 'Bearer sk-client' } });
     expect(models.status).toBe(200);
     expect(models.headers.get('x-upstream')).toBe('fake');
-    expect(await models.json()).toEqual({ object: 'list', path: '/v1/models?limit=2', method: 'GET', received: '' });
+    expect(await json(models)).toEqual({ object: 'list', path: '/v1/models?limit=2', method: 'GET', received: '' });
     const body = JSON.stringify({ model: 'embed', input: ['a', 'b'] });
     const embeddings = await fetch(`${running.url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    expect((await embeddings.json()).received).toBe(body);
+    expect((await json(embeddings)).received).toBe(body);
     expect(running.upstream.requests.map((request) => request.headers.authorization)).toEqual(['Bearer sk-client', undefined]);
   });
 
@@ -27,7 +27,7 @@ describe('other /v1 routes', () => {
     running = await startProxy(hastyAgent);
     const response = await fetch(`${running.url}/admin`);
     expect(response.status).toBe(404);
-    expect((await response.json()).error.code).toBe('not_found');
+    expect((await json(response)).error.code).toBe('not_found');
   });
 });
 
@@ -35,11 +35,11 @@ describe('health and metrics', () => {
   it('reports ok, then degraded when the store stops answering; metrics count requests and refusals', async () => {
     let healthy = true;
     running = await startProxy(hastyAgent, { proxy: { storeHealthy: () => healthy } });
-    expect(await (await fetch(`${running.url}/healthz`)).json()).toEqual({ status: 'ok', store: 'ok', workflow: 'customer-support' });
+    expect(await json(await fetch(`${running.url}/healthz`))).toEqual({ status: 'ok', store: 'ok', workflow: 'customer-support' });
     healthy = false;
     const degraded = await fetch(`${running.url}/healthz`);
     expect(degraded.status).toBe(200); // the proxy still serves (fail-open): a load balancer must not take it out
-    expect((await degraded.json()).status).toBe('degraded');
+    expect((await json(degraded)).status).toBe('degraded');
 
     await running.client.chat.completions.create({ model: 'x', messages: OPENING });
     const metrics = await (await fetch(`${running.url}/metrics`)).text();
@@ -64,7 +64,7 @@ describe('security', () => {
     expect(refused).toMatchObject({ status: 401, code: 'invalid_proxy_key' });
     const wrong = await fetch(`${running.url}/v1/models`, { headers: { 'x-panoptes-key': 'pk-team-b' } });
     expect(wrong.status).toBe(401);
-    expect((await wrong.json()).error.message).toBe("Missing or unknown proxy key: send one of the proxy's keys in the x-panoptes-key header.");
+    expect((await json(wrong)).error.message).toBe("Missing or unknown proxy key: send one of the proxy's keys in the x-panoptes-key header.");
     expect(running.upstream.requests).toHaveLength(0);
 
     await running.client.chat.completions.create({ model: 'x', messages: OPENING }, { headers: { 'x-panoptes-key': 'pk-team-a' } });

@@ -10,7 +10,7 @@ import type { OpenAIMessage } from '../../src/proxy/openai-types.js';
 import { createRedisSessionStore, type RedisSessionStore } from '../../src/store/redis/index.js';
 import { startRedisServer, type RedisServer } from '../store/redis-server.js';
 import { hastyAgent, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
-import { OPENING, SUPPORT_WORKFLOW, quietLogger, runDemo, startProxy } from './helpers.js';
+import { json, OPENING, SUPPORT_WORKFLOW, quietLogger, runDemo, startProxy } from './helpers.js';
 
 let redis: RedisServer;
 let upstream: FakeUpstream;
@@ -107,7 +107,7 @@ describe('Redis killed in the middle of a load run', () => {
         while (next < total) {
           const index = next++;
           await oneCall(index);
-          if (killed && !degradedSeen) degradedSeen = (await (await fetch(`${a.url}/healthz`)).json()).status === 'degraded';
+          if (killed && !degradedSeen) degradedSeen = (await json(await fetch(`${a.url}/healthz`))).status === 'degraded';
         }
       }),
     );
@@ -118,8 +118,8 @@ describe('Redis killed in the middle of a load run', () => {
     expect(a.store.misses().unavailable ?? 0).toBeGreaterThan(0);
 
     await redis.restart();
-    await expect.poll(async () => (await (await fetch(`${a.url}/healthz`)).json()).status, { timeout: 5000, interval: 50 }).toBe('ok');
-    await expect.poll(async () => (await (await fetch(`${b.url}/healthz`)).json()).status, { timeout: 5000, interval: 50 }).toBe('ok');
+    await expect.poll(async () => (await json(await fetch(`${a.url}/healthz`))).status, { timeout: 5000, interval: 50 }).toBe('ok');
+    await expect.poll(async () => (await json(await fetch(`${b.url}/healthz`))).status, { timeout: 5000, interval: 50 }).toBe('ok');
     // A conversation after the outage, alternating between the instances, is shared whole.
     const after = await runDemo(alternating([a.client, b.client]), { stream: false, headers: { 'x-session-id': 'after-outage' } });
     expect(after.answers[0]!.message.content).toMatch(/^\[Panoptes\]/);

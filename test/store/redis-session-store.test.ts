@@ -101,7 +101,7 @@ describe('createRedisSessionStore', () => {
     let slowWrite: unknown;
     const slowCall = slow.exclusive('s', async () => {
       await new Promise((resolve) => setTimeout(resolve, 200)); // outlives its 50 ms lease
-      slowWrite = await slow.set('s', 'stale').catch((error: Error) => error.message);
+      slowWrite = await Promise.resolve(slow.set('s', 'stale')).catch((error: Error) => error.message);
     });
     await new Promise((resolve) => setTimeout(resolve, 10));
     await fast.exclusive('s', async () => fast.set('s', 'newer'));
