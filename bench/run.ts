@@ -31,6 +31,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   'adapters-langchain-checkpointed': async () => (await import('./adapters-langchain-checkpointed.js')).langchainCheckpointedBench,
   'adapters-langgraph': async () => (await import('./adapters-langgraph.js')).langgraphAdapterBench,
   'adapters-ai-sdk': async () => (await import('./adapters-ai-sdk.js')).aiSdkAdapterBench,
+  proxy: async () => (await import('./proxy.js')).proxyBench,
 };
 
 const wanted = process.argv.slice(2);
