@@ -19,3 +19,5 @@ export { PROXY_KEY_HEADER } from './upstream.js';
 export { PROXY_METRICS } from './metrics.js';
 export { StreamGate, type StreamEnd } from './stream-gate.js';
 export { chatRequestProblem, toChatMessages, turnOf, withEdits } from './translate.js';
+export { formatConfigError, loadServeConfig, ProxyConfigError, type ServeConfig, type ServeConfigSources } from './config.js';
+export { startServe, type RunningProxy } from './serve.js';
