@@ -98,15 +98,13 @@ describe('createRedisSessionStore', () => {
     const slow = store<string>({ leaseMs: 50 });
     const fast = store<string>({ leaseMs: 50, lockWaitMs: 2000 });
     await Promise.all([slow.ready(), fast.ready()]);
-    let slowWrite: unknown;
     const slowCall = slow.exclusive('s', async () => {
       await new Promise((resolve) => setTimeout(resolve, 200)); // outlives its 50 ms lease
-      slowWrite = await Promise.resolve(slow.set('s', 'stale')).catch((error: Error) => error.message);
+      await slow.set('s', 'stale');
     });
     await new Promise((resolve) => setTimeout(resolve, 10));
     await fast.exclusive('s', async () => fast.set('s', 'newer'));
-    await slowCall;
-    expect(slowWrite).toBe('The lease on session s was lost; the write was dropped.');
+    await slowCall; // resolves: the task's own result is not the store's to fail
     expect(await fast.get('s')).toBe('newer');
     expect(slow.misses()).toEqual({ 'lease-lost': 1 });
   });

@@ -67,10 +67,33 @@ export const DEFAULT_REDIS_KEY_PREFIX = 'panoptes:';
 export const DEFAULT_LEASE_MS = 5000;
 export const DEFAULT_LOCK_WAIT_MS = 2000;
 
-/** Writes only while this process still holds the lease: KEYS = [lease, session], ARGV = [token, value, ttlMs]. */
-const WRITE_UNDER_LEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) return 1 end return 0`;
-/** Lets go of the lease if this process still holds it: KEYS = [lease], ARGV = [token]. */
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/**
+ * Takes the lease and reads the session in one round trip: KEYS = [lease, session], ARGV = [token, leaseMs, ttlMs].
+ * Returns [1, value or nil] when taken, [0] when another process holds it.
+ */
+const ACQUIRE_AND_READ = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  local value = redis.call('GET', KEYS[2])
+  if value then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+  return {1, value}
+end
+return {0}`;
+/**
+ * Writes (when ARGV[2] is not empty) and lets go of the lease, only while this process still holds it: KEYS = [lease,
+ * session], ARGV = [token, value, ttlMs]. Returns 1, or 0 when the lease was lost (nothing written).
+ */
+const WRITE_AND_RELEASE = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
+redis.call('DEL', KEYS[1])
+return 1`;
+
+/** A lease this process holds on a session, with what it read when taking it and what the task wrote. */
+interface Held {
+  token: string;
+  /** The session's JSON as read with the lease (null: none), until the task's first read takes it. */
+  prefetched?: string | null;
+  /** The last value the task wrote, sent with the release. */
+  write?: string;
+}
 
 /**
  * Creates a session store in Redis (DESIGN.md section 17), for a monitor's sessions: `createMonitor({ workflow,
@@ -141,8 +164,8 @@ export function createRedisSessionStore<Value>({
 
   const sessionKey = (sessionId: string) => `${keyPrefix}session:${sessionId}`;
   const leaseKey = (sessionId: string) => `${keyPrefix}lease:${sessionId}`;
-  /** The lease token of each session this process holds right now. */
-  const held = new Map<string, string>();
+  /** The leases this process holds right now, by session. */
+  const held = new Map<string, Held>();
 
   const command = async (args: string[]): Promise<unknown> => {
     try {
@@ -157,16 +180,18 @@ export function createRedisSessionStore<Value>({
 
   const sleep = (ms: number) => new Promise<void>((resolve) => timers.setTimeout(resolve, ms));
 
-  /** Takes the lease, waiting for another holder up to `lockWaitMs`: the token, or why not. */
-  async function acquire(sessionId: string): Promise<string | RedisStoreMissCause> {
+  /** Takes the lease (reading the session with it), waiting for another holder up to `lockWaitMs`; or why not. */
+  async function acquire(sessionId: string): Promise<Held | RedisStoreMissCause> {
     const token = randomUUID();
     let waited = 0;
     for (let attempt = 0; ; attempt++) {
+      let reply: unknown;
       try {
-        if ((await command(['SET', leaseKey(sessionId), token, 'NX', 'PX', String(leaseMs)])) === 'OK') return token;
+        reply = await command(['EVAL', ACQUIRE_AND_READ, '2', leaseKey(sessionId), sessionKey(sessionId), token, String(leaseMs), String(ttlMs)]);
       } catch {
         return 'unavailable';
       }
+      if (Array.isArray(reply) && reply[0] === 1) return { token, prefetched: typeof reply[1] === 'string' ? reply[1] : null };
       if (waited >= lockWaitMs) return 'lock-timeout';
       const delay = Math.min(1 + attempt, 20, lockWaitMs - waited);
       await sleep(delay);
@@ -180,25 +205,28 @@ export function createRedisSessionStore<Value>({
     },
 
     async get(sessionId) {
-      const text = await command(['GET', sessionKey(sessionId)]);
-      if (typeof text !== 'string') return undefined;
-      // Reading touches the session, as in the memory store; an expiry refresh nobody waits for.
-      command(['PEXPIRE', sessionKey(sessionId), String(ttlMs)]).catch(() => {});
-      return JSON.parse(text) as Value;
+      const lease = held.get(sessionId);
+      let text: unknown;
+      if (lease?.prefetched !== undefined) {
+        text = lease.prefetched; // read with the lease, one round trip ago
+        delete lease.prefetched;
+      } else {
+        // GETEX (Redis 6.2+): reading touches the session, as in the memory store.
+        text = await command(['GETEX', sessionKey(sessionId), 'PX', String(ttlMs)]);
+      }
+      return typeof text === 'string' ? (JSON.parse(text) as Value) : undefined;
     },
 
     async set(sessionId, value) {
       const text = JSON.stringify(value);
-      const token = held.get(sessionId);
-      if (token === undefined) {
-        await command(['SET', sessionKey(sessionId), text, 'PX', String(ttlMs)]);
+      const lease = held.get(sessionId);
+      if (lease) {
+        // Sent with the release, in the same round trip, and only if the lease is still this process's.
+        lease.write = text;
+        delete lease.prefetched;
         return;
       }
-      const written = await command(['EVAL', WRITE_UNDER_LEASE, '2', leaseKey(sessionId), sessionKey(sessionId), token, text, String(ttlMs)]);
-      if (written !== 1) {
-        miss('lease-lost', `A call for one session took longer than the lease (${leaseMs} ms) and another process took the session over; its write was dropped so it cannot overwrite a newer state.`);
-        throw new Error(`The lease on session ${sessionId} was lost; the write was dropped.`);
-      }
+      await command(['SET', sessionKey(sessionId), text, 'PX', String(ttlMs)]);
     },
 
     async delete(sessionId) {
@@ -206,19 +234,31 @@ export function createRedisSessionStore<Value>({
     },
 
     async exclusive(sessionId, task) {
-      const token = await acquire(sessionId);
-      if (token === 'unavailable' || token === 'lock-timeout') {
-        if (token === 'unavailable') miss('unavailable', 'Redis is unreachable; a call ran without its session lease (sessions are not shared until Redis is back).');
+      const lease = await acquire(sessionId);
+      if (typeof lease === 'string') {
+        if (lease === 'unavailable') miss('unavailable', 'Redis is unreachable; a call ran without its session lease (sessions are not shared until Redis is back).');
         else miss('lock-timeout', `Another process held a session's lease for over ${lockWaitMs} ms; the call ran without it.`);
         return task();
       }
-      held.set(sessionId, token);
+      held.set(sessionId, lease);
+      let result: Awaited<ReturnType<typeof task>>;
       try {
-        return await task();
+        result = await task();
       } finally {
-        if (held.get(sessionId) === token) held.delete(sessionId);
-        await command(['EVAL', RELEASE, '1', leaseKey(sessionId), token]).catch(() => {}); // an unreleased lease expires after leaseMs
+        held.delete(sessionId);
       }
+      let released: unknown;
+      try {
+        released = await command(['EVAL', WRITE_AND_RELEASE, '2', leaseKey(sessionId), sessionKey(sessionId), lease.token, lease.write ?? '', String(ttlMs)]);
+      } catch {
+        // Unreleased, the lease expires after leaseMs; the write is lost (counted): Redis went away mid-call.
+        if (lease.write !== undefined) miss('unavailable', 'Redis is unreachable; a session write was dropped (sessions are not shared until Redis is back).');
+        return result;
+      }
+      if (released !== 1 && lease.write !== undefined) {
+        miss('lease-lost', `A call for one session took longer than the lease (${leaseMs} ms) and another process took the session over; its write was dropped so it cannot overwrite a newer state.`);
+      }
+      return result;
     },
 
     async ready(timeoutMs = 5000) {
