@@ -1,5 +1,7 @@
 /** Pass-through routes, health and metrics, security (keys, Authorization), and where sessions come from. */
+import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseWorkflow } from '../../src/index.js';
 import { sessionIdOf } from '../../src/proxy/index.js';
 import { hastyAgent } from './fake-upstream.js';
 import { OPENING, json, startProxy, type Running } from './helpers.js';
@@ -99,5 +101,31 @@ describe('session ids', () => {
     const { response } = await running.client.chat.completions.create({ model: 'x', messages: OPENING, metadata: { session_id: 'from-metadata' } }).withResponse();
     expect(response.headers.get('x-panoptes-session-id')).toBe('from-metadata');
     expect((await running.monitor.report('from-metadata'))?.refusals).toHaveLength(1);
+  });
+});
+
+describe('hard blocks', () => {
+  it('refuse the next call with 403 panoptes_violation, the intervention text as message, without calling the upstream', async () => {
+    const workflow = parseWorkflow(
+      [
+        'name: secrets',
+        'states:',
+        '  - { name: chatting, initial: true }',
+        '  - name: leaking',
+        '    classification: { patterns: ["internal notes"] }',
+        'transitions: [{ from: chatting, to: leaking }, { from: leaking, to: chatting }]',
+        'constraints:',
+        '  - { name: no_leaks, type: never, target: leaking, severity: error, intervention: stop_leaks }',
+        'interventions:',
+        '  stop_leaks: "block: This conversation revealed internal notes; it cannot continue."',
+      ].join('\n'),
+    );
+    running = await startProxy(() => ({ content: 'Sure, here are the internal notes: ...' }), { monitor: { workflow } });
+    await running.client.chat.completions.create({ model: 'x', messages: OPENING }); // the violation happens here
+    const blocked = await running.client.chat.completions.create({ model: 'x', messages: OPENING }).catch((error: unknown) => error);
+    expect(blocked).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect((blocked as InstanceType<typeof OpenAI.PermissionDeniedError>).error).toEqual({ message: 'This conversation revealed internal notes; it cannot continue.', type: 'panoptes_violation', param: null, code: 'workflow_blocked' });
+    expect(running.upstream.requests).toHaveLength(1);
+    expect(running.proxy.metrics.value('panoptes_proxy_blocked_total', { code: 'workflow_blocked' })).toBe(1);
   });
 });
