@@ -150,7 +150,14 @@ export function createProxy({
     if (length > bodyLimitBytes) return send(reply, proxyError(413, 'invalid_request_error', 'request_too_large', `The request body is larger than ${bodyLimitBytes} bytes, the proxy's limit.`));
     const abort = abortOnClientGone(reply.raw);
     const body = request.body as Readable | undefined;
-    const response = await upstream.send({ method: request.method, path: request.url, headers: request.headers, body: body ?? null, signal: abort.signal, monitored: false });
+    let response: Dispatcher.ResponseData | ProxyError;
+    try {
+      response = await upstream.send({ method: request.method, path: request.url, headers: request.headers, body: body ?? null, signal: abort.signal, monitored: false });
+    } catch (error) {
+      if (!abort.signal.aborted) throw error;
+      metrics.add(PROXY_METRICS.clientAborts);
+      return reply;
+    }
     if (isProxyError(response)) return upstreamFailed(reply, response);
     return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: true })).send(response.body);
   }
