@@ -114,15 +114,18 @@ export function createProxy({
   });
   app.setNotFoundHandler((request, reply) => send(reply, proxyError(404, 'invalid_request_error', 'not_found', `No route ${request.method} ${request.url.split('?')[0]}: the proxy serves /v1/* (passed to the upstream), /healthz and /metrics.`)));
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (keys.length === 0 || !request.url.startsWith('/v1')) return;
-    const given = request.headers[PROXY_KEY_HEADER];
-    if (typeof given === 'string' && keys.some((key) => safeEqual(key, given))) return;
-    return send(reply, proxyError(401, 'authentication_error', 'invalid_proxy_key', `Missing or unknown proxy key: send one of the proxy's keys in the ${PROXY_KEY_HEADER} header.`));
-  });
-  app.addHook('onResponse', async (request, reply) => {
+  // Hooks in callback style: on every request, an async hook would cost a promise more.
+  if (keys.length > 0) {
+    app.addHook('onRequest', (request, reply, done) => {
+      const given = request.headers[PROXY_KEY_HEADER];
+      if (!request.url.startsWith('/v1') || (typeof given === 'string' && keys.some((key) => safeEqual(key, given)))) return done();
+      void send(reply, proxyError(401, 'authentication_error', 'invalid_proxy_key', `Missing or unknown proxy key: send one of the proxy's keys in the ${PROXY_KEY_HEADER} header.`));
+    });
+  }
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unknown';
     metrics.add(PROXY_METRICS.requests, { route: route.startsWith('/v1/*') ? 'pass-through' : route, status: String(reply.statusCode) });
+    done();
   });
 
   app.get('/healthz', async (_request, reply) => {
