@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { createMemorySessionStore, createMonitor, loadWorkflow, type Monitor, type MonitorSession } from '../../src/index.js';
+import { createMemorySessionStore, createMonitor, loadWorkflow, type ChatMessage, type Monitor, type MonitorSession } from '../../src/index.js';
 import { createRedisSessionStore, type RedisSessionStore } from '../../src/store/redis/index.js';
 import { SUPPORT_WORKFLOW, quietLogger } from '../proxy/helpers.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
@@ -179,4 +179,36 @@ describe('monitors sharing sessions through Redis', () => {
     const readElsewhere = await other.get('after');
     expect(readElsewhere?.workflow.trace).toEqual(['greeting', 'verify_identity']);
   });
+
+  it('share the loop history too: alternate calls find the loop one monitor finds, which two unshared monitors miss', async () => {
+    const workflow = await loadWorkflow(SUPPORT_WORKFLOW);
+    /** An agent polling the same lookup with the same result: repeated-action after 4 identical calls. */
+    async function run(monitorFor: (call: number) => Monitor) {
+      const messages: ChatMessage[] = [{ role: 'user', content: 'Where is my order A-1042?' }];
+      const seen: Array<string | null> = [];
+      for (let turn = 0; turn < 6; turn++) {
+        const before = await monitorFor(turn).beforeModel('looping', { messages });
+        seen.push(before.action === 'block' ? 'block' : before.interventions.map((entry) => entry.name).join(',') || null);
+        const call = { id: `c${turn}`, name: 'lookup_customer', args: { order: 'A-1042' } };
+        const after = await monitorFor(turn).afterModel('looping', { content: '', toolCalls: [call] });
+        seen.push(after.loop?.kind ?? null);
+        await monitorFor(turn).beforeTool('looping', call);
+        messages.push({ role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', content: 'Status: in transit.', toolCallId: call.id, name: call.name });
+      }
+      return seen;
+    }
+    const alone = createMonitor({ workflow, loops: true });
+    const expected = await run(() => alone);
+    expect(expected.filter((entry) => entry !== null).length).toBeGreaterThan(0);
+
+    const [storeA, storeB] = [store<MonitorSession>(), store<MonitorSession>()];
+    await Promise.all([storeA.ready(), storeB.ready()]);
+    const a = createMonitor({ workflow, loops: true, store: storeA });
+    const b = createMonitor({ workflow, loops: true, store: storeB });
+    expect(await run((turn) => (turn % 2 === 0 ? a : b))).toEqual(expected);
+
+    const apart = [createMonitor({ workflow, loops: true }), createMonitor({ workflow, loops: true })];
+    expect(await run((turn) => apart[turn % 2]!)).not.toEqual(expected);
+  });
 });
+
