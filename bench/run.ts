@@ -33,6 +33,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   'adapters-ai-sdk': async () => (await import('./adapters-ai-sdk.js')).aiSdkAdapterBench,
   react: async () => (await import('./react.js')).reactBench,
   authoring: async () => (await import('./authoring.js')).authoringBench,
+  proxy: async () => (await import('./proxy.js')).proxyBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -7,7 +7,7 @@
 export { compileWorkflow, DEFAULT_COMPILE_TIMEOUT_MS, DEFAULT_MAX_REPAIRS, type CompiledWorkflow, type CompileWorkflowOptions } from './compile-workflow.js';
 export { compileRulebase, type CompiledRulebase, type CompileRulebaseOptions } from './compile-rulebase.js';
 export { CompileError } from './compile-error.js';
-export { withUsage, type AnswerWithUsage, type CompilerMessage, type CompilerModel, type TokenUsage } from './model.js';
+export { withUsage, type AnswerWithUsage, type CompilerMessage, type CompilerModel } from './model.js';
 export { RULEBASE_SYSTEM_PROMPT, WORKFLOW_SYSTEM_PROMPT } from './prompt.js';
 export { quoteOccurs } from './quotes.js';
 export { rulebaseDraftSchema, workflowDraftSchema, type RulebaseDraft, type WorkflowDraft } from './draft.js';

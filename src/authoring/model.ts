@@ -1,13 +1,12 @@
+import type { TokenUsage } from '../react/index.js';
+
+/** Tokens one model call used (the same shape the ReAct controller counts). */
+export type { TokenUsage };
+
 /** One message to the compiler's model. */
 export interface CompilerMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
-}
-
-/** Tokens one model call used, when the provider reports them. */
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
 }
 
 /**

@@ -11,6 +11,7 @@ import { compileCommand, type CompileCommandOptions } from './commands/compile.j
 import { graphCommand } from './commands/graph.js';
 import { initCommand, type InitCommandOptions } from './commands/init.js';
 import { rulesCheckCommand } from './commands/rules-check.js';
+import { serveCommand, type ServeCommandOptions } from './commands/serve.js';
 import { testCommand, type TestCommandOptions } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
 import { INIT_HOSTS } from './init-templates.js';
@@ -110,6 +111,20 @@ program
   .option('--force', 'overwrite files that exist')
   .action(async (options: InitCommandOptions) => {
     process.exitCode = await initCommand(options, output);
+  });
+
+program
+  .command('serve')
+  .description('run the OpenAI-compatible proxy: point any OpenAI client at http://<host>:<port>/v1 (docs/proxy.md)')
+  .option('--config <file>', 'YAML config file (keys in docs/proxy.md); PANOPTES_* variables and flags override it')
+  .option('--upstream <url>', 'base URL of the OpenAI-compatible upstream, /v1 included (e.g. http://127.0.0.1:8000/v1)')
+  .option('--workflow <file>', 'workflow YAML file')
+  .option('--port <n>', 'port to listen on (0 picks a free port; default 4000)')
+  .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+  .option('--redis <url>', 'share sessions through Redis (redis://host:port); needs the redis package')
+  .option('--loops', 'turn on loop detection')
+  .action(async (options: ServeCommandOptions) => {
+    process.exitCode = await serveCommand(options, output);
   });
 
 function nonNegativeInteger(value: string): number {

@@ -10,6 +10,7 @@ import { createSemanticCheck } from './semantic-check.js';
 import { sessionFactory, type LoopSession } from './session.js';
 import { createLoopSessionStore, sessionKey } from './session-store.js';
 import { createStreamWatch } from './stream-watch.js';
+import { fromLoopSnapshot, isLoopSnapshot, toLoopSnapshot } from './session-snapshot.js';
 import { checkStructure, observeTurnEvents } from './structure.js';
 import type { LoopDetector, LoopObserveOptions, LoopReport, LoopStep } from './types.js';
 
@@ -47,7 +48,8 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
   });
   const misses = config.missCounter ?? createMissCounter(logger, telemetry);
   const prepare = createStepPreparer({ ...config, comparesTexts: Boolean(config.monologue || config.alternation || config.embedder) });
-  const store = createLoopSessionStore<LoopSession>({ ttlMs: config.ttlMs, maxSessions: config.maxSessions, clock, create: sessionFactory(config) });
+  const createSession = sessionFactory(config);
+  const store = createLoopSessionStore<LoopSession>({ ttlMs: config.ttlMs, maxSessions: config.maxSessions, clock, create: createSession });
   const serialised = createKeyedQueue();
   const embedding = config.embedder && createLoopEmbedding(config.embedder, config, misses);
   const checkSemantic = embedding && createSemanticCheck({ embedding, config, clock, logger, misses });
@@ -105,6 +107,15 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
     watchStream: () => createStreamWatch(config, (error) => misses.record('internal', 'The loop detector failed on a streamed response; the rest of it was not watched.', error)),
     resetSession(sessionId, options) {
       store.delete(keyOf(sessionId, options));
+    },
+    exportSession(sessionId, options) {
+      const session = store.peek(keyOf(sessionId, options));
+      return session && toLoopSnapshot(session);
+    },
+    importSession(sessionId, snapshot, options) {
+      const key = keyOf(sessionId, options);
+      if (isLoopSnapshot(snapshot)) store.put(key, fromLoopSnapshot(snapshot, createSession));
+      else store.delete(key); // nothing shared yet: start afresh rather than from this process's older copy
     },
     async warmUp({ timeoutMs = DEFAULT_LOOP_WARM_UP_TIMEOUT_MS } = {}) {
       if (!(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) {

@@ -36,6 +36,11 @@ export function createLoopSessionStore<State>({ ttlMs, maxSessions, clock, creat
       evictExpired(clock.now());
       return entries.get(key)?.state;
     },
+    /** Replaces the session's state (one read back from a shared store); it becomes the most recently used. */
+    put(key: string, state: State): void {
+      touch(key, state, clock.now());
+      if (entries.size > maxSessions) entries.delete(entries.keys().next().value!);
+    },
     delete(key: string): void {
       entries.delete(key);
     },

@@ -187,6 +187,13 @@ export interface LoopDetector {
   /** Forgets a session: its history, its escalation counts and any pending hint (at the end of a run). */
   resetSession(sessionId: string, options?: LoopObserveOptions): void;
   /**
+   * The session's history as plain JSON (the long window excepted), for a store shared between processes; `undefined`
+   * when the detector holds nothing for it. The monitor carries it in its own session when its store is shared.
+   */
+  exportSession?(sessionId: string, options?: LoopObserveOptions): unknown;
+  /** Replaces the session's history with one `exportSession` gave (anything else starts the session afresh). */
+  importSession?(sessionId: string, snapshot: unknown, options?: LoopObserveOptions): void;
+  /**
    * Embeds a probe text under a budget of its own (default 30 s, not `timeoutMs`), so a lazily loaded model is ready
    * before the first real step; it also fixes the expected vector length. Call it once at startup. Resolves `true`
    * when the embedder answered with a valid vector, `false` otherwise (counted and logged, never thrown) or when

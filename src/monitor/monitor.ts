@@ -102,7 +102,15 @@ export function createMonitor({
     ...(embeddingTimeoutMs ? { embeddingTimeoutMs } : {}),
     ...(warmUpTimeoutMs ? { warmUpTimeoutMs } : {}),
   });
-  const serialised = createKeyedQueue();
+  const queue = createKeyedQueue();
+  // A store shared between processes serialises each session's calls across them too (see SessionStore.exclusive).
+  const exclusive = storeOption?.exclusive?.bind(storeOption);
+  // With loop detection, such a store carries the loop history too, in the session (`loops`): each call reads it back
+  // into the detector with the session and writes it after the call's loop checks, so a process that takes a session
+  // over continues its history.
+  const serialised: typeof queue = exclusive
+    ? (sessionId, task) => queue(sessionId, () => exclusive(sessionId, sharesLoops ? () => andThen(task(), (result) => andThen(saveLoops(sessionId), () => result)) : task))
+    : queue;
   const loops = resolveLoopDetector(loopsOption, {
     ...(embeddings ? { embedder: embeddings } : {}),
     clock,
@@ -112,6 +120,9 @@ export function createMonitor({
     ...(telemetryOptions.meter ? { meter: telemetryOptions.meter } : {}),
     ...(telemetryOptions.telemetry === false ? { telemetry: false } : {}),
   });
+  const sharesLoops = Boolean(exclusive && loops?.exportSession && loops.importSession);
+  /** Sessions read or written by the call running for them (a shared store with loops only), for `saveLoops`. */
+  const latest = new Map<string, MonitorSession>();
   /** Emits the events of a transition's effects, and counts its violations. */
   const emitEffects = (sessionId: string, effects: readonly WorkflowEffect[]): void => {
     if (effects.length > 0) countEffects(telemetry, effects);
@@ -144,10 +155,26 @@ export function createMonitor({
   const freshSessionIsIdle = isIdle(freshSession());
   const io = createSessionIo(store, misses, { timeoutMs: storeTimeoutMs, timers, isSession: storeOption ? sessionShapeOf(workflow) : isAnything });
   // A session made as a fork of a conversation starts from the state its source had (see ConversationSessions).
-  const load = (sessionId: string): MaybePromise<MonitorSession | undefined> => andThen(io.load(sessionId), (stored) => stored ?? conversations.forkSource(sessionId));
+  const load = (sessionId: string): MaybePromise<MonitorSession | undefined> =>
+    andThen(io.load(sessionId), (stored) => {
+      if (sharesLoops) {
+        loops!.importSession!(sessionId, stored?.loops);
+        if (stored) latest.set(sessionId, stored);
+      }
+      return stored ?? conversations.forkSource(sessionId);
+    });
   const save = (sessionId: string, session: MonitorSession): MaybePromise<void> => {
     conversations.keep(sessionId, session);
+    if (sharesLoops) latest.set(sessionId, session);
     return io.save(sessionId, session);
+  };
+  /** After a call on a shared store: the session as last read or written, with the detector's history for it. */
+  const saveLoops = (sessionId: string): MaybePromise<void> => {
+    const session = latest.get(sessionId);
+    latest.delete(sessionId);
+    const history = loops!.exportSession!(sessionId);
+    if (!session || history === undefined) return undefined;
+    return io.save(sessionId, { ...session, loops: history });
   };
 
   /** The session to continue: the stored one while it is active, else a new one. */
@@ -441,6 +468,7 @@ export function createMonitor({
     observeToolResults: async (sessionId, toolResults) =>
       serialised(sessionId, async () => {
         if (!loops || toolResults.length === 0) return null;
+        if (sharesLoops) await load(sessionId); // the shared history, into the detector
         const report = await loops.observe(sessionId, { toolResults });
         if (report) events.emit('loop', { sessionId, report });
         return report;
@@ -449,6 +477,7 @@ export function createMonitor({
     observeCondensation: async (sessionId) =>
       serialised(sessionId, async () => {
         if (!loops) return null;
+        if (sharesLoops) await load(sessionId);
         const report = await loops.observe(sessionId, { condensed: true });
         if (report) events.emit('loop', { sessionId, report });
         return report;

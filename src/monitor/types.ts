@@ -47,6 +47,11 @@ export interface MonitorSession {
    * of one of them that comes late records nothing again. Absent when there are none.
    */
   ranToolCalls?: string[];
+  /**
+   * The loop detector's history of the session (plain JSON), kept here only when the store is shared between
+   * processes (it has `exclusive`, as the Redis store does) and loop detection is on.
+   */
+  loops?: unknown;
 }
 
 /** Telemetry: `tracer`, `meter`, `captureContent` and `redactPatterns` (docs/telemetry.md). */

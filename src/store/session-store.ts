@@ -10,6 +10,13 @@ export interface SessionStore<Value> {
   get(sessionId: string): Value | undefined | Promise<Value | undefined>;
   set(sessionId: string, value: Value): void | Promise<void>;
   delete(sessionId: string): void | Promise<void>;
+  /**
+   * Runs one monitor call for a session while no other process runs one for it (a store shared between processes,
+   * such as the Redis store, takes a per-session lease). The monitor calls it around each call's read, work and write;
+   * a store used by one process leaves it out. It must not reject for its own sake: when it cannot serialise, it runs
+   * the task anyway.
+   */
+  exclusive?<T>(sessionId: string, task: () => T | Promise<T>): Promise<T>;
 }
 
 export interface MemorySessionStoreOptions {

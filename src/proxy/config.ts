@@ -1,0 +1,249 @@
+/**
+ * The configuration of `panoptes serve`: a YAML file, `PANOPTES_*` environment variables and command-line flags
+ * (flags win over the environment, the environment over the file). Checked at start, every error reported with
+ * where it came from (file, line and column; variable; flag), the field, the bad value and a fix, the way workflow
+ * errors are. The keys are listed in docs/proxy.md.
+ * @module
+ */
+import { access } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { LineCounter, parseDocument, isMap, isScalar, type Node, type YAMLMap } from 'yaml';
+import { closestName, formatDiagnostic, type Diagnostic } from '../diagnostics/index.js';
+import { DiagnosticsError } from '../errors/diagnostics-error.js';
+import { hasErrorCode } from '../errors/panoptes-error.js';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './server.js';
+
+/** The checked configuration of a proxy. */
+export interface ServeConfig {
+  upstream: string;
+  /** Absolute path of the workflow file. */
+  workflow: string;
+  port: number;
+  host: string;
+  loops: boolean;
+  strict: boolean;
+  proxyKeys: string[];
+  limits: { bodyBytes: number; upstreamTimeoutMs: number };
+  redis?: { url: string; keyPrefix?: string; ttlMs?: number };
+}
+
+/** Raw values by source; `flags` are commander's, already named by field. */
+export interface ServeConfigSources {
+  /** Path of the YAML file (`--config`). */
+  configPath?: string;
+  /** The environment; only `PANOPTES_*` is read. @default process.env */
+  env?: Record<string, string | undefined>;
+  flags?: Partial<Record<FieldName, string | boolean>>;
+}
+
+type Kind = 'http-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list';
+type FieldName = 'upstream' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms';
+
+/** Every key: its kind, its environment variable and its flag. */
+const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string }> = {
+  upstream: { kind: 'http-url', env: 'PANOPTES_UPSTREAM', flag: '--upstream' },
+  workflow: { kind: 'file', env: 'PANOPTES_WORKFLOW', flag: '--workflow' },
+  port: { kind: 'port', env: 'PANOPTES_PORT', flag: '--port' },
+  host: { kind: 'string', env: 'PANOPTES_HOST', flag: '--host' },
+  loops: { kind: 'boolean', env: 'PANOPTES_LOOPS', flag: '--loops' },
+  strict: { kind: 'boolean', env: 'PANOPTES_STRICT' },
+  proxy_keys: { kind: 'string-list', env: 'PANOPTES_PROXY_KEYS' },
+  'limits.body_bytes': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__BODY_BYTES' },
+  'limits.upstream_timeout_ms': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__UPSTREAM_TIMEOUT_MS' },
+  'redis.url': { kind: 'redis-url', env: 'PANOPTES_REDIS__URL', flag: '--redis' },
+  'redis.key_prefix': { kind: 'string', env: 'PANOPTES_REDIS__KEY_PREFIX' },
+  'redis.ttl_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__TTL_MS' },
+};
+const SECTIONS = new Set(['limits', 'redis']);
+
+const EXPECTED: Record<Kind, string> = {
+  'http-url': 'the base URL of an OpenAI-compatible API, /v1 included, e.g. http://127.0.0.1:8000/v1',
+  'redis-url': 'a Redis URL such as redis://127.0.0.1:6379',
+  file: 'the path of a workflow YAML file (relative to the config file)',
+  port: 'a TCP port from 0 to 65535 (0 picks a free port)',
+  'positive-integer': 'a positive whole number',
+  boolean: 'true or false',
+  string: 'a non-empty string',
+  'string-list': 'a list of strings (in the environment: comma-separated)',
+};
+
+/** Where a value came from, for its diagnostic. */
+interface Origin {
+  source: string;
+  path: string;
+  line?: number;
+  column?: number;
+  /** Relative file paths resolve against this folder. */
+  base: string;
+}
+
+/** Thrown by {@link loadServeConfig}: every problem found, each with its place and fix. */
+export class ProxyConfigError extends DiagnosticsError {
+  constructor(diagnostics: readonly Diagnostic[]) {
+    super('INVALID_OPTION', 'proxy configuration', diagnostics);
+    this.name = 'ProxyConfigError';
+  }
+
+  static override isInstance(value: unknown): value is ProxyConfigError {
+    return hasErrorCode(value, 'INVALID_OPTION') && Array.isArray((value as { diagnostics?: unknown }).diagnostics);
+  }
+}
+
+/**
+ * Reads and checks the configuration of `panoptes serve`.
+ * @throws {ProxyConfigError} listing every unknown key, bad value, missing required key and missing file.
+ * @example
+ * const config = await loadServeConfig({ configPath: 'panoptes.yaml', flags: { port: '0' } });
+ */
+export async function loadServeConfig({ configPath, env = process.env, flags = {} }: ServeConfigSources): Promise<ServeConfig> {
+  const diagnostics: Diagnostic[] = [];
+  const values = new Map<FieldName, { value: unknown; origin: Origin }>();
+  const cwd = process.cwd();
+
+  if (configPath !== undefined) await readFile(configPath, values, diagnostics);
+  for (const [name, field] of Object.entries(FIELDS) as Array<[FieldName, (typeof FIELDS)[FieldName]]>) {
+    const value = env[field.env];
+    if (value !== undefined && value !== '') values.set(name, { value, origin: { source: 'environment', path: field.env, base: cwd } });
+  }
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith('PANOPTES_') || !/^PANOPTES_(LIMITS|REDIS)__/.test(name)) continue;
+    if (Object.values(FIELDS).some((field) => field.env === name)) continue;
+    const suggestion = closestName(name, Object.values(FIELDS).map((field) => field.env));
+    diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown variable ${name}`, path: name, source: 'environment', hint: suggestion ? `did you mean ${suggestion}?` : `known: ${Object.values(FIELDS).map((field) => field.env).join(', ')}` });
+  }
+  for (const [name, value] of Object.entries(flags) as Array<[FieldName, string | boolean | undefined]>) {
+    if (value !== undefined) values.set(name, { value, origin: { source: 'command line', path: FIELDS[name]?.flag ?? name, base: cwd } });
+  }
+
+  const checked = new Map<FieldName, unknown>();
+  for (const [name, { value, origin }] of values) {
+    const result = await check(FIELDS[name].kind, value, origin);
+    if ('problem' in result) diagnostics.push({ severity: 'error', code: 'invalid-value', message: `${result.problem}: received ${JSON.stringify(value)}`, path: origin.path, source: origin.source, ...(origin.line ? { line: origin.line, column: origin.column! } : {}), hint: `expected ${EXPECTED[FIELDS[name].kind]}` });
+    else checked.set(name, result.value);
+  }
+  for (const required of ['upstream', 'workflow'] as const) {
+    if (values.has(required)) continue;
+    const field = FIELDS[required];
+    diagnostics.push({ severity: 'error', code: 'missing-key', message: `'${required}' is required`, path: required, source: configPath ?? 'command line', hint: `set it with ${field.flag}, ${field.env}, or '${required}:' in the config file` });
+  }
+  if (diagnostics.length > 0) throw new ProxyConfigError(diagnostics);
+
+  const get = <T>(name: FieldName, fallback: T): T => (checked.has(name) ? (checked.get(name) as T) : fallback);
+  const redisUrl = get<string | undefined>('redis.url', undefined);
+  return {
+    upstream: get('upstream', ''),
+    workflow: get('workflow', ''),
+    port: get('port', DEFAULT_PROXY_PORT),
+    host: get('host', DEFAULT_PROXY_HOST),
+    loops: get('loops', false),
+    strict: get('strict', true),
+    proxyKeys: get<string[]>('proxy_keys', []),
+    limits: { bodyBytes: get('limits.body_bytes', DEFAULT_BODY_LIMIT_BYTES), upstreamTimeoutMs: get('limits.upstream_timeout_ms', DEFAULT_UPSTREAM_TIMEOUT_MS) },
+    ...(redisUrl === undefined
+      ? {}
+      : { redis: { url: redisUrl, ...(checked.has('redis.key_prefix') ? { keyPrefix: get('redis.key_prefix', '') } : {}), ...(checked.has('redis.ttl_ms') ? { ttlMs: get('redis.ttl_ms', 0) } : {}) } }),
+  };
+}
+
+/** Reads the YAML file into `values`, reporting syntax errors and unknown keys with their positions. */
+async function readFile(configPath: string, values: Map<FieldName, { value: unknown; origin: Origin }>, diagnostics: Diagnostic[]): Promise<void> {
+  const { readFile: read } = await import('node:fs/promises');
+  let text: string;
+  try {
+    text = await read(configPath, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    diagnostics.push({ severity: 'error', code: 'unreadable-file', message: `cannot read config file '${configPath}': ${reason}`, path: '', source: configPath });
+    return;
+  }
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const at = (node: Node | null | undefined) => {
+    const offset = node?.range?.[0];
+    if (offset === undefined) return {};
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  for (const error of document.errors) {
+    const { line, col } = lineCounter.linePos(error.pos[0]);
+    diagnostics.push({ severity: 'error', code: 'yaml-syntax', message: error.message.split('\n')[0]!, path: '', source: configPath, line, column: col });
+  }
+  if (document.errors.length > 0) return;
+  const root = document.contents;
+  if (root === null || root === undefined) return;
+  if (!isMap(root)) {
+    diagnostics.push({ severity: 'error', code: 'invalid-value', message: 'the config file must be a mapping of keys (upstream:, workflow:, ...)', path: '', source: configPath, ...at(root) });
+    return;
+  }
+  const base = dirname(resolve(configPath));
+  const known = Object.keys(FIELDS);
+  const visit = (map: YAMLMap, prefix: string) => {
+    for (const pair of map.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const path = prefix ? `${prefix}.${key}` : key;
+      const valueNode = pair.value as Node | null;
+      if (!prefix && SECTIONS.has(key) && isMap(valueNode)) {
+        visit(valueNode, key);
+        continue;
+      }
+      if (!(path in FIELDS)) {
+        const suggestion = closestName(path, [...known, ...SECTIONS]);
+        diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown key '${path}'`, path, source: configPath, ...at(pair.key as Node), hint: suggestion ? `did you mean '${suggestion}'?` : `known keys: ${known.join(', ')}` });
+        continue;
+      }
+      values.set(path as FieldName, { value: valueNode ? (valueNode as Node).toJSON() : null, origin: { source: configPath, path, base, ...at(valueNode) } });
+    }
+  };
+  visit(root, '');
+}
+
+/** Checks one value of a kind; strings from the environment and flags are converted. */
+async function check(kind: Kind, value: unknown, origin: Origin): Promise<{ value: unknown } | { problem: string }> {
+  switch (kind) {
+    case 'http-url': {
+      if (typeof value !== 'string') return { problem: 'not a URL' };
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        return { problem: 'not a URL' };
+      }
+      return url.protocol === 'http:' || url.protocol === 'https:' ? { value } : { problem: `unsupported protocol '${url.protocol}'` };
+    }
+    case 'redis-url':
+      return typeof value === 'string' && /^rediss?:\/\/\S+$/.test(value) ? { value } : { problem: 'not a Redis URL' };
+    case 'file': {
+      if (typeof value !== 'string' || value === '') return { problem: 'not a file path' };
+      const path = resolve(origin.base, value);
+      try {
+        await access(path);
+      } catch {
+        return { problem: `no such file (${path})` };
+      }
+      return { value: path };
+    }
+    case 'port':
+    case 'positive-integer': {
+      const number = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+      if (typeof number !== 'number' || !Number.isInteger(number)) return { problem: 'not a whole number' };
+      if (kind === 'port' ? number < 0 || number > 65_535 : number <= 0) return { problem: 'out of range' };
+      return { value: number };
+    }
+    case 'boolean':
+      if (typeof value === 'boolean') return { value };
+      if (value === 'true' || value === '1') return { value: true };
+      if (value === 'false' || value === '0') return { value: false };
+      return { problem: 'not a boolean' };
+    case 'string':
+      return typeof value === 'string' && value !== '' ? { value } : { problem: 'not a non-empty string' };
+    case 'string-list': {
+      const list = typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
+      return Array.isArray(list) && list.every((item) => typeof item === 'string' && item !== '') ? { value: list } : { problem: 'not a list of strings' };
+    }
+  }
+}
+
+/** One line per diagnostic, as `panoptes serve` prints them. */
+export function formatConfigError(error: ProxyConfigError): string {
+  return error.diagnostics.map((diagnostic) => formatDiagnostic(diagnostic)).join('\n');
+}

@@ -1,0 +1,80 @@
+/**
+ * What the monitor does to one proxied call, framework-free: before it (interventions edit the request, or a hard
+ * block refuses it) and after it (the response is classified, and each tool call is checked before the client sees
+ * it). The server and the stream gate call these; the in-process adapters make the same monitor calls.
+ * @module
+ */
+import type { Monitor } from '../monitor/index.js';
+import type { RenderedIntervention } from '../intervene/index.js';
+import type { AssistantTurn } from '../messages/index.js';
+import { lazyModelRequest } from '../monitor/index.js';
+import { proxyError, type ProxyError } from './errors.js';
+import type { ChatCompletionRequest, OpenAIMessage } from './openai-types.js';
+import { toChatMessages, withEdits } from './translate.js';
+
+/** What to do with a request: send it (edited when interventions apply) or refuse it. */
+export type BeforeCall =
+  | { action: 'proceed'; body: ChatCompletionRequest; interventions: RenderedIntervention[] }
+  | { action: 'block'; error: ProxyError; intervention: RenderedIntervention };
+
+/**
+ * Runs `beforeModel` for a request: the interventions due edit a copy of the body (the messages are converted only
+ * when something is due); a hard block (a `block:` intervention, a critical violation, a loop that reached `stop`)
+ * becomes a 403 `panoptes_violation` error whose message is the intervention's text.
+ */
+export async function beforeCall(monitor: Monitor, sessionId: string, body: ChatCompletionRequest): Promise<BeforeCall> {
+  let chat: ReturnType<typeof toChatMessages> | undefined;
+  const messages = () => (chat ??= toChatMessages(body.messages));
+  const before = await monitor.beforeModel(sessionId, lazyModelRequest(messages));
+  if (before.action === 'block') {
+    const code = before.error.code === 'LOOP_DETECTED' ? 'loop_detected' : 'workflow_blocked';
+    return { action: 'block', intervention: before.intervention, error: proxyError(403, 'panoptes_violation', code, before.intervention.text) };
+  }
+  if (before.interventions.length === 0) return { action: 'proceed', body, interventions: [] };
+  return { action: 'proceed', body: { ...body, messages: withEdits(body.messages, messages(), before.messages) }, interventions: before.interventions };
+}
+
+/** A tool call the monitor refused: taken out of the response, with the reason the client reads instead. */
+export interface RefusedToolCall {
+  id?: string;
+  name: string;
+  reason: string;
+  constraints: string[];
+}
+
+/**
+ * Runs `afterModel` on a complete response turn, then `beforeTool` on each of its tool calls in order: the
+ * pre-emptive check, so a call whose state would break a critical constraint is refused (and recorded as a refused
+ * attempt) before the client can execute it. Returns the refused calls; the others entered their states.
+ */
+export async function checkTurn(monitor: Monitor, sessionId: string, turn: AssistantTurn): Promise<RefusedToolCall[]> {
+  await monitor.afterModel(sessionId, turn);
+  const refused: RefusedToolCall[] = [];
+  for (const call of turn.toolCalls) {
+    const decision = await monitor.beforeTool(sessionId, call);
+    if (decision.action === 'deny') refused.push({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: decision.reason, constraints: decision.constraints });
+  }
+  return refused;
+}
+
+/** The text that replaces refused tool calls in the response: what the client (and its model, next turn) reads. */
+export function refusalText(refused: readonly RefusedToolCall[]): string {
+  return refused.map((call) => `[Panoptes] ${call.reason}`).join('\n');
+}
+
+/** Whether `call` (a response tool call, by id, else by name) is among the refused. */
+export function isRefused(refused: readonly RefusedToolCall[], call: { id?: unknown; function?: { name?: unknown } }): boolean {
+  return refused.some((entry) => (entry.id !== undefined && entry.id === call.id) || (entry.id === undefined && entry.name === call.function?.name));
+}
+
+/**
+ * A response message without its refused tool calls, saying why instead: the refusal text is appended to its
+ * content, and when no call is left the message is a plain assistant message (`finishReason` becomes `stop`).
+ */
+export function withoutRefused(message: OpenAIMessage, refused: readonly RefusedToolCall[]): { message: OpenAIMessage; allRemoved: boolean } {
+  const kept = (message.tool_calls ?? []).filter((call) => !isRefused(refused, call));
+  const text = refusalText(refused);
+  const content = typeof message.content === 'string' && message.content !== '' ? `${message.content}\n\n${text}` : text;
+  const { tool_calls: _removed, ...rest } = message;
+  return kept.length > 0 ? { message: { ...rest, content, tool_calls: kept }, allRemoved: false } : { message: { ...rest, content }, allRemoved: true };
+}

@@ -1,0 +1,23 @@
+/**
+ * `panoptes/proxy`: the OpenAI-compatible proxy (`panoptes serve`) for agents in any language (docs/proxy.md).
+ * Loads Fastify and undici, so it is a subpath of its own and the core never imports it.
+ * @module
+ */
+export {
+  createProxy,
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_PROXY_HOST,
+  DEFAULT_PROXY_PORT,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  SESSION_HEADER,
+  type Proxy,
+  type ProxyOptions,
+} from './server.js';
+export { sessionIdOf, type SessionSource } from './session-id.js';
+export { proxyError, type ProxyError, type ProxyErrorType } from './errors.js';
+export { PROXY_KEY_HEADER } from './upstream.js';
+export { PROXY_METRICS } from './metrics.js';
+export { StreamGate, type StreamEnd } from './stream-gate.js';
+export { chatRequestProblem, toChatMessages, turnOf, withEdits } from './translate.js';
+export { formatConfigError, loadServeConfig, ProxyConfigError, type ServeConfig, type ServeConfigSources } from './config.js';
+export { startServe, type RunningProxy } from './serve.js';

@@ -1,0 +1,364 @@
+/**
+ * `createProxy`: the OpenAI-compatible proxy on Fastify (DESIGN.md section 17). `POST /v1/chat/completions` is
+ * monitored, streamed or not; every other `/v1/*` route passes through unchanged; `GET /healthz` and `GET /metrics`
+ * report on the proxy itself.
+ * @module
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createParser } from 'eventsource-parser';
+import type { Dispatcher } from 'undici';
+import { InvalidOptionError } from '../errors/index.js';
+import type { Logger, Monitor } from '../monitor/index.js';
+import { beforeCall, checkTurn, withoutRefused, type RefusedToolCall } from './enforce.js';
+import { proxyError, sseError, type ProxyError } from './errors.js';
+import { createProxyMetrics, PROXY_METRICS, type ProxyMetrics } from './metrics.js';
+import type { ChatCompletion, ChatCompletionRequest } from './openai-types.js';
+import { sessionIdOf } from './session-id.js';
+import { StreamGate } from './stream-gate.js';
+import { chatRequestProblem, turnOf } from './translate.js';
+import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type Upstream } from './upstream.js';
+
+export const DEFAULT_PROXY_PORT = 4000;
+export const DEFAULT_PROXY_HOST = '127.0.0.1';
+export const DEFAULT_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 300_000;
+
+/** The response header that names the session a call was placed in. */
+export const SESSION_HEADER = 'x-panoptes-session-id';
+
+/** Options of {@link createProxy}. */
+export interface ProxyOptions {
+  /** Base URL of the OpenAI-compatible upstream, `/v1` included: `http://127.0.0.1:8000/v1`. Fixed: never taken from a request. */
+  upstream: string;
+  /** The monitor every chat completion goes through (its workflow, loops and session store). */
+  monitor: Monitor;
+  /** @default 4000; 0 picks a free port */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** When set, a request must carry one of these in `x-panoptes-key` or it gets a 401. @default none (open) */
+  proxyKeys?: readonly string[];
+  /** Largest request body, in bytes; a larger one gets a 413. @default 10485760 (10 MiB) */
+  bodyLimitBytes?: number;
+  /** Budget for the upstream's headers and for each gap in its body, in milliseconds; past it a 504. @default 300000 */
+  upstreamTimeoutMs?: number;
+  /** Whether the session store answers; `GET /healthz` says `degraded` when it does not. @default always healthy */
+  storeHealthy?: () => boolean;
+  /** Receives the proxy's own failures. Never given request content or headers. @default console */
+  logger?: Logger;
+}
+
+/** A proxy, built and not yet listening. */
+export interface Proxy {
+  /** Starts listening; resolves with the URL once connections are accepted. */
+  listen(): Promise<{ url: string; port: number }>;
+  /** Stops accepting connections, lets requests in flight finish, then closes the upstream pool. */
+  close(): Promise<void>;
+  /** The Fastify instance, for embedding (`inject`, extra routes, hooks). */
+  readonly app: FastifyInstance;
+  readonly metrics: ProxyMetrics;
+}
+
+/**
+ * Creates the OpenAI-compatible proxy. Clients change only their base URL to `http://<host>:<port>/v1`.
+ * @throws {InvalidOptionError} when `upstream` is not an http(s) URL, or a number option is out of range.
+ * @example
+ * const monitor = createMonitor({ workflow: await loadWorkflow('support.yaml') });
+ * const proxy = createProxy({ upstream: 'http://127.0.0.1:8000/v1', monitor, port: 0 });
+ * const { url } = await proxy.listen();
+ */
+export function createProxy({
+  upstream: upstreamUrl,
+  monitor,
+  port = DEFAULT_PROXY_PORT,
+  host = DEFAULT_PROXY_HOST,
+  proxyKeys = [],
+  bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES,
+  upstreamTimeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS,
+  storeHealthy = () => true,
+  logger = console,
+}: ProxyOptions): Proxy {
+  assertUpstreamUrl(upstreamUrl);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError({ parameter: 'port', value: port, fix: 'Pass a TCP port from 0 to 65535 (0 picks a free port); the default is 4000.' });
+  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes <= 0) throw new InvalidOptionError({ parameter: 'bodyLimitBytes', value: bodyLimitBytes, fix: 'Pass a positive whole number of bytes; the default is 10485760 (10 MiB).' });
+  if (!(upstreamTimeoutMs > 0 && Number.isFinite(upstreamTimeoutMs))) throw new InvalidOptionError({ parameter: 'upstreamTimeoutMs', value: upstreamTimeoutMs, fix: 'Pass a positive number of milliseconds; the default is 300000.' });
+
+  const upstream = createUpstream({ baseUrl: upstreamUrl, timeoutMs: upstreamTimeoutMs });
+  const metrics = createProxyMetrics();
+  const keys = proxyKeys.map((key) => Buffer.from(key));
+  const logged = new Set<string>();
+  const logOnce = (cause: string, message: string) => {
+    if (logged.has(cause)) return;
+    logged.add(cause);
+    try {
+      logger.warn(`[panoptes proxy] ${message}`);
+    } catch {
+      // a logger that throws changes nothing
+    }
+  };
+
+  // Fastify's own request logging is off: it would record headers, and Authorization must never be logged.
+  const app = Fastify({ bodyLimit: bodyLimitBytes, logger: false, forceCloseConnections: 'idle', return503OnClosing: true });
+
+  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, _request, reply) => {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, proxyError(413, 'invalid_request_error', 'request_too_large', `The request body is larger than ${bodyLimitBytes} bytes, the proxy's limit.`));
+    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
+      return send(reply, proxyError(400, 'invalid_request_error', 'invalid_json', `The request body is not valid JSON: ${error.message}`));
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return send(reply, proxyError(415, 'invalid_request_error', 'unsupported_media_type', 'Send the chat completion as application/json.'));
+    logOnce('internal', `A request failed inside the proxy: ${error.message}`);
+    return send(reply, proxyError(500, 'upstream_error', 'proxy_internal_error', 'The proxy failed on this request.'));
+  });
+  app.setNotFoundHandler((request, reply) => send(reply, proxyError(404, 'invalid_request_error', 'not_found', `No route ${request.method} ${request.url.split('?')[0]}: the proxy serves /v1/* (passed to the upstream), /healthz and /metrics.`)));
+
+  // Hooks in callback style: on every request, an async hook would cost a promise more.
+  if (keys.length > 0) {
+    app.addHook('onRequest', (request, reply, done) => {
+      const given = request.headers[PROXY_KEY_HEADER];
+      if (!request.url.startsWith('/v1') || (typeof given === 'string' && keys.some((key) => safeEqual(key, given)))) return done();
+      void send(reply, proxyError(401, 'authentication_error', 'invalid_proxy_key', `Missing or unknown proxy key: send one of the proxy's keys in the ${PROXY_KEY_HEADER} header.`));
+    });
+  }
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unknown';
+    metrics.add(PROXY_METRICS.requests, { route: route.startsWith('/v1/*') ? 'pass-through' : route, status: String(reply.statusCode) });
+    done();
+  });
+
+  app.get('/healthz', async (_request, reply) => {
+    const healthy = safeHealth(storeHealthy);
+    return reply.send({ status: healthy ? 'ok' : 'degraded', store: healthy ? 'ok' : 'degraded', workflow: monitor.workflow.name });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    const misses = Object.entries(monitor.misses()).map(([cause, value]) => ({ name: PROXY_METRICS.misses, type: 'counter' as const, labels: { cause }, value: value ?? 0 }));
+    reply.header('content-type', 'text/plain; version=0.0.4');
+    return reply.send(metrics.render([...misses, { name: PROXY_METRICS.storeUp, type: 'gauge', value: safeHealth(storeHealthy) ? 1 : 0 }]));
+  });
+
+  app.post('/v1/chat/completions', (request, reply) => chatCompletions(request, reply));
+
+  // Every other /v1 route, body and answer streamed through unread: raw bodies, whatever their type.
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    scope.all('/v1/*', (request, reply) => passThrough(request, reply));
+  });
+
+  async function passThrough(request: FastifyRequest, reply: FastifyReply) {
+    const length = Number(request.headers['content-length']);
+    if (length > bodyLimitBytes) return send(reply, proxyError(413, 'invalid_request_error', 'request_too_large', `The request body is larger than ${bodyLimitBytes} bytes, the proxy's limit.`));
+    const abort = abortOnClientGone(reply.raw);
+    const body = request.body as Readable | undefined;
+    let response: Dispatcher.ResponseData | ProxyError;
+    try {
+      response = await upstream.send({ method: request.method, path: request.url, headers: request.headers, body: body ?? null, signal: abort.signal, monitored: false });
+    } catch (error) {
+      if (!abort.signal.aborted) throw error;
+      metrics.add(PROXY_METRICS.clientAborts);
+      return reply;
+    }
+    if (isProxyError(response)) return upstreamFailed(reply, response);
+    return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: true })).send(response.body);
+  }
+
+  async function chatCompletions(request: FastifyRequest, reply: FastifyReply) {
+    const problem = chatRequestProblem(request.body);
+    if (problem) return send(reply, proxyError(400, 'invalid_request_error', 'invalid_chat_request', `Not a chat completion request: ${problem}.`, 'messages'));
+    const body = request.body as ChatCompletionRequest;
+    if (body.n !== undefined && body.n !== null && body.n !== 1) {
+      return send(reply, proxyError(400, 'invalid_request_error', 'unsupported_n', 'The proxy monitors one choice per call: send n = 1 (or leave it out).', 'n'));
+    }
+    const { sessionId } = sessionIdOf(request.headers, body);
+    reply.header(SESSION_HEADER, sessionId);
+
+    const before = await beforeCall(monitor, sessionId, body).catch((error: unknown) => {
+      // Fail-open: the monitor's own failure never stops the call (it is counted inside the monitor already).
+      logOnce('before-failed', `Preparing a request failed (${(error as Error)?.message}); it was sent unchanged.`);
+      return { action: 'proceed' as const, body, interventions: [] };
+    });
+    if (before.action === 'block') {
+      metrics.add(PROXY_METRICS.blocked, { code: before.error.body.error.code });
+      return send(reply, before.error);
+    }
+    for (const intervention of before.interventions) metrics.add(PROXY_METRICS.interventions, { strategy: intervention.strategy });
+
+    const abort = abortOnClientGone(reply.raw);
+    const streamed = body.stream === true;
+    let response: Dispatcher.ResponseData | ProxyError;
+    try {
+      response = await upstream.send({ method: 'POST', path: request.url, headers: request.headers, body: JSON.stringify(before.body), signal: abort.signal, monitored: true });
+    } catch (error) {
+      if (!abort.signal.aborted) throw error;
+      metrics.add(PROXY_METRICS.clientAborts);
+      return reply;
+    }
+    if (isProxyError(response)) return upstreamFailed(reply, response);
+    const eventStream = String(response.headers['content-type'] ?? '').includes('text/event-stream');
+    if (streamed && eventStream && response.statusCode < 300) return streamCompletion(reply, response, sessionId, abort);
+    return completion(reply, response, sessionId, abort);
+  }
+
+  /** A non-streamed answer: classified, its tool calls checked, refused ones taken out before the client sees it. */
+  async function completion(reply: FastifyReply, response: Dispatcher.ResponseData, sessionId: string, abort: AbortController) {
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      if (abort.signal.aborted) {
+        metrics.add(PROXY_METRICS.clientAborts);
+        return reply;
+      }
+      return upstreamFailed(reply, upstreamBodyError(error, upstreamTimeoutMs));
+    }
+    const headers = returnedHeaders(response.headers, { keepLength: false });
+    if (response.statusCode >= 300) return reply.code(response.statusCode).headers(headers).send(text); // the upstream's own error, unchanged
+    let completion: ChatCompletion;
+    try {
+      completion = JSON.parse(text) as ChatCompletion;
+    } catch {
+      logOnce('unreadable-response', 'The upstream answered a chat completion with a body that is not JSON; it was passed on unread.');
+      return reply.code(response.statusCode).headers(headers).send(text);
+    }
+    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+    const turn = turnOf(choice?.message);
+    const refused = await checkedTurn(sessionId, turn);
+    if (refused.length === 0 || !choice?.message) return reply.code(response.statusCode).headers(headers).send(text);
+    metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.length);
+    const edited = withoutRefused(choice.message, refused);
+    const choices = completion.choices!.map((entry, index) => (index === 0 ? { ...entry, message: edited.message, ...(edited.allRemoved ? { finish_reason: 'stop' } : {}) } : entry));
+    return reply.code(response.statusCode).headers(headers).send(JSON.stringify({ ...completion, choices }));
+  }
+
+  /** A streamed answer: text passes at once, tool calls wait for the end and their checks (see StreamGate). */
+  async function streamCompletion(reply: FastifyReply, response: Dispatcher.ResponseData, sessionId: string, abort: AbortController) {
+    reply.hijack();
+    const out = reply.raw;
+    out.writeHead(response.statusCode, { ...returnedHeaders(response.headers, { keepLength: false }), [SESSION_HEADER]: sessionId });
+    out.flushHeaders();
+    const gate = new StreamGate({ maxHeldChars: bodyLimitBytes });
+    let parseFailed = false;
+    const parser = createParser({
+      onEvent: (event) => {
+        const now = gate.push(event.data);
+        if (now !== undefined) out.write(now);
+      },
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') parseFailed = true;
+      },
+      maxBufferSize: bodyLimitBytes,
+    });
+    const decoder = new TextDecoder();
+    let broken = false;
+    try {
+      for await (const piece of response.body) {
+        parser.feed(decoder.decode(piece as Buffer, { stream: true }));
+        if (gate.done || parseFailed) break;
+      }
+    } catch {
+      broken = !abort.signal.aborted;
+    }
+    metrics.add(PROXY_METRICS.malformedChunks, {}, gate.malformed);
+    if (abort.signal.aborted) {
+      // The client went away: it saw no tool call, so none ran; the answer is not recorded as a step.
+      metrics.add(PROXY_METRICS.clientAborts);
+      out.destroy();
+      return;
+    }
+    if (gate.done || parseFailed) response.body.destroy();
+    const cutOff = broken || parseFailed || gate.end === 'cut-off';
+    const turn = gate.turn();
+    const refused = cutOff ? [] : gate.overflow ? allRefused(turn.toolCalls, 'its arguments were too large to check') : await checkedTurn(sessionId, turn);
+    if (cutOff) {
+      await checkedTurn(sessionId, { content: turn.content, toolCalls: [] });
+      metrics.add(PROXY_METRICS.streamsCutOff);
+      out.end(sseError(proxyError(502, 'upstream_error', 'stream_cut_off', 'The upstream stream ended before the response was complete; any tool calls in it were withheld.')));
+      return;
+    }
+    metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.length);
+    out.end(gate.release(refused));
+  }
+
+  /** The pre-emptive checks of a turn; a failure of the checks themselves refuses every call (guards fail closed). */
+  async function checkedTurn(sessionId: string, turn: ReturnType<typeof turnOf>): Promise<RefusedToolCall[]> {
+    try {
+      return await checkTurn(monitor, sessionId, turn);
+    } catch (error) {
+      logOnce('check-failed', `Checking a response failed (${(error as Error)?.message}); its tool calls were withheld.`);
+      return allRefused(turn.toolCalls, 'its policy check failed');
+    }
+  }
+
+  function upstreamFailed(reply: FastifyReply, error: ProxyError) {
+    metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
+    return send(reply, error);
+  }
+
+  return {
+    app,
+    metrics,
+    async listen() {
+      await app.listen({ port, host });
+      const address = app.server.address();
+      const boundPort = typeof address === 'object' && address !== null ? address.port : port;
+      return { url: `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`, port: boundPort };
+    },
+    async close() {
+      await app.close();
+      await upstream.close();
+    },
+  };
+}
+
+function send(reply: FastifyReply, error: ProxyError) {
+  return reply.code(error.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(error.body));
+}
+
+function allRefused(calls: ReturnType<typeof turnOf>['toolCalls'], why: string): RefusedToolCall[] {
+  return calls.map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: `The call to ${call.name} was refused: ${why}, so it did not run.`, constraints: [] }));
+}
+
+/** Aborts the upstream request when the client's connection closes before its answer was sent. */
+function abortOnClientGone(response: ServerResponse): AbortController {
+  const abort = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) abort.abort();
+  });
+  return abort;
+}
+
+function upstreamBodyError(error: unknown, timeoutMs: number): ProxyError {
+  const code = (error as { code?: unknown })?.code;
+  if (code === 'UND_ERR_BODY_TIMEOUT') return proxyError(504, 'upstream_error', 'upstream_timeout', `The upstream model server did not answer within ${timeoutMs} ms.`);
+  return proxyError(502, 'upstream_error', 'upstream_unavailable', 'The upstream model server broke off its answer.');
+}
+
+function safeEqual(key: Buffer, given: string): boolean {
+  const candidate = Buffer.from(given);
+  return candidate.length === key.length && timingSafeEqual(candidate, key);
+}
+
+function safeHealth(storeHealthy: () => boolean): boolean {
+  try {
+    return storeHealthy();
+  } catch {
+    return false;
+  }
+}
+
+function assertUpstreamUrl(value: unknown): asserts value is string {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new InvalidOptionError({ parameter: 'upstream', value, fix: 'Pass the base URL of an OpenAI-compatible API, /v1 included, e.g. http://127.0.0.1:8000/v1.' });
+  }
+}
+
+export type { Upstream };

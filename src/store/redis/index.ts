@@ -1,0 +1,16 @@
+/**
+ * `panoptes/redis`: sessions shared through Redis (DESIGN.md section 17). Loads the official `redis` client (an
+ * optional peer dependency), so it is a subpath of its own and the core never imports it.
+ * @module
+ */
+export {
+  createRedisSessionStore,
+  DEFAULT_LEASE_MS,
+  DEFAULT_LOCK_WAIT_MS,
+  DEFAULT_REDIS_KEY_PREFIX,
+  redactUrl,
+  type RedisCommandClient,
+  type RedisSessionStore,
+  type RedisSessionStoreOptions,
+  type RedisStoreMissCause,
+} from './redis-session-store.js';

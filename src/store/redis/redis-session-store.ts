@@ -1,0 +1,295 @@
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { systemTimers, type Timers } from '../../clock/index.js';
+import { InvalidOptionError } from '../../errors/index.js';
+import type { Logger } from '../../monitor/fail-open.js';
+import { DEFAULT_SESSION_TTL_MS, type SessionStore } from '../session-store.js';
+
+/**
+ * The few commands the store sends. Any node-redis client (v4 to v6, a cluster's node client) has `sendCommand`; the
+ * store speaks raw commands so it works with whichever the application already holds.
+ */
+export interface RedisCommandClient {
+  sendCommand(args: string[]): Promise<unknown>;
+  /** node-redis: true while connected. Read for `healthy`. */
+  readonly isReady?: boolean;
+}
+
+/** Options of {@link createRedisSessionStore}. Give `url` (the store makes and owns a client) or `client`. */
+export interface RedisSessionStoreOptions {
+  /** `redis://host:port/db` (or `rediss://`): the store connects with the official `redis` client and reconnects on its own. */
+  url?: string;
+  /** A connected client of the application's own; the store never closes it. */
+  client?: RedisCommandClient;
+  /** Prefix of every key. @default 'panoptes:' */
+  keyPrefix?: string;
+  /** A session untouched (read or written) for this long expires, in milliseconds. @default 3_600_000 (1 hour) */
+  ttlMs?: number;
+  /**
+   * How long one process may hold a session's lease, in milliseconds. A holder that dies lets go after this; one that
+   * outlives it loses its write (counted), so a stalled process can never overwrite a newer state.
+   * @default 5000
+   */
+  leaseMs?: number;
+  /**
+   * Longest wait for a session's lease held by another process, in milliseconds; past it the call runs without the
+   * lease (fail-open, counted), since a call is never held up by Panoptes' own machinery for long.
+   * @default 2000
+   */
+  lockWaitMs?: number;
+  /** Receives the store's failures, once per cause. @default console */
+  logger?: Logger;
+  /** For the waits between lease attempts. @default systemTimers */
+  timers?: Timers;
+}
+
+/** Why the store let a call through without its guarantees. */
+export type RedisStoreMissCause = 'unavailable' | 'lock-timeout' | 'lease-lost';
+
+/** A session store in Redis, shared by every process that points at the same server and prefix. */
+export interface RedisSessionStore<Value> extends SessionStore<Value> {
+  /**
+   * Runs `task` holding the session's lease, so calls for one session run one at a time across processes. The
+   * monitor calls it around each of its calls. Never rejects for Redis' sake: without Redis the task runs anyway.
+   */
+  exclusive<T>(sessionId: string, task: () => T | Promise<T>): Promise<T>;
+  /** False while Redis does not answer (the store then fails open: reads find nothing, writes are dropped). */
+  readonly healthy: boolean;
+  /** Resolves once the store's own client has connected (at once for a client passed in); rejects past `timeoutMs`. */
+  ready(timeoutMs?: number): Promise<void>;
+  /** Calls the store let through without its guarantees, by cause. */
+  misses(): Readonly<Partial<Record<RedisStoreMissCause, number>>>;
+  /** Closes the client the store made (not one passed in). */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_REDIS_KEY_PREFIX = 'panoptes:';
+export const DEFAULT_LEASE_MS = 5000;
+export const DEFAULT_LOCK_WAIT_MS = 2000;
+
+/**
+ * Takes the lease and reads the session in one round trip: KEYS = [lease, session], ARGV = [token, leaseMs, ttlMs].
+ * Returns [1, value or nil] when taken, [0] when another process holds it.
+ */
+const ACQUIRE_AND_READ = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  local value = redis.call('GET', KEYS[2])
+  if value then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+  return {1, value}
+end
+return {0}`;
+/**
+ * Writes (when ARGV[2] is not empty) and lets go of the lease, only while this process still holds it: KEYS = [lease,
+ * session], ARGV = [token, value, ttlMs]. Returns 1, or 0 when the lease was lost (nothing written).
+ */
+const WRITE_AND_RELEASE = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
+redis.call('DEL', KEYS[1])
+return 1`;
+
+/** A lease this process holds on a session, with what it read when taking it and what the task wrote. */
+interface Held {
+  token: string;
+  /** The session's JSON as read with the lease (null: none), until the task's first read takes it. */
+  prefetched?: string | null;
+  /** The last value the task wrote, sent with the release. */
+  write?: string;
+}
+
+/**
+ * Creates a session store in Redis (DESIGN.md section 17), for a monitor's sessions: `createMonitor({ workflow,
+ * store })`. Several processes (proxy instances behind a load balancer, in-process monitors in several Node
+ * processes) then share each session: its state is one JSON value with a TTL, and `exclusive` takes a per-session
+ * lease (`SET NX PX` with a random token, released by a compare-and-delete script), so one conversation's calls run
+ * one at a time across processes and two instances handling alternate calls produce the trace one instance would.
+ *
+ * Fail-open (DESIGN.md section 12): when Redis is unreachable a read finds no session, a write is dropped, and
+ * `exclusive` runs the task without the lease; each is counted and logged once, `healthy` turns false, and the client
+ * reconnects on its own, so sessions written after Redis is back are kept. Commands fail at once while disconnected
+ * (no offline queue), so a call never waits for a dead server.
+ * @throws {InvalidOptionError} when neither `url` nor `client` is given, `url` is not a redis URL, or a number is out of range.
+ * @example
+ * const store = createRedisSessionStore<MonitorSession>({ url: 'redis://127.0.0.1:6379' });
+ * await store.ready();
+ * const monitor = createMonitor({ workflow, store });
+ */
+export function createRedisSessionStore<Value>({
+  url,
+  client: given,
+  keyPrefix = DEFAULT_REDIS_KEY_PREFIX,
+  ttlMs = DEFAULT_SESSION_TTL_MS,
+  leaseMs = DEFAULT_LEASE_MS,
+  lockWaitMs = DEFAULT_LOCK_WAIT_MS,
+  logger = console,
+  timers = systemTimers,
+}: RedisSessionStoreOptions): RedisSessionStore<Value> {
+  if ((url === undefined) === (given === undefined)) throw new InvalidOptionError({ parameter: 'url', value: url, fix: 'Pass either `url` (redis://host:port) or a connected `client`, not both and not neither.' });
+  if (url !== undefined && !/^rediss?:\/\/[^\s]+$/.test(url)) throw new InvalidOptionError({ parameter: 'url', value: url, fix: 'Pass a Redis URL such as redis://127.0.0.1:6379 (rediss:// for TLS).' });
+  for (const [parameter, value] of [['ttlMs', ttlMs], ['leaseMs', leaseMs], ['lockWaitMs', lockWaitMs]] as const) {
+    if (!(Number.isInteger(value) && value > 0)) throw new InvalidOptionError({ parameter, value, fix: 'Pass a positive whole number of milliseconds.' });
+  }
+
+  const counts: Partial<Record<RedisStoreMissCause, number>> = {};
+  const logged = new Set<string>();
+  const miss = (cause: RedisStoreMissCause, message: string) => {
+    counts[cause] = (counts[cause] ?? 0) + 1;
+    if (logged.has(cause)) return;
+    logged.add(cause);
+    try {
+      logger.warn(`[panoptes redis] ${message}`);
+    } catch {
+      // a logger that throws changes nothing
+    }
+  };
+
+  let failing = false;
+  let connecting: Promise<unknown> = Promise.resolve();
+  let own: ReturnType<typeof createClient> | undefined;
+  if (url !== undefined) {
+    own = createClient({
+      url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000) },
+    });
+    own.on('error', (error: Error) => {
+      failing = true;
+      miss('unavailable', `Redis is unreachable (${error.message}); sessions are not shared until it is back (the client reconnects on its own).`);
+    });
+    own.on('ready', () => {
+      failing = false;
+    });
+    connecting = own.connect();
+    connecting.catch(() => {}); // reported through 'error'; the client keeps trying
+  }
+  const client: RedisCommandClient = given ?? (own as unknown as RedisCommandClient);
+
+  const sessionKey = (sessionId: string) => `${keyPrefix}session:${sessionId}`;
+  const leaseKey = (sessionId: string) => `${keyPrefix}lease:${sessionId}`;
+  /** The leases this process holds right now, by session. */
+  const held = new Map<string, Held>();
+
+  const command = async (args: string[]): Promise<unknown> => {
+    try {
+      const reply = await client.sendCommand(args);
+      failing = false;
+      return reply;
+    } catch (error) {
+      failing = true;
+      throw error;
+    }
+  };
+
+  const sleep = (ms: number) => new Promise<void>((resolve) => timers.setTimeout(resolve, ms));
+
+  /** Takes the lease (reading the session with it), waiting for another holder up to `lockWaitMs`; or why not. */
+  async function acquire(sessionId: string): Promise<Held | RedisStoreMissCause> {
+    const token = randomUUID();
+    let waited = 0;
+    for (let attempt = 0; ; attempt++) {
+      let reply: unknown;
+      try {
+        reply = await command(['EVAL', ACQUIRE_AND_READ, '2', leaseKey(sessionId), sessionKey(sessionId), token, String(leaseMs), String(ttlMs)]);
+      } catch {
+        return 'unavailable';
+      }
+      if (Array.isArray(reply) && reply[0] === 1) return { token, prefetched: typeof reply[1] === 'string' ? reply[1] : null };
+      if (waited >= lockWaitMs) return 'lock-timeout';
+      const delay = Math.min(1 + attempt, 20, lockWaitMs - waited);
+      await sleep(delay);
+      waited += delay;
+    }
+  }
+
+  return {
+    get healthy() {
+      return !failing && client.isReady !== false;
+    },
+
+    async get(sessionId) {
+      const lease = held.get(sessionId);
+      let text: unknown;
+      if (lease?.prefetched !== undefined) {
+        text = lease.prefetched; // read with the lease, one round trip ago
+        delete lease.prefetched;
+      } else {
+        // GETEX (Redis 6.2+): reading touches the session, as in the memory store.
+        text = await command(['GETEX', sessionKey(sessionId), 'PX', String(ttlMs)]);
+      }
+      return typeof text === 'string' ? (JSON.parse(text) as Value) : undefined;
+    },
+
+    async set(sessionId, value) {
+      const text = JSON.stringify(value);
+      const lease = held.get(sessionId);
+      if (lease) {
+        // Sent with the release, in the same round trip, and only if the lease is still this process's.
+        lease.write = text;
+        delete lease.prefetched;
+        return;
+      }
+      await command(['SET', sessionKey(sessionId), text, 'PX', String(ttlMs)]);
+    },
+
+    async delete(sessionId) {
+      await command(['DEL', sessionKey(sessionId)]);
+    },
+
+    async exclusive(sessionId, task) {
+      const lease = await acquire(sessionId);
+      if (typeof lease === 'string') {
+        if (lease === 'unavailable') miss('unavailable', 'Redis is unreachable; a call ran without its session lease (sessions are not shared until Redis is back).');
+        else miss('lock-timeout', `Another process held a session's lease for over ${lockWaitMs} ms; the call ran without it.`);
+        return task();
+      }
+      held.set(sessionId, lease);
+      let result: Awaited<ReturnType<typeof task>>;
+      try {
+        result = await task();
+      } finally {
+        held.delete(sessionId);
+      }
+      let released: unknown;
+      try {
+        released = await command(['EVAL', WRITE_AND_RELEASE, '2', leaseKey(sessionId), sessionKey(sessionId), lease.token, lease.write ?? '', String(ttlMs)]);
+      } catch {
+        // Unreleased, the lease expires after leaseMs; the write is lost (counted): Redis went away mid-call.
+        if (lease.write !== undefined) miss('unavailable', 'Redis is unreachable; a session write was dropped (sessions are not shared until Redis is back).');
+        return result;
+      }
+      if (released !== 1 && lease.write !== undefined) {
+        miss('lease-lost', `A call for one session took longer than the lease (${leaseMs} ms) and another process took the session over; its write was dropped so it cannot overwrite a newer state.`);
+      }
+      return result;
+    },
+
+    async ready(timeoutMs = 5000) {
+      if (!own) return;
+      if (own.isReady) return;
+      let timer: unknown;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = timers.setTimeout(() => reject(new Error(`Redis at ${redactUrl(url!)} did not accept a connection within ${timeoutMs} ms.`)), timeoutMs);
+      });
+      const readyEvent = new Promise<void>((resolve) => own!.once('ready', () => resolve()));
+      try {
+        await Promise.race([readyEvent, timeout]);
+      } finally {
+        timers.clearTimeout(timer);
+      }
+    },
+
+    misses: () => ({ ...counts }),
+
+    async close() {
+      if (!own) return;
+      try {
+        own.destroy();
+      } catch {
+        // already closed
+      }
+    },
+  };
+}
+
+/** A Redis URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^@/]*)@/, '//***@');
+}

@@ -1,0 +1,59 @@
+/** `panoptes serve` as users run it: the built binary in a child process, a fake upstream on loopback. */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hastyAgent, startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream.js';
+
+const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const WORKFLOW = 'examples/workflows/customer-support.yaml';
+
+let upstream: FakeUpstream;
+beforeAll(async () => {
+  upstream = await startFakeUpstream(hastyAgent);
+});
+afterAll(() => upstream.close());
+
+describe('panoptes serve', () => {
+  it('starts from flags alone, prints the URL once it accepts connections, proxies, and exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--upstream', upstream.url, '--workflow', WORKFLOW, '--port', '0'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (data: Buffer) => {
+        stdout += data.toString();
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+        if (match) resolve(match[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited early with ${code}`)));
+    });
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'x', messages: [{ role: 'user', content: 'Refund order A-1042.' }] }),
+    });
+    const body = (await response.json()) as { choices: Array<{ message: { content: string; tool_calls?: unknown } }> };
+    expect(body.choices[0]!.message.tool_calls).toBeUndefined();
+    expect(body.choices[0]!.message.content).toMatch(/^\[Panoptes\] The call to issue_refund was refused/);
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  });
+
+  it('exits 1 on a bad configuration, printing each problem with its place', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'panoptes-serve-cli-'));
+    const config = join(folder, 'panoptes.yaml');
+    writeFileSync(config, `upstream: ${upstream.url}\nworkflow: nowhere.yaml\nportt: 4000\n`);
+    const failure = await promisify(execFile)(process.execPath, [BIN, 'serve', '--config', config], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain('Invalid proxy configuration:');
+    expect(failure.stderr).toContain(`${config}:2:11 error workflow: no such file`);
+    expect(failure.stderr).toContain(`${config}:3:1 error portt: unknown key 'portt'; did you mean 'port'?`);
+  });
+});

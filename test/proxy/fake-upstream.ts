@@ -1,0 +1,127 @@
+/**
+ * A fake OpenAI-compatible upstream, served on loopback by the test (real HTTP, real SSE): it answers each chat
+ * completion with the turn a scripted model gives for the request it received, as JSON or as a stream.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedCall {
+  id?: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+export interface ScriptedTurn {
+  content: string;
+  toolCalls?: ScriptedCall[];
+}
+export type RequestBody = { messages: Array<{ role: string; content?: unknown; name?: string; tool_call_id?: string; tool_calls?: unknown[] }>; stream?: boolean; [key: string]: unknown };
+
+/** What the fake does with one request: answer with a turn, or take over the raw response (faults). */
+export type Script = (body: RequestBody, request: IncomingMessage, response: ServerResponse) => ScriptedTurn | 'handled' | Promise<ScriptedTurn | 'handled'>;
+
+export interface FakeUpstream {
+  /** Base URL with `/v1`. */
+  url: string;
+  /** Every request received: path, headers and parsed body. */
+  requests: Array<{ path: string; headers: IncomingMessage['headers']; body: RequestBody | undefined; raw: string }>;
+  close(): Promise<void>;
+}
+
+export async function startFakeUpstream(script: Script): Promise<FakeUpstream> {
+  const requests: FakeUpstream['requests'] = [];
+  const server: Server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    let body: RequestBody | undefined;
+    try {
+      body = raw ? (JSON.parse(raw) as RequestBody) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const path = request.url ?? '';
+    requests.push({ path, headers: request.headers, body, raw });
+    if (!path.startsWith('/v1/chat/completions')) {
+      response.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'fake' });
+      response.end(JSON.stringify({ object: 'list', path, method: request.method, received: raw }));
+      return;
+    }
+    const turn = await script(body!, request, response);
+    if (turn === 'handled') return;
+    if (body?.stream) writeStream(response, turn);
+    else writeCompletion(response, turn);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function completionJson(turn: ScriptedTurn, model = 'fake-model') {
+  const toolCalls = (turn.toolCalls ?? []).map((call, index) => ({ id: call.id ?? `call_${index}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } }));
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: turn.content === '' && toolCalls.length > 0 ? null : turn.content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}), refusal: null },
+        finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+        logprobs: null,
+      },
+    ],
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  };
+}
+
+export function writeCompletion(response: ServerResponse, turn: ScriptedTurn): void {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(completionJson(turn)));
+}
+
+/** The SSE data events of a turn, as OpenAI streams it: role, text in pieces, each tool call in pieces, finish, usage. */
+export function streamEvents(turn: ScriptedTurn): string[] {
+  const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'fake-model' };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const events = [chunk({ role: 'assistant', content: '' })];
+  for (const piece of turn.content.match(/.{1,8}/gs) ?? []) events.push(chunk({ content: piece }));
+  (turn.toolCalls ?? []).forEach((call, index) => {
+    const args = JSON.stringify(call.args);
+    events.push(chunk({ tool_calls: [{ index, id: call.id ?? `call_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    for (const piece of args.match(/.{1,5}/gs) ?? []) events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  events.push(chunk({}, (turn.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop'));
+  events.push(JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
+  events.push('[DONE]');
+  return events;
+}
+
+export function writeStream(response: ServerResponse, turn: ScriptedTurn): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const data of streamEvents(turn)) response.write(`data: ${data}\n\n`);
+  response.end();
+}
+
+/**
+ * The support demo's hasty agent (examples/support-demo.ts) over OpenAI messages: it goes straight for the refund
+ * unless its system prompt tells it to verify first; after the refund it wraps up.
+ */
+export function hastyAgent(body: RequestBody): ScriptedTurn {
+  const messages = body.messages;
+  const system = messages.filter((message) => message.role === 'system').map((message) => String(message.content)).join('\n');
+  // Which tool ran is read from the call ids this agent gives its calls (tool messages carry no name in OpenAI's format).
+  const ran = (name: string) => messages.some((message) => message.role === 'tool' && String(message.tool_call_id).startsWith(`call_${name === 'issue_refund' ? 'refund' : 'verify'}_`) && !String(message.content).startsWith('error'));
+  const turns = messages.filter((message) => message.role === 'assistant').length;
+  if (ran('issue_refund')) return { content: 'Your refund of $42 is on its way. Is there anything else I can help with?' };
+  if (ran('verify_identity') || !system.includes('verify')) return { content: '', toolCalls: [{ id: `call_refund_${turns}`, name: 'issue_refund', args: { order: 'A-1042', amount: 42 } }] };
+  return { content: 'First I need to confirm who you are.', toolCalls: [{ id: `call_verify_${turns}`, name: 'verify_identity', args: { account: 'ACC-77' } }] };
+}

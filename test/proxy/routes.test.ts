@@ -1,0 +1,131 @@
+/** Pass-through routes, health and metrics, security (keys, Authorization), and where sessions come from. */
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseWorkflow } from '../../src/index.js';
+import { sessionIdOf } from '../../src/proxy/index.js';
+import { hastyAgent } from './fake-upstream.js';
+import { OPENING, json, startProxy, type Running } from './helpers.js';
+
+let running: Running | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+describe('other /v1 routes', () => {
+  it('passes them through unchanged, method, query, headers and body', async () => {
+    running = await startProxy(hastyAgent);
+    const models = await fetch(`${running.url}/v1/models?limit=2`, { headers: { authorization: 'Bearer sk-client' } });
+    expect(models.status).toBe(200);
+    expect(models.headers.get('x-upstream')).toBe('fake');
+    expect(await json(models)).toEqual({ object: 'list', path: '/v1/models?limit=2', method: 'GET', received: '' });
+    const body = JSON.stringify({ model: 'embed', input: ['a', 'b'] });
+    const embeddings = await fetch(`${running.url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect((await json(embeddings)).received).toBe(body);
+    expect(running.upstream.requests.map((request) => request.headers.authorization)).toEqual(['Bearer sk-client', undefined]);
+  });
+
+  it('answers unknown routes outside /v1 with a 404 in OpenAI format', async () => {
+    running = await startProxy(hastyAgent);
+    const response = await fetch(`${running.url}/admin`);
+    expect(response.status).toBe(404);
+    expect((await json(response)).error.code).toBe('not_found');
+  });
+});
+
+describe('health and metrics', () => {
+  it('reports ok, then degraded when the store stops answering; metrics count requests and refusals', async () => {
+    let healthy = true;
+    running = await startProxy(hastyAgent, { proxy: { storeHealthy: () => healthy } });
+    expect(await json(await fetch(`${running.url}/healthz`))).toEqual({ status: 'ok', store: 'ok', workflow: 'customer-support' });
+    healthy = false;
+    const degraded = await fetch(`${running.url}/healthz`);
+    expect(degraded.status).toBe(200); // the proxy still serves (fail-open): a load balancer must not take it out
+    expect((await json(degraded)).status).toBe('degraded');
+
+    await running.client.chat.completions.create({ model: 'x', messages: OPENING });
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metrics).toContain('panoptes_proxy_requests_total{route="/v1/chat/completions",status="200"} 1');
+    expect(metrics).toContain('panoptes_proxy_refused_tool_calls_total 1');
+    expect(metrics).toContain('# TYPE panoptes_proxy_store_up gauge\npanoptes_proxy_store_up 0');
+  });
+});
+
+describe('security', () => {
+  it('forwards Authorization unchanged and never logs it', async () => {
+    running = await startProxy(hastyAgent, { apiKey: 'sk-very-secret-123' });
+    await running.client.chat.completions.create({ model: 'x', messages: OPENING });
+    expect(running.upstream.requests[0]!.headers.authorization).toBe('Bearer sk-very-secret-123');
+    await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-very-secret-123', 'content-type': 'application/json' }, body: '{bad' });
+    expect(running.logger.lines.join('\n')).not.toContain('sk-very-secret-123');
+  });
+
+  it('with proxy keys, refuses unknown callers with 401 and strips the key before the upstream', async () => {
+    running = await startProxy(hastyAgent, { proxy: { proxyKeys: ['pk-team-a'] } });
+    const refused = await running.client.chat.completions.create({ model: 'x', messages: OPENING }).catch((error: { status?: number; code?: string }) => error);
+    expect(refused).toMatchObject({ status: 401, code: 'invalid_proxy_key' });
+    const wrong = await fetch(`${running.url}/v1/models`, { headers: { 'x-panoptes-key': 'pk-team-b' } });
+    expect(wrong.status).toBe(401);
+    expect((await json(wrong)).error.message).toBe("Missing or unknown proxy key: send one of the proxy's keys in the x-panoptes-key header.");
+    expect(running.upstream.requests).toHaveLength(0);
+
+    await running.client.chat.completions.create({ model: 'x', messages: OPENING }, { headers: { 'x-panoptes-key': 'pk-team-a' } });
+    expect(running.upstream.requests).toHaveLength(1);
+    expect(running.upstream.requests[0]!.headers['x-panoptes-key']).toBeUndefined();
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200); // health needs no key
+  });
+});
+
+describe('session ids', () => {
+  const body = (extra: Record<string, unknown> = {}) => ({ messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }], ...extra });
+
+  it('follow the reference order: headers, metadata, user, thread_id, conversation hash, fresh', () => {
+    const all = { metadata: { session_id: 'm1', panoptes_session_id: 'm2', run_id: 'm3' }, user: 'u', thread_id: 't' };
+    expect(sessionIdOf({ 'x-panoptes-session-id': 'h1', 'x-session-id': 'h2' }, body(all))).toEqual({ sessionId: 'h1', source: 'header:x-panoptes-session-id' });
+    expect(sessionIdOf({ 'x-session-id': 'h2' }, body(all))).toEqual({ sessionId: 'h2', source: 'header:x-session-id' });
+    expect(sessionIdOf({}, body(all))).toEqual({ sessionId: 'm1', source: 'metadata.session_id' });
+    expect(sessionIdOf({}, body({ ...all, metadata: { panoptes_session_id: 'm2', run_id: 'm3' } }))).toEqual({ sessionId: 'm2', source: 'metadata.panoptes_session_id' });
+    expect(sessionIdOf({}, body({ ...all, metadata: { run_id: 'm3' } }))).toEqual({ sessionId: 'm3', source: 'metadata.run_id' });
+    expect(sessionIdOf({}, body({ user: 'u', thread_id: 't' }))).toEqual({ sessionId: 'u', source: 'user' });
+    expect(sessionIdOf({}, body({ thread_id: 't', user: '' }))).toEqual({ sessionId: 't', source: 'thread_id' });
+    const hashed = sessionIdOf({}, body());
+    expect(hashed.source).toBe('conversation-hash');
+    expect(sessionIdOf({}, { messages: [...body().messages, { role: 'assistant', content: 'later turns do not change it' }] }).sessionId).toBe(hashed.sessionId);
+    expect(sessionIdOf({}, { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'another opening' }] }).sessionId).not.toBe(hashed.sessionId);
+    expect(sessionIdOf({}, { messages: [{ role: 'system', content: 'only a system prompt' }] }).source).toBe('fresh');
+    expect(sessionIdOf({ 'x-session-id': 'x'.repeat(1000) }, body()).sessionId).toMatch(/^sha256-[0-9a-f]{64}$/);
+  });
+
+  it('returns the session id in the x-panoptes-session-id response header', async () => {
+    running = await startProxy(hastyAgent);
+    const { response } = await running.client.chat.completions.create({ model: 'x', messages: OPENING, metadata: { session_id: 'from-metadata' } }).withResponse();
+    expect(response.headers.get('x-panoptes-session-id')).toBe('from-metadata');
+    expect((await running.monitor.report('from-metadata'))?.refusals).toHaveLength(1);
+  });
+});
+
+describe('hard blocks', () => {
+  it('refuse the next call with 403 panoptes_violation, the intervention text as message, without calling the upstream', async () => {
+    const workflow = parseWorkflow(
+      [
+        'name: secrets',
+        'states:',
+        '  - { name: chatting, initial: true }',
+        '  - name: leaking',
+        '    classification: { patterns: ["internal notes"] }',
+        'transitions: [{ from: chatting, to: leaking }, { from: leaking, to: chatting }]',
+        'constraints:',
+        '  - { name: no_leaks, type: never, target: leaking, severity: error, intervention: stop_leaks }',
+        'interventions:',
+        '  stop_leaks: "block: This conversation revealed internal notes; it cannot continue."',
+      ].join('\n'),
+    );
+    running = await startProxy(() => ({ content: 'Sure, here are the internal notes: ...' }), { monitor: { workflow } });
+    await running.client.chat.completions.create({ model: 'x', messages: OPENING }); // the violation happens here
+    const blocked = await running.client.chat.completions.create({ model: 'x', messages: OPENING }).catch((error: unknown) => error);
+    expect(blocked).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect((blocked as InstanceType<typeof OpenAI.PermissionDeniedError>).error).toEqual({ message: 'This conversation revealed internal notes; it cannot continue.', type: 'panoptes_violation', param: null, code: 'workflow_blocked' });
+    expect(running.upstream.requests).toHaveLength(1);
+    expect(running.proxy.metrics.value('panoptes_proxy_blocked_total', { code: 'workflow_blocked' })).toBe(1);
+  });
+});
