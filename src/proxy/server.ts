@@ -239,7 +239,9 @@ export function createProxy({
     const out = reply.raw;
     out.writeHead(response.statusCode, { ...returnedHeaders(response.headers, { keepLength: false }), [SESSION_HEADER]: sessionId });
     out.flushHeaders();
-    const gate = new StreamGate({ maxHeldChars: bodyLimitBytes });
+    // With loop detection on, a response that starts chanting is cut short (docs/loops.md, "Streaming").
+    const watch = monitor.loops?.watchStream();
+    const gate = new StreamGate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}) });
     let parseFailed = false;
     const parser = createParser({
       onEvent: (event) => {
@@ -279,6 +281,7 @@ export function createProxy({
       return;
     }
     metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.length);
+    if (gate.loop) metrics.add(PROXY_METRICS.streamsCutForLoops);
     out.end(gate.release(refused));
   }
 

@@ -6,6 +6,7 @@
  * skipped on streams: BerriAI/litellm#35257).
  * @module
  */
+import type { LoopFinding, StreamWatch } from '../loops/index.js';
 import type { AssistantTurn } from '../messages/index.js';
 import type { ChatCompletionChunk, OpenAIToolCallDelta } from './openai-types.js';
 import { isRefused, refusalText, type RefusedToolCall } from './enforce.js';
@@ -48,16 +49,25 @@ export class StreamGate {
   #heldChars = 0;
   /** Set when the held tool-call text passed `maxHeldChars`: the calls cannot be checked whole, so none is released. */
   overflow = false;
+  /**
+   * The loop the watch found, when the response was cut short for it: the stream ends there (`done`), with a finish
+   * chunk of its own, and the tool calls begun before the cut are never released.
+   */
+  loop: LoopFinding | undefined;
+  readonly #watch: StreamWatch | undefined;
   readonly #maxHeldChars: number;
   readonly #maxTextChars: number;
 
   /**
    * @param limits `maxHeldChars`: most tool-call text held (default 10 MiB); `maxTextChars`: most response text kept
    * for classification (default 64 KiB; the classifier reads the first 8k characters). The text itself always passes.
+   * `watch`: the loop detector's watch over this response (`detector.watchStream()`); once it reports, the response
+   * is cut short.
    */
-  constructor({ maxHeldChars = 10 * 1024 * 1024, maxTextChars = 65_536 }: { maxHeldChars?: number; maxTextChars?: number } = {}) {
+  constructor({ maxHeldChars = 10 * 1024 * 1024, maxTextChars = 65_536, watch }: { maxHeldChars?: number; maxTextChars?: number; watch?: StreamWatch } = {}) {
     this.#maxHeldChars = maxHeldChars;
     this.#maxTextChars = maxTextChars;
+    this.#watch = watch;
   }
 
   /** Takes the `data` of one server-sent event; returns the SSE text to pass on now, if any. */
@@ -94,10 +104,27 @@ export class StreamGate {
       this.#held.push(calls ? withoutToolCalls(chunk) : chunk);
       return undefined;
     }
-    if (!calls) return event(data);
+    if (!calls) return event(data) + this.#watched(delta);
     // The text (or role) of a chunk that also carries tool-call pieces goes on; the pieces wait.
     const hasMore = typeof delta?.content === 'string' || typeof delta?.role === 'string';
-    return hasMore ? event(JSON.stringify(withoutToolCalls(chunk))) : undefined;
+    return hasMore ? event(JSON.stringify(withoutToolCalls(chunk))) + this.#watched(delta) : undefined;
+  }
+
+  /**
+   * Feeds the watch a passing delta's text and reasoning (`reasoning_content`, as vLLM and DeepSeek stream it). When it
+   * finds a loop, the response ends here: no more upstream data is read (`done`), and a finish chunk of our own is
+   * held for `release`.
+   */
+  #watched(delta: { content?: unknown; reasoning_content?: unknown } | undefined): string {
+    if (!this.#watch || !delta) return '';
+    const found = (typeof delta.content === 'string' ? this.#watch.text(delta.content) : null) ?? (typeof delta.reasoning_content === 'string' ? this.#watch.reasoning(delta.reasoning_content) : null);
+    if (!found) return '';
+    this.loop = found;
+    this.done = true;
+    this.#finished = true;
+    const { choices: _choices, usage: _usage, ...rest } = this.#template ?? {};
+    this.#held.push({ ...rest, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], panoptes: { loop: { kind: found.kind, detail: found.detail } } } as ChatCompletionChunk);
+    return '';
   }
 
   /** How the data ended, once the upstream body has. */
@@ -110,7 +137,7 @@ export class StreamGate {
    * may be incomplete, so they are never released, and a call that is never released never ran.
    */
   turn(): AssistantTurn {
-    const complete = this.end !== 'cut-off';
+    const complete = this.end !== 'cut-off' && this.loop === undefined;
     return {
       content: this.#text,
       toolCalls: complete ? this.#calls.filter(Boolean).map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, args: argumentsOf(call.arguments) })) : [],
@@ -123,7 +150,7 @@ export class StreamGate {
    * left), what came after it, and `[DONE]`.
    */
   release(refused: readonly RefusedToolCall[]): string {
-    const allowed = this.#calls.filter((call) => call !== undefined && !isRefused(refused, { id: call.id, function: { name: call.name } }));
+    const allowed = this.loop !== undefined ? [] : this.#calls.filter((call) => call !== undefined && !isRefused(refused, { id: call.id, function: { name: call.name } }));
     let out = '';
     allowed.forEach((call, index) => {
       const delta = { tool_calls: [{ index, ...(call.id === undefined ? {} : { id: call.id }), type: 'function', function: { name: call.name, arguments: call.arguments } }] };
