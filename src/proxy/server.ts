@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { InvalidOptionError } from '../errors/index.js';
+import type { AssistantTurn } from '../messages/index.js';
 import type { Logger, Monitor } from '../monitor/index.js';
 import { beforeCall, checkTurn, withoutRefused, type RefusedToolCall } from './enforce.js';
 import { proxyError, sseError, type ProxyError } from './errors.js';
@@ -18,8 +19,11 @@ import { createProxyMetrics, PROXY_METRICS, type ProxyMetrics } from './metrics.
 import type { ChatCompletion, ChatCompletionRequest } from './openai-types.js';
 import { sessionIdOf } from './session-id.js';
 import { StreamGate } from './stream-gate.js';
-import { chatRequestProblem, turnOf } from './translate.js';
+import { chatRequestProblem, offeredToolNames, turnOf } from './translate.js';
 import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type Upstream } from './upstream.js';
+
+/** Checks one answer of this request: classified by the monitor, its tool calls checked; the calls refused. */
+type CheckTurn = (turn: AssistantTurn) => Promise<RefusedToolCall[]>;
 
 export const DEFAULT_PROXY_PORT = 4000;
 export const DEFAULT_PROXY_HOST = '127.0.0.1';
@@ -198,12 +202,15 @@ export function createProxy({
     }
     if (isProxyError(response)) return upstreamFailed(reply, response);
     const eventStream = String(response.headers['content-type'] ?? '').includes('text/event-stream');
-    if (streamed && eventStream && response.statusCode < 300) return streamCompletion(reply, response, sessionId, abort);
-    return completion(reply, response, sessionId, abort);
+    // The answer is checked with the tools this request offered, so the loop detector counts calls to any other.
+    const offered = offeredToolNames(body.tools);
+    const check = (turn: AssistantTurn) => checkedTurn(sessionId, offered ? { ...turn, availableTools: offered } : turn);
+    if (streamed && eventStream && response.statusCode < 300) return streamCompletion(reply, response, sessionId, abort, check);
+    return completion(reply, response, abort, check);
   }
 
   /** A non-streamed answer: classified, its tool calls checked, refused ones taken out before the client sees it. */
-  async function completion(reply: FastifyReply, response: Dispatcher.ResponseData, sessionId: string, abort: AbortController) {
+  async function completion(reply: FastifyReply, response: Dispatcher.ResponseData, abort: AbortController, check: CheckTurn) {
     let text: string;
     try {
       text = await response.body.text();
@@ -225,7 +232,7 @@ export function createProxy({
     }
     const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
     const turn = turnOf(choice?.message);
-    const refused = await checkedTurn(sessionId, turn);
+    const refused = await check(turn);
     if (refused.length === 0 || !choice?.message) return reply.code(response.statusCode).headers(headers).send(text);
     metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.length);
     const edited = withoutRefused(choice.message, refused);
@@ -234,7 +241,7 @@ export function createProxy({
   }
 
   /** A streamed answer: text passes at once, tool calls wait for the end and their checks (see StreamGate). */
-  async function streamCompletion(reply: FastifyReply, response: Dispatcher.ResponseData, sessionId: string, abort: AbortController) {
+  async function streamCompletion(reply: FastifyReply, response: Dispatcher.ResponseData, sessionId: string, abort: AbortController, check: CheckTurn) {
     reply.hijack();
     const out = reply.raw;
     out.writeHead(response.statusCode, { ...returnedHeaders(response.headers, { keepLength: false }), [SESSION_HEADER]: sessionId });
@@ -273,9 +280,9 @@ export function createProxy({
     if (gate.done || parseFailed) response.body.destroy();
     const cutOff = broken || parseFailed || gate.end === 'cut-off';
     const turn = gate.turn();
-    const refused = cutOff ? [] : gate.overflow ? allRefused(turn.toolCalls, 'its arguments were too large to check') : await checkedTurn(sessionId, turn);
+    const refused = cutOff ? [] : gate.overflow ? allRefused(turn.toolCalls, 'its arguments were too large to check') : await check(turn);
     if (cutOff) {
-      await checkedTurn(sessionId, { content: turn.content, toolCalls: [] });
+      await check({ content: turn.content, toolCalls: [] });
       metrics.add(PROXY_METRICS.streamsCutOff);
       out.end(sseError(proxyError(502, 'upstream_error', 'stream_cut_off', 'The upstream stream ended before the response was complete; any tool calls in it were withheld.')));
       return;
@@ -286,7 +293,7 @@ export function createProxy({
   }
 
   /** The pre-emptive checks of a turn; a failure of the checks themselves refuses every call (guards fail closed). */
-  async function checkedTurn(sessionId: string, turn: ReturnType<typeof turnOf>): Promise<RefusedToolCall[]> {
+  async function checkedTurn(sessionId: string, turn: AssistantTurn): Promise<RefusedToolCall[]> {
     try {
       return await checkTurn(monitor, sessionId, turn);
     } catch (error) {

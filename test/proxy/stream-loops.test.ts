@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { streamEvents } from './fake-upstream.js';
-import { OPENING, startProxy, type Running } from './helpers.js';
+import { OPENING, startProxy, TOOLS, type Running } from './helpers.js';
 
 const CHANT = 'Let me check the refund policy for this order once more before I answer. ';
 
@@ -56,5 +56,22 @@ describe('the proxy cuts a chanting stream short', () => {
     const stream = running.client.chat.completions.stream({ model: 'fake-model', messages: OPENING });
     const completion = await stream.finalChatCompletion();
     expect(completion.choices[0]!.message.content).toBe(CHANT.repeat(40));
+  });
+});
+
+describe('the proxy tells the loop detector which tools the request offered', () => {
+  it('hints with the offered tools at the 2nd call to a tool that does not exist, and refuses the call after the 3rd', async () => {
+    running = await startProxy(() => ({ content: '', toolCalls: [{ name: 'lookup_order_history', args: { order: 'A-1042' } }] }), { monitor: { loops: true } });
+    const messages = [...OPENING];
+    for (let call = 0; call < 3; call++) {
+      const completion = await running.client.chat.completions.create({ model: 'fake-model', messages, tools: TOOLS });
+      const toolCall = completion.choices[0]!.message.tool_calls![0]!;
+      messages.push({ role: 'assistant', content: null, tool_calls: [toolCall] }, { role: 'tool', tool_call_id: toolCall.id, content: 'error: no such tool' });
+    }
+    const systemOf = (index: number) => String(running!.upstream.requests[index]!.body!.messages[0]!.content);
+    expect(systemOf(2)).toContain('the available tools are `verify_identity`, `issue_refund`');
+    const refused = await running.client.chat.completions.create({ model: 'fake-model', messages, tools: TOOLS }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 403, error: { type: 'panoptes_violation', code: 'loop_detected' } });
+    expect(running.upstream.requests).toHaveLength(3);
   });
 });
