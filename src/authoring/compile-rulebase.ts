@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Timers } from '../clock/index.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { analyzeRulebase, type Rulebase, type ToolSpec } from '../rules/index.js';
@@ -50,10 +49,9 @@ export async function compileRulebase(policyText: string, options: CompileRuleba
   assertCompileOptions(policyText, model, maxRepairs);
   const policy = normalisePolicy(policyText);
   const prompt = initialMessages(RULEBASE_SYSTEM_PROMPT, policyText, tools);
-  const { result, text, rounds } = await repairLoop({
+  const { result, text, rounds, usage } = await repairLoop({
     model,
     schema: rulebaseDraftSchema,
-    jsonSchema: z.toJSONSchema(rulebaseDraftSchema) as Record<string, unknown>,
     messages: prompt,
     maxRepairs,
     timeoutMs,
@@ -76,7 +74,6 @@ export async function compileRulebase(policyText: string, options: CompileRuleba
       return { text: rendered, diagnostics, ...(analysed.rulebase ? { result: { rulebase: analysed.rulebase, diagnostics, unquoted } } : {}) };
     },
   });
-  const usage = rounds.reduce((sum, round) => ({ inputTokens: sum.inputTokens + (round.usage?.inputTokens ?? 0), outputTokens: sum.outputTokens + (round.usage?.outputTokens ?? 0) }), { inputTokens: 0, outputTokens: 0 });
   return { text, rulebase: result.rulebase, rounds, diagnostics: result.diagnostics, unquoted: result.unquoted, usage, prompt };
 }
 

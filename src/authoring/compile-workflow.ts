@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Timers } from '../clock/index.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { InvalidOptionError } from '../errors/index.js';
@@ -68,10 +67,9 @@ export async function compileWorkflow(policyText: string, options: CompileWorkfl
   const policy = normalisePolicy(policyText);
   const toolNames = tools ? new Set(tools.map((tool) => (typeof tool === 'string' ? tool : tool.name))) : undefined;
   const prompt = initialMessages(WORKFLOW_SYSTEM_PROMPT, policyText, tools);
-  const { result, text, rounds } = await repairLoop({
+  const { result, text, rounds, usage } = await repairLoop({
     model,
     schema: workflowDraftSchema,
-    jsonSchema: z.toJSONSchema(workflowDraftSchema) as Record<string, unknown>,
     messages: prompt,
     maxRepairs,
     timeoutMs,
@@ -87,7 +85,6 @@ export async function compileWorkflow(policyText: string, options: CompileWorkfl
       return { text: yaml, diagnostics, ...(ok ? { result: { workflow: validated.workflow!, unquoted, diagnostics } } : {}) };
     },
   });
-  const usage = rounds.reduce((sum, round) => ({ inputTokens: sum.inputTokens + (round.usage?.inputTokens ?? 0), outputTokens: sum.outputTokens + (round.usage?.outputTokens ?? 0) }), { inputTokens: 0, outputTokens: 0 });
   return { yaml: text, workflow: result.workflow, rounds, diagnostics: result.diagnostics, unquoted: result.unquoted, usage, prompt };
 }
 

@@ -1,7 +1,7 @@
 import { TimedOut, within } from '../async/index.js';
 import { systemTimers, type Timers } from '../clock/index.js';
 import type { Diagnostic } from '../diagnostics/index.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { CompileError } from './compile-error.js';
 import { unwrapAnswer, type CompilerMessage, type CompilerModel, type TokenUsage } from './model.js';
 import { repairMessage } from './prompt.js';
@@ -23,8 +23,8 @@ export interface DraftCheck<Result> {
 
 export interface RepairLoopOptions<Draft, Result> {
   model: CompilerModel;
+  /** The draft's shape; the model is sent its JSON Schema. */
   schema: z.ZodType<Draft>;
-  jsonSchema: Record<string, unknown>;
   messages: CompilerMessage[];
   maxRepairs: number;
   timeoutMs: number;
@@ -41,8 +41,9 @@ export interface RepairLoopOptions<Draft, Result> {
  * diagnostic like any other, so the model gets to fix it. A model call that throws or outlives `timeoutMs` ends the
  * compile with a {@link CompileError} whose `cause` is the failure.
  */
-export async function repairLoop<Draft, Result>(options: RepairLoopOptions<Draft, Result>): Promise<{ result: Result; text: string; rounds: CompileRound[] }> {
-  const { model, schema, jsonSchema, maxRepairs, timeoutMs, timers = systemTimers, check, onRound, what } = options;
+export async function repairLoop<Draft, Result>(options: RepairLoopOptions<Draft, Result>): Promise<{ result: Result; text: string; rounds: CompileRound[]; usage: TokenUsage }> {
+  const { model, schema, maxRepairs, timeoutMs, timers = systemTimers, check, onRound, what } = options;
+  const jsonSchema = z.toJSONSchema(schema) as Record<string, unknown>;
   const messages = [...options.messages];
   const rounds: CompileRound[] = [];
   let last: DraftCheck<Result> | undefined;
@@ -61,10 +62,15 @@ export async function repairLoop<Draft, Result>(options: RepairLoopOptions<Draft
     rounds.push(entry);
     const ok = last.result !== undefined;
     onRound?.({ ...entry, ok });
-    if (ok) return { result: last.result!, text: last.text, rounds };
+    if (ok) return { result: last.result!, text: last.text, rounds, usage: totalUsage(rounds) };
     messages.push({ role: 'assistant', content: typeof value === 'string' ? value : JSON.stringify(value) }, { role: 'user', content: repairMessage(last.text, last.diagnostics) });
   }
   throw new CompileError(`The model's ${what} is still invalid after ${maxRepairs} repair round${maxRepairs === 1 ? '' : 's'}`, { diagnostics: last!.diagnostics, rounds, text: last!.text });
+}
+
+/** The tokens of every round together (rounds whose provider reported none count 0). */
+function totalUsage(rounds: readonly CompileRound[]): TokenUsage {
+  return rounds.reduce((sum, round) => ({ inputTokens: sum.inputTokens + (round.usage?.inputTokens ?? 0), outputTokens: sum.outputTokens + (round.usage?.outputTokens ?? 0) }), { inputTokens: 0, outputTokens: 0 });
 }
 
 /** The model's answer as a draft, or the diagnostic that says why it is not one. */
