@@ -4,9 +4,9 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { generateText, stepCountIs, wrapLanguageModel } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardTools, panoptesMiddleware } from '../../adapters/ai-sdk/index.js';
-import { createMemorySessionStore, createMonitor, type MonitorSession } from '../../src/index.js';
+import { createMonitor } from '../../src/index.js';
 import { callTool, recordingLogger, say, sequenceModel, supportTools, workflow } from '../adapters/ai-sdk/fixtures.js';
-import { createOtel, eventNames } from './harness.js';
+import { createOtel, eventNames, storeFailingOnRead } from './harness.js';
 
 beforeAll(() => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -60,15 +60,7 @@ describe('telemetry through the AI SDK (experimental_telemetry)', () => {
 
   it('a loop and a fail-open miss, in the same trace as the AI SDK run', async () => {
     const otel = createOtel();
-    let reads = 0;
-    const store = createMemorySessionStore<MonitorSession>();
-    const flaky = {
-      ...store,
-      get: (key: string) => {
-        if (++reads === 2) throw new Error('store down');
-        return store.get(key);
-      },
-    };
+    const flaky = storeFailingOnRead(2);
     const monitor = createMonitor({ workflow, logger: recordingLogger(), tracer: otel.tracer, meter: otel.meter, loops: true, store: flaky });
     const mock = sequenceModel(...Array.from({ length: 5 }, (_, index) => callTool('verify_identity', `v${index}`)), say('Anything else?'));
     const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor, sessionId: 's1' }) });

@@ -1,6 +1,7 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics';
 import type { Attributes } from '@opentelemetry/api';
+import { createMemorySessionStore, type MonitorSession } from '../../src/index.js';
 
 /** A reader that only collects when asked. */
 class TestReader extends MetricReader {
@@ -54,4 +55,17 @@ export function descendsFrom(spans: readonly ReadableSpan[], span: ReadableSpan,
     current = spans.find((candidate) => candidate.spanContext().spanId === parentId);
   }
   return false;
+}
+
+/** A session store in memory whose `failingRead`-th read throws "store down": one fail-open miss, mid-run. */
+export function storeFailingOnRead(failingRead: number) {
+  let reads = 0;
+  const store = createMemorySessionStore<MonitorSession>();
+  return {
+    ...store,
+    get: (key: string) => {
+      if (++reads === failingRead) throw new Error('store down');
+      return store.get(key);
+    },
+  };
 }

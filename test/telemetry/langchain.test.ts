@@ -5,9 +5,8 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { createAgent } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { panoptesMiddleware } from '../../adapters/langchain/index.js';
-import { createMemorySessionStore, type MonitorSession } from '../../src/index.js';
 import { callTool, supportMonitor, supportTools } from '../adapters/langchain/helpers.js';
-import { createOtel, descendsFrom } from './harness.js';
+import { createOtel, descendsFrom, storeFailingOnRead } from './harness.js';
 
 beforeAll(() => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -55,15 +54,7 @@ describe("telemetry through LangChain's createAgent", () => {
 
   it('a loop and a fail-open miss, in the trace of the run', async () => {
     const otel = createOtel();
-    let reads = 0;
-    const store = createMemorySessionStore<MonitorSession>();
-    const flaky = {
-      ...store,
-      get: (key: string) => {
-        if (++reads === 3) throw new Error('store down');
-        return store.get(key);
-      },
-    };
+    const flaky = storeFailingOnRead(3);
     const { monitor } = supportMonitor({ tracer: otel.tracer, meter: otel.meter, loops: true, store: flaky });
     const { tools } = supportTools();
     const model = fakeModel();
