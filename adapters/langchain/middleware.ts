@@ -8,6 +8,7 @@ import {
   InvalidOptionError,
   isSentinelSessions,
   lazyModelRequest,
+  offeredToolNames,
   sentinelFor,
   syncFirst,
   systemTimers,
@@ -30,7 +31,7 @@ import { requestToChatMessages, withChatMessages, withSystemText } from './model
 import { policyToolsFindingSession } from './policy-tools.js';
 import { namedSessionId } from './session-id.js';
 import { decideToolCall, refusalMessage, runRecorded } from './tool-decision.js';
-import { offeredToolNames, toAssistantTurn, toChatMessages, toToolCall } from './translate.js';
+import { toAssistantTurn, toChatMessages, toToolCall } from './translate.js';
 
 /**
  * The header of the fact summary Panoptes adds to the system prompt when a sentinel guards the tools.

@@ -184,24 +184,6 @@ function reasoningOf(content: MessageContent | undefined): string {
   return parts.join('\n');
 }
 
-/**
- * The names of the tools a model call offers, for the loop detector's `unknown-tool` check; `undefined` when any
- * of them has no name the adapter can read (the check then does not run, rather than misjudge a call).
- * @example
- * offeredToolNames([tool(fn, { name: 'verify_identity' })]) // ['verify_identity']
- */
-export function offeredToolNames(tools: readonly unknown[] | undefined): string[] | undefined {
-  if (!Array.isArray(tools)) return undefined;
-  const names: string[] = [];
-  for (const tool of tools) {
-    const named = tool as { name?: unknown; function?: { name?: unknown } } | null;
-    const name = typeof named?.name === 'string' ? named.name : named?.function?.name;
-    if (typeof name !== 'string') return undefined;
-    names.push(name);
-  }
-  return names;
-}
-
 function roleOf(message: BaseMessage): ChatMessage['role'] {
   const type = message.getType();
   if (type === 'generic') {

@@ -1,1 +1,2 @@
 export type { AssistantTurn, ChatMessage, ToolCall } from './types.js';
+export { offeredToolNames } from './offered-tools.js';

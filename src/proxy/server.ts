@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { InvalidOptionError } from '../errors/index.js';
-import type { AssistantTurn } from '../messages/index.js';
+import { offeredToolNames, type AssistantTurn } from '../messages/index.js';
 import type { Logger, Monitor } from '../monitor/index.js';
 import { beforeCall, checkTurn, withoutRefused, type RefusedToolCall } from './enforce.js';
 import { proxyError, sseError, type ProxyError } from './errors.js';
@@ -19,7 +19,7 @@ import { createProxyMetrics, PROXY_METRICS, type ProxyMetrics } from './metrics.
 import type { ChatCompletion, ChatCompletionRequest } from './openai-types.js';
 import { sessionIdOf } from './session-id.js';
 import { StreamGate } from './stream-gate.js';
-import { chatRequestProblem, offeredToolNames, turnOf } from './translate.js';
+import { chatRequestProblem, turnOf } from './translate.js';
 import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type Upstream } from './upstream.js';
 
 /** Checks one answer of this request: classified by the monitor, its tool calls checked; the calls refused. */

@@ -92,23 +92,6 @@ export function toChatMessages(messages: readonly OpenAIMessage[]): ChatMessage[
   });
 }
 
-/**
- * The names of the tools a request offers (`tools[].function.name`), for the loop detector's `unknown-tool` check;
- * `undefined` when the request offers none or one has no readable name (the check then does not run).
- * @example
- * offeredToolNames([{ type: 'function', function: { name: 'verify_identity' } }]) // ['verify_identity']
- */
-export function offeredToolNames(tools: unknown): string[] | undefined {
-  if (!Array.isArray(tools) || tools.length === 0) return undefined;
-  const names: string[] = [];
-  for (const tool of tools) {
-    const name = (tool as { function?: { name?: unknown } } | null)?.function?.name;
-    if (typeof name !== 'string') return undefined;
-    names.push(name);
-  }
-  return names;
-}
-
 /** A response message as the turn the monitor classifies. */
 export function turnOf(message: OpenAIMessage | undefined): AssistantTurn {
   return { content: textOf(message?.content), toolCalls: toolCallsOf(message?.tool_calls) };
