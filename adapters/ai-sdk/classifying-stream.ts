@@ -95,9 +95,7 @@ export function classifyingStream(source: ReadableStream<StreamPart>, sessionId:
     ended = true; // the source's pending reads are ignored from now on
     reader.cancel(new Error(`Panoptes cut the response short: ${loop.detail}`)).catch(() => {});
     for (const [id, type] of open) controller.enqueue({ type, id });
-    classified ??= classify(sessionId, streamedContent(seen));
-    for (const part of held) controller.enqueue(part);
-    held = [];
+    release();
     const finish: StreamPart = {
       type: 'finish',
       finishReason: { unified: 'other', raw: 'panoptes-loop' },
@@ -108,7 +106,7 @@ export function classifyingStream(source: ReadableStream<StreamPart>, sessionId:
       controller.enqueue(finish);
       controller.close();
     };
-    void classified.then(done, done);
+    void classified!.then(done, done);
   };
 
   return new ReadableStream<StreamPart>({
