@@ -104,10 +104,11 @@ export class StreamGate {
       this.#held.push(calls ? withoutToolCalls(chunk) : chunk);
       return undefined;
     }
-    if (!calls) return event(data) + this.#watched(delta);
+    this.#watchDelta(delta); // the delta itself still goes out: a cut ends the stream after it
+    if (!calls) return event(data);
     // The text (or role) of a chunk that also carries tool-call pieces goes on; the pieces wait.
     const hasMore = typeof delta?.content === 'string' || typeof delta?.role === 'string';
-    return hasMore ? event(JSON.stringify(withoutToolCalls(chunk))) + this.#watched(delta) : undefined;
+    return hasMore ? event(JSON.stringify(withoutToolCalls(chunk))) : undefined;
   }
 
   /**
@@ -115,16 +116,15 @@ export class StreamGate {
    * finds a loop, the response ends here: no more upstream data is read (`done`), and a finish chunk of our own is
    * held for `release`.
    */
-  #watched(delta: { content?: unknown; reasoning_content?: unknown } | undefined): string {
-    if (!this.#watch || !delta) return '';
+  #watchDelta(delta: { content?: unknown; reasoning_content?: unknown } | undefined): void {
+    if (!this.#watch || !delta) return;
     const found = (typeof delta.content === 'string' ? this.#watch.text(delta.content) : null) ?? (typeof delta.reasoning_content === 'string' ? this.#watch.reasoning(delta.reasoning_content) : null);
-    if (!found) return '';
+    if (!found) return;
     this.loop = found;
     this.done = true;
     this.#finished = true;
     const { choices: _choices, usage: _usage, ...rest } = this.#template ?? {};
     this.#held.push({ ...rest, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], panoptes: { loop: { kind: found.kind, detail: found.detail } } } as ChatCompletionChunk);
-    return '';
   }
 
   /** How the data ended, once the upstream body has. */
