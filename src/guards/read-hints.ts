@@ -31,15 +31,50 @@ export function findReadHints(rulebase: Rulebase): Map<string, Map<string, ReadH
     }
     if (byParameter.size > 0) hints.set(tool, byParameter);
   }
+  for (const [tool, parameters] of rulebase.strict) {
+    const byParameter = hints.get(tool) ?? new Map<string, ReadHint>();
+    for (const parameter of parameters) {
+      if (byParameter.has(parameter)) continue;
+      const hint = findFlowRead(rulebase, tool, parameter);
+      if (hint) byParameter.set(parameter, hint);
+    }
+    if (byParameter.size > 0) hints.set(tool, byParameter);
+  }
   return hints;
 }
 
-function findRead(rulebase: Rulebase, body: readonly LiteralNode[], variable: string, depth: number): ReadHint | undefined {
+/**
+ * For a data tool's parameter that no guard of the tool binds: the read the policy itself does before it calls the
+ * tool with that value. `cabin(R, C) from get_reservation(reservation_id: R)` called as `reservation_of(current_user,
+ * R), cabin(R, business)` in some rule or guard makes it `get_user(user_id: current_user)`: the value the tool is
+ * called with comes from that read.
+ */
+function findFlowRead(rulebase: Rulebase, tool: string, parameter: string): ReadHint | undefined {
+  const bodies = [...rulebase.guards.values(), ...rulebase.rules.values()].flatMap((clauses) => clauses.map((clause) => clause.body));
+  for (const data of rulebase.dataByTool.get(tool) ?? []) {
+    const arg = data.toolArgs.find((candidate) => candidate.name === parameter)?.value;
+    if (arg?.kind !== 'var') continue;
+    const position = data.params.indexOf(arg.name);
+    for (const body of bodies) {
+      for (const literal of body) {
+        const variable = literal.kind === 'call' && literal.predicate === data.predicate ? literal.args[position] : undefined;
+        if (variable?.kind !== 'var') continue;
+        const hint = findRead(rulebase, body, variable.name, HINT_DEPTH, tool);
+        if (hint) return hint;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The first data read in `body` (or the rules it calls) that binds `variable`, other than a read of `exceptTool`. */
+function findRead(rulebase: Rulebase, body: readonly LiteralNode[], variable: string, depth: number, exceptTool?: string): ReadHint | undefined {
   for (const literal of body) {
     if (literal.kind !== 'call') continue;
     const position = literal.args.findIndex((arg) => arg.kind === 'var' && arg.name === variable);
     if (position === -1) continue;
     const data = rulebase.data.get(literal.predicate);
+    if (data && data.tool === exceptTool) continue; // the tool being checked cannot establish its own argument
     if (data) {
       const args = data.toolArgs.map((arg) => ({
         name: arg.name,
@@ -51,7 +86,7 @@ function findRead(rulebase: Rulebase, body: readonly LiteralNode[], variable: st
     for (const clause of rulebase.rules.get(literal.predicate) ?? []) {
       const head = clause.args[position];
       if (head?.kind !== 'var') continue;
-      const found = findRead(rulebase, clause.body, head.name, depth - 1);
+      const found = findRead(rulebase, clause.body, head.name, depth - 1, exceptTool);
       if (found) return found;
     }
   }

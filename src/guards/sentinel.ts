@@ -51,8 +51,9 @@ export interface SentinelOptions extends TelemetryOptions {
    * before any rule runs. A value is established when a fact or a context binding holds it, or when it appeared in a
    * tool result the agent or the sentinel read in this conversation (the adapters report the agent's results through
    * `recordResult`). Data tools, which only read, are not refused for their own arguments (their guards judge them),
-   * nor are tools whose guard allows every call (`guard think.`). Also applies to queries, context bindings and
-   * confirmations from the model.
+   * nor are tools whose guard allows every call (`guard think.`), unless the rulebase says so for some parameters
+   * (`strict get_reservation_details(reservation_id).`). Also applies to queries, context bindings and confirmations
+   * from the model.
    * @default false
    */
   strict?: boolean | StrictOptions;
@@ -178,10 +179,14 @@ export function createSentinel({
 
   /** In strict mode, the literals of a call that nothing established, each with the read that would establish it. */
   const unestablished = (tool: string, args: Record<string, unknown>): Blocker[] => {
-    if (strictParameters === undefined || unchecked.has(tool)) return [];
+    // `strict tool(param)` in the rulebase opts a tool's parameters in, whatever the tool is and whatever `parameters` says.
+    const declared = rulebase.strict.get(tool);
+    if (strictParameters === undefined || (unchecked.has(tool) && declared === undefined)) return [];
     const found: Blocker[] = [];
     for (const [parameter, value] of Object.entries(args)) {
-      const checked = strictParameters === null ? typeof value === 'string' : strictParameters.includes(parameter) && (typeof value === 'string' || typeof value === 'number');
+      const checked = declared?.has(parameter)
+        ? typeof value === 'string' || typeof value === 'number'
+        : !unchecked.has(tool) && (strictParameters === null ? typeof value === 'string' : strictParameters.includes(parameter) && (typeof value === 'string' || typeof value === 'number'));
       if (!checked || isEstablished(value as Value)) continue;
       // A parameter the rulebase marks as the user's (`given tool(param)`) may take a value the user said.
       const given = rulebase.given.get(tool)?.has(parameter) === true;

@@ -127,5 +127,25 @@ export interface GivenDeclaration {
   pos: Position;
 }
 
+/**
+ * `strict tool(param, ...).`: strict mode checks these arguments of the tool even where it otherwise would not (a
+ * data tool, which only reads; a tool whose guard allows every call): a value nothing in the conversation established
+ * is refused before the tool runs, with the read that would establish it.
+ */
+export interface StrictDeclaration {
+  kind: 'strict';
+  tool: string;
+  params: string[];
+  pos: Position;
+}
+
 /** Any top-level statement. */
-export type Declaration = ContextDeclaration | DataDeclaration | AskableDeclaration | RuleDeclaration | GuardDeclaration | WriteDeclaration | GivenDeclaration;
+export type Declaration =
+  | ContextDeclaration
+  | DataDeclaration
+  | AskableDeclaration
+  | RuleDeclaration
+  | GuardDeclaration
+  | WriteDeclaration
+  | GivenDeclaration
+  | StrictDeclaration;

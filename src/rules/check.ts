@@ -38,6 +38,12 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
     const properties = toolsByName.get(tool)?.parameters?.properties;
     return properties ? Object.keys(properties) : undefined;
   };
+  const checkParameterNames = (tool: string, names: readonly string[], pos: Position, path: string) => {
+    const known = parametersOf(tool);
+    for (const name of names) {
+      if (known && !known.includes(name)) report('error', 'unknown-tool-parameter', pos, path, `tool '${tool}' has no parameter '${name}'`, didYouMean(name, known) || `parameters: ${known.join(', ')}`);
+    }
+  };
   const checkNamedParameters = (tool: string, params: ReadonlyArray<{ name: string; value: TermNode }>, path: string) => {
     const known = parametersOf(tool);
     const seen = new Set<string>();
@@ -89,19 +95,14 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
         if (declaration.confirms) {
           const path = `askable ${declaration.predicate}`;
           checkTool(declaration.confirms.tool, declaration.confirms.pos, path);
-          const known = parametersOf(declaration.confirms.tool);
-          for (const name of declaration.confirms.params ?? []) {
-            if (known && !known.includes(name)) report('error', 'unknown-tool-parameter', declaration.confirms.pos, path, `tool '${declaration.confirms.tool}' has no parameter '${name}'`, didYouMean(name, known) || `parameters: ${known.join(', ')}`);
-          }
+          checkParameterNames(declaration.confirms.tool, declaration.confirms.params ?? [], declaration.confirms.pos, path);
         }
         break;
-      case 'given': {
-        const path = `given ${declaration.tool}`;
+      case 'given':
+      case 'strict': {
+        const path = `${declaration.kind} ${declaration.tool}`;
         checkTool(declaration.tool, declaration.pos, path);
-        const known = parametersOf(declaration.tool);
-        for (const name of declaration.params) {
-          if (known && !known.includes(name)) report('error', 'unknown-tool-parameter', declaration.pos, path, `tool '${declaration.tool}' has no parameter '${name}'`, didYouMean(name, known) || `parameters: ${known.join(', ')}`);
-        }
+        checkParameterNames(declaration.tool, declaration.params, declaration.pos, path);
         break;
       }
       case 'write': {
@@ -156,7 +157,7 @@ function collectDefinitions(declarations: readonly Declaration[], report: Report
       contexts.set(declaration.name, declaration.pos);
       continue;
     }
-    if (declaration.kind === 'guard' || declaration.kind === 'write' || declaration.kind === 'given') continue;
+    if (declaration.kind === 'guard' || declaration.kind === 'write' || declaration.kind === 'given' || declaration.kind === 'strict') continue;
     const name = declaration.predicate;
     const arity = declaration.kind === 'rule' ? declaration.args.length : declaration.params.length;
     const path = `${declaration.kind} ${name}`;

@@ -12,6 +12,7 @@ export type {
   LiteralNode,
   Position,
   RuleDeclaration,
+  StrictDeclaration,
   TermNode,
   Value,
   WriteDeclaration,

@@ -13,7 +13,7 @@ import { MAX_NESTING_DEPTH } from '../limits/index.js';
 import { tokenize, type Token } from './lexer.js';
 
 /** Words that start a statement. A statement keyword first on its line is where error recovery resumes. */
-export const STATEMENT_KEYWORDS = ['context', 'data', 'askable', 'rule', 'fact', 'guard', 'write', 'given'] as const;
+export const STATEMENT_KEYWORDS = ['context', 'data', 'askable', 'rule', 'fact', 'guard', 'write', 'given', 'strict'] as const;
 
 const COMPARISONS: readonly string[] = ['=', '!=', '<', '<=', '>', '>='];
 
@@ -110,11 +110,12 @@ class Parser {
         return this.guardDeclaration(keyword.pos);
       case 'write':
         return this.writeDeclaration(keyword.pos);
-      case 'given': {
+      case 'given':
+      case 'strict': {
         const tool = this.expectIdentifier('a tool name').text;
         const params = this.nameList();
-        this.expect('.', "expected '.' at the end of the given declaration");
-        return { kind: 'given', tool, params, pos: keyword.pos };
+        this.expect('.', `expected '.' at the end of the ${keyword.text} declaration`);
+        return { kind: keyword.text, tool, params, pos: keyword.pos };
       }
       default:
         return this.ruleDeclaration(keyword.pos, keyword.text === 'fact');

@@ -55,6 +55,8 @@ export interface Rulebase {
   writes: ReadonlyMap<string, readonly WriteDeclaration[]>;
   /** Parameters whose values the user gives (`given tool(param, ...)`), by tool. */
   given: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Parameters strict mode checks even on a data tool or a tool every call of which is allowed (`strict tool(param, ...)`), by tool. */
+  strict: ReadonlyMap<string, ReadonlySet<string>>;
   /** Askables that confirm one call (`askable ... for tool`), by the tool they confirm. */
   confirmationsByTool: ReadonlyMap<string, readonly AskableDeclaration[]>;
   /** Warnings found at load time (errors make loading throw). */
@@ -118,6 +120,7 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
   const writes = new Map<string, WriteDeclaration[]>();
   const confirmationsByTool = new Map<string, AskableDeclaration[]>();
   const given = new Map<string, Set<string>>();
+  const strict = new Map<string, Set<string>>();
   for (const declaration of declarations) {
     switch (declaration.kind) {
       case 'context':
@@ -147,15 +150,17 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
       case 'write':
         append(writes, declaration.tool, declaration);
         break;
-      case 'given': {
-        const names = given.get(declaration.tool) ?? new Set<string>();
+      case 'given':
+      case 'strict': {
+        const byTool = declaration.kind === 'given' ? given : strict;
+        const names = byTool.get(declaration.tool) ?? new Set<string>();
         for (const name of declaration.params) names.add(name);
-        given.set(declaration.tool, names);
+        byTool.set(declaration.tool, names);
         break;
       }
     }
   }
-  return { source, declarations, contexts, data, dataByTool, askables, rules, guards, writes, given, confirmationsByTool, warnings };
+  return { source, declarations, contexts, data, dataByTool, askables, rules, guards, writes, given, strict, confirmationsByTool, warnings };
 }
 
 /** Adds to the list under `key` in place: copying the list per entry made 32,000 facts of one predicate take 10 s. */

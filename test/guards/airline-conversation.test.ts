@@ -202,6 +202,35 @@ describe('issue 14: strict mode an honest agent can satisfy', () => {
   });
 });
 
+describe('issue 14: strict checks of a data tool\'s own arguments, where the rulebase says so', () => {
+  // policy.rules: `strict get_reservation_details(reservation_id).` Without it, the made-up id below went to the
+  // guard, which fetched the profile itself and refused with "not allowed by the policy ... do not retry".
+  it('a made-up reservation id is refused before any read, naming the read that establishes ids; a read id is looked up', async () => {
+    const agent = await airlineAgent({
+      userId: EMMA,
+      strict: true,
+      steps: [
+        () => call('get_reservation_details', { reservation_id: 'ZZZ999' }),
+        () => call('get_user_details', { user_id: EMMA }),
+        () => call('get_reservation_details', { reservation_id: '1YVFB9' }),
+        () => say('Your reservation 1YVFB9 is DEN to CLT.'),
+      ],
+    });
+    const userReads: unknown[] = [];
+    const getUser = agent.tools.get_user_details!;
+    const execute = getUser.execute.bind(getUser);
+    getUser.execute = (args) => (userReads.push(args), execute(args));
+    const messages = await agent.turn('What is on my reservation ZZZ999?');
+    const [madeUp, read] = toolResults(messages).filter((message) => message.name === 'get_reservation_details').map((message) => textOf(message.content));
+    expect(madeUp).toBe(
+      'get_reservation_details is not allowed yet. To proceed:\n- reservation_id = "ZZZ999" is not a known fact: read it first with get_user_details(user_id: emma_smith_9363) (or, if the user said it, ask them and call set_context).',
+    );
+    expect(JSON.parse(read!)).toMatchObject({ reservation_id: '1YVFB9', origin: 'DEN' });
+    expect(agent.ran.map((entry) => entry.name)).toEqual(['get_user_details', 'get_reservation_details']);
+    expect(userReads).toHaveLength(1); // the refusal fetched nothing: the agent's own read is the only one
+  });
+});
+
 describe('issue 14: strict mode and the user\'s own words', () => {
   it('accepts a `given` parameter the customer said, and refuses one nobody said', async () => {
     const { turn } = await airlineAgent({

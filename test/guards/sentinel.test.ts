@@ -204,3 +204,46 @@ describe('createSentinel validates its options', () => {
     expect(() => createSentinel({ rulebase, facts, tools: [{ name: 'get_user', execute: () => ({}) }] })).toThrow(/data tool 'get_reservation'/);
   });
 });
+
+describe('strict tool(param): strict checks of a data tool\'s own arguments', () => {
+  // get_reservation has no guard: only the declaration makes strict mode look at its argument. The read that
+  // establishes a reservation id is found where the policy itself calls it: reservation_of(current_user, R), cabin(R, ...).
+  const STRICT = `${RULES}strict get_reservation(reservation_id).\n`;
+  const sentinelOf = (text: string, strict: boolean | { parameters: string[] }) => {
+    const getReservation = vi.fn(() => ({ cabin: 'business' }));
+    const facts = createFactStore({ clock: createFakeClock(), seed: { context: { current_user: 'mia' } } });
+    const sentinel = createSentinel({ rulebase: parseRulebase(text), facts, tools: { get_user: { execute: () => ({ reservations: ['NO6JO3'] }) }, get_reservation: { execute: getReservation } }, strict });
+    return { sentinel, facts, getReservation };
+  };
+
+  it('refuses a made-up id with the read that would establish it, and accepts an id a result gave', async () => {
+    const { sentinel, facts, getReservation } = sentinelOf(STRICT, true);
+    const before = snapshot(facts);
+    const refused = await sentinel.check('get_reservation', { reservation_id: 'ZZZ999' });
+    expect(refused).toMatchObject({ allowed: false, status: 'blocked', blockers: [{ kind: 'unestablished-value', parameter: 'reservation_id', value: 'ZZZ999', read: 'get_user(user_id: mia)' }] });
+    expect(refused.text).toBe(
+      'get_reservation is not allowed yet. To proceed:\n- reservation_id = "ZZZ999" is not a known fact: read it first with get_user(user_id: mia) (or, if the user said it, ask them and call set_context).',
+    );
+    expect(getReservation).not.toHaveBeenCalled();
+    expect(snapshot(facts)).toBe(before);
+    sentinel.recordResult('get_user', { user_id: 'mia' }, { ok: true, result: { reservations: ['NO6JO3'] } });
+    expect((await sentinel.check('get_reservation', { reservation_id: 'NO6JO3' })).allowed).toBe(true);
+  });
+
+  it('checks the declared parameter whatever strict.parameters lists, and numbers too', async () => {
+    const { sentinel } = sentinelOf(STRICT, { parameters: ['user_id'] });
+    expect((await sentinel.check('get_reservation', { reservation_id: 404 })).blockers).toEqual([{ kind: 'unestablished-value', parameter: 'reservation_id', value: 404, read: 'get_user(user_id: mia)' }]);
+  });
+
+  it('without the declaration, or without strict mode, a data tool is not judged on its arguments (unchanged)', async () => {
+    expect((await sentinelOf(RULES, true).sentinel.check('get_reservation', { reservation_id: 'ZZZ999' })).allowed).toBe(true);
+    expect((await sentinelOf(STRICT, false).sentinel.check('get_reservation', { reservation_id: 'ZZZ999' })).allowed).toBe(true);
+  });
+
+  it('opts in a tool whose guard allows every call; with no read in the policy, the text says to look the value up', async () => {
+    const { sentinel } = sentinelOf(`${RULES}guard lookup_fare.\nstrict lookup_fare(fare_code).\n`, true);
+    const refused = await sentinel.check('lookup_fare', { fare_code: 'Y26', note: 'free text is not checked' });
+    expect(refused.blockers).toEqual([{ kind: 'unestablished-value', parameter: 'fare_code', value: 'Y26' }]);
+    expect(refused.text).toContain('fare_code = "Y26" is not a known fact: look it up with a data tool first');
+  });
+});

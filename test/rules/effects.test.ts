@@ -1,6 +1,7 @@
 /**
  * The rule language additions of issue 14: confirmations bound to a call (`askable ... for tool`), writes that
- * invalidate data (`write ... invalidates ...`) and conditions explained in the author's words.
+ * invalidate data (`write ... invalidates ...`), conditions explained in the author's words, and the parameters
+ * `given` and `strict` name.
  */
 import { describe, expect, it } from 'vitest';
 import { analyzeRulebase, parseRulebase, type ParseRulebaseOptions } from '../../src/rules/index.js';
@@ -87,5 +88,22 @@ describe('given tool(param, ...): parameters the user gives', () => {
       "unknown-tool-parameter@1: tool 'change_booking' has no parameter 'seat' (did you mean 'seats'?)",
       "unknown-tool@2: tool 'chnage_booking' is not one of the agent's tools (did you mean 'change_booking'?)",
     ]);
+  });
+});
+
+describe('strict tool(param, ...): arguments strict mode checks on a tool it would skip', () => {
+  it('indexes the parameters by tool, and refuses an unknown tool or parameter at load with file, line, column and a fix', () => {
+    expect([...parseRulebase(`${BASE}strict get_booking(booking_id).`, { tools: TOOLS }).strict.get('get_booking')!]).toEqual(['booking_id']);
+    expect(errors('strict get_booking(bookingid).\nstrict get_bookin(booking_id).')).toEqual([
+      "unknown-tool-parameter@1: tool 'get_booking' has no parameter 'bookingid' (did you mean 'booking_id'?)",
+      "unknown-tool@2: tool 'get_bookin' is not one of the agent's tools (did you mean 'get_booking'?)",
+    ]);
+    const { diagnostics } = analyzeRulebase(`${BASE}strict get_booking(bookingid).`, { source: 'p.rules', tools: TOOLS });
+    expect(diagnostics[0]).toMatchObject({ source: 'p.rules', line: 4, column: 1, path: 'strict get_booking' });
+  });
+
+  it('points at a missing parameter list or period', () => {
+    expect(analyzeRulebase(`${BASE}strict get_booking.`, { source: 'p.rules' }).diagnostics[0]).toMatchObject({ code: 'rules-syntax', line: 4, column: 19, message: "expected '(', found '.'" });
+    expect(analyzeRulebase(`${BASE}strict get_booking(booking_id)`, { source: 'p.rules' }).diagnostics[0]).toMatchObject({ code: 'rules-syntax', message: "expected '.' at the end of the strict declaration, found the end of the file" });
   });
 });
