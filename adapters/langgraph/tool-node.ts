@@ -3,7 +3,9 @@ import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/too
 import { interrupt, isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
 import {
+  approvalQuestions,
   assertSentinelOption,
+  declinedText,
   InvalidOptionError,
   isSentinelSessions,
   needsOnlyApproval,
@@ -118,7 +120,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
   async #approved(call: ToolCall, check: CheckResult, answer: unknown, session: string | undefined): Promise<ToolCall | string> {
     const response = approvalResponseOf(answer);
     if (response === undefined) return `The approval of ${call.name} was answered with ${JSON.stringify(answer)}; resume with { decision: 'approve' | 'reject' | 'edit' }.`;
-    if (response.decision === 'reject') return `The user declined this ${call.name} call${response.reason ? `: ${response.reason}` : '.'} Do not retry it unless they ask again.`;
+    if (response.decision === 'reject') return declinedText(call.name, response.reason);
     const sentinel = sentinelFor(this.#sentinel!, session);
     if (response.decision === 'approve') {
       sentinel.recordApproval(check);
@@ -159,8 +161,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
 }
 
 function approvalRequest(check: CheckResult): ApprovalRequest {
-  const questions = check.blockers.flatMap((blocker) => (blocker.kind === 'ask' ? [blocker.question.includes(blocker.call ?? '') ? blocker.question : `${blocker.question} (${blocker.call})`] : []));
-  return { type: 'panoptes-approval', tool: check.tool, args: check.args, questions };
+  return { type: 'panoptes-approval', tool: check.tool, args: check.args, questions: approvalQuestions(check) };
 }
 
 function approvalResponseOf(answer: unknown): ApprovalResponse | undefined {

@@ -1,19 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
-import {
-  assertSentinelOption,
-  guardToolCall,
-  InvalidOptionError,
-  isSentinelSessions,
-  recordToolResult,
-  toolRefusal,
-  type Logger,
-  type Monitor,
-  type SentinelSource,
-  type ToolCall,
-  type ToolCallDecision,
-} from '../../src/index.js';
-import { refusalResult, resultData, toCoreToolCall } from './translate.js';
+import { InvalidOptionError, toolRefusal, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
+import { assertMcpGuardOptions, createMcpGuard } from './guard.js';
+import { refusalResult } from './translate.js';
 
 /** What `wrapMcpClient` needs of a client: the official SDK's `Client`, or anything with its `callTool`. */
 export type McpToolClient = Pick<Client, 'callTool'>;
@@ -51,68 +40,22 @@ export interface WrapMcpClientOptions {
  * const result = await client.callTool({ name: 'cancel_reservation', arguments: { reservation_id: 'ABC123' } });
  * if (result.isError) console.log(result.content); // the blockers, for the model
  */
-export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, { monitor, sentinel, sessionId, logger = console }: WrapMcpClientOptions): CLIENT {
+export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, options: WrapMcpClientOptions): CLIENT {
   if (typeof client?.callTool !== 'function') throw new InvalidOptionError({ parameter: 'client', value: client, fix: 'Pass an MCP Client from @modelcontextprotocol/sdk.' });
-  if (monitor === undefined && sentinel === undefined) {
-    throw new InvalidOptionError({ parameter: 'monitor', value: undefined, fix: 'Pass a monitor (createMonitor), a sentinel (createSentinel), or both.' });
-  }
-  if (monitor !== undefined && typeof monitor.beforeTool !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
-  assertSentinelOption(sentinel);
-  const needsSession = monitor !== undefined || (sentinel !== undefined && isSentinelSessions(sentinel));
-  if (needsSession && !(typeof sessionId === 'function' || (typeof sessionId === 'string' && sessionId !== ''))) {
-    throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: "The monitor and per-conversation sentinels need the session's id: pass it, or a function of the call." });
-  }
-  let warned = false;
-
-  const onMonitorError = (error: unknown) => {
-    if (!warned) logger.warn('[panoptes] The pre-emptive check (monitor.beforeTool) failed; the call goes on unchecked by the workflow. Later failures are not logged.', error);
-    warned = true;
-  };
-
-  async function decide(params: CallToolRequestParams, call: ToolCall): Promise<ToolCallDecision> {
-    // The session id may be the app's function; if it fails, the monitor is skipped (fail open) and per-conversation
-    // sentinels, left without a conversation, refuse the call (fail closed).
-    let session: string | undefined;
-    try {
-      session = typeof sessionId === 'function' ? sessionId(params) : sessionId;
-    } catch (error) {
-      onMonitorError(error);
-      return guardToolCall(call, { sentinel });
-    }
-    return guardToolCall(call, { monitor, sentinel, sessionId: session, onMonitorError });
-  }
-
-  let recordFailed = false;
-  const record = (params: CallToolRequestParams, result: Record<string, unknown> | undefined) => {
-    if (sentinel === undefined) return;
-    let session: string | undefined;
-    try {
-      session = typeof sessionId === 'function' ? sessionId(params) : sessionId;
-    } catch {
-      return; // already reported by decide()
-    }
-    const outcome = result === undefined || result.isError === true ? ({ ok: false } as const) : { ok: true as const, result: safeResultData(params.name, result) };
-    recordToolResult(toCoreToolCall(params), outcome, {
-      sentinel,
-      sessionId: session,
-      onError: (error) => {
-        if (!recordFailed) logger.warn('[panoptes] Recording a tool result for the policy failed; its facts expire with their TTL instead. Later failures are not logged.', error);
-        recordFailed = true;
-      },
-    });
-  };
+  assertMcpGuardOptions(options);
+  const guard = createMcpGuard<void>(options);
 
   const callTool: McpToolClient['callTool'] = async function guardedCallTool(params, resultSchema, options) {
-    const decision = await decide(params, toCoreToolCall(params));
+    const decision = await guard.decide(params);
     if (!decision.allowed) return refusalResult(toolRefusal(params.name, decision));
     let result: Awaited<ReturnType<McpToolClient['callTool']>>;
     try {
       result = await client.callTool(params, resultSchema, options);
     } catch (error) {
-      record(params, undefined); // a failed call changed nothing
+      guard.record(params, undefined); // a failed call changed nothing
       throw error;
     }
-    record(params, result as Record<string, unknown>);
+    guard.record(params, result as Record<string, unknown>);
     return result;
   };
 
@@ -125,13 +68,4 @@ export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, { mo
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-}
-
-/** The data of a successful result (an error result is never recorded as data). */
-function safeResultData(name: string, result: Record<string, unknown>): unknown {
-  try {
-    return resultData(name, result);
-  } catch {
-    return undefined;
-  }
 }

@@ -53,3 +53,23 @@ export function needsOnlyApproval(check: CheckResult): boolean {
   const blockers = check.blockers.filter((blocker) => !(blocker.kind === 'condition' && blocker.decisive === false));
   return check.status === 'blocked' && blockers.length > 0 && blockers.every((blocker) => blocker.kind === 'ask' && blocker.call !== undefined);
 }
+
+/**
+ * What to put to the human for a check {@link needsOnlyApproval} accepts: the policy's questions, each naming the
+ * exact call (the call is appended when the question does not show it).
+ * @example
+ * approvalQuestions(check) // ['Book exactly this for user mia_li_3818: book_reservation(...)? (yes/no)']
+ */
+export function approvalQuestions(check: CheckResult): string[] {
+  return check.blockers.flatMap((blocker) => (blocker.kind === 'ask' ? [blocker.question.includes(blocker.call ?? '') ? blocker.question : `${blocker.question} (${blocker.call})`] : []));
+}
+
+/**
+ * The model's answer when the human declined a call through the host's approval: the call did not run, and should not
+ * be tried again unless the user asks.
+ * @example
+ * declinedText('cancel_reservation', 'wrong booking') // 'The user declined this cancel_reservation call: wrong booking ...'
+ */
+export function declinedText(tool: string, reason?: string): string {
+  return `The user declined this ${tool} call${reason ? `: ${reason}` : '.'} Do not retry it unless they ask again.`;
+}

@@ -37,4 +37,4 @@ export {
   type ToolRefusal,
 } from './guard-tool-call.js';
 export type { ToolOutcome } from './tool-results.js';
-export { confirmationRef, needsOnlyApproval } from './confirmation.js';
+export { approvalQuestions, confirmationRef, declinedText, needsOnlyApproval } from './confirmation.js';
