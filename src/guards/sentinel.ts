@@ -180,8 +180,9 @@ export function createSentinel({
   /** In strict mode, the literals of a call that nothing established, each with the read that would establish it. */
   const unestablished = (tool: string, args: Record<string, unknown>): Blocker[] => {
     // `strict tool(param)` in the rulebase opts a tool's parameters in, whatever the tool is and whatever `parameters` says.
+    if (strictParameters === undefined) return [];
     const declared = rulebase.strict.get(tool);
-    if (strictParameters === undefined || (unchecked.has(tool) && declared === undefined)) return [];
+    if (unchecked.has(tool) && declared === undefined) return [];
     const found: Blocker[] = [];
     for (const [parameter, value] of Object.entries(args)) {
       const checked = declared?.has(parameter)

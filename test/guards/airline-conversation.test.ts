@@ -6,25 +6,9 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
 import { textOf } from '../../adapters/langchain/index.js';
 import { fetchKey } from '../../src/guards/index.js';
+import { EMMA, emmaBooking as booking } from './airline-fixtures.js';
 import { airlineAgent, call, goalsAskedBy, lastResult, say, toolResults, type Step } from './airline-agent.js';
 
-const EMMA = 'emma_smith_9363'; // regular member; 1YVFB9: economy, two passengers, DEN-PHL-CLT on 2024-05-27
-const booking = (date: string) => ({
-  user_id: EMMA,
-  origin: 'DEN',
-  destination: 'CLT',
-  flight_type: 'one_way',
-  cabin: 'economy',
-  flights: [
-    { flight_number: 'HAT158', date },
-    { flight_number: 'HAT016', date },
-  ],
-  passengers: [{ first_name: 'Emma', last_name: 'Smith', dob: '1987-01-01' }],
-  payment_methods: [{ payment_id: 'credit_card_4253816', amount: 324 }],
-  total_baggages: 1,
-  nonfree_baggages: 0,
-  insurance: 'no',
-});
 const text = (messages: BaseMessage[], name: string) => textOf(lastResult(messages, name)?.content);
 const confirmAsked = (tool: string, predicate: string): Step => (messages) => call('record_confirmation', { goal: goalsAskedBy(messages, tool, predicate)[0]!, answer: 'yes' });
 
