@@ -4,11 +4,20 @@
  */
 import type { BaseMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
+import type { AirlineTool } from '../../examples/airline/tools.js';
 import { textOf } from '../../adapters/langchain/index.js';
 import { fetchKey } from '../../src/guards/index.js';
 import { EMMA, emmaBooking as booking } from './airline-fixtures.js';
 import { airlineAgent, call, goalsAskedBy, lastResult, say, toolResults, type Step } from './airline-agent.js';
 
+/** Every call of a tool from now on, the sentinel's own fetches included. */
+const callsOf = (tools: Record<string, AirlineTool>, name: string) => {
+  const calls: unknown[] = [];
+  const tool = tools[name]!;
+  const execute = tool.execute.bind(tool);
+  tool.execute = (args) => (calls.push(args), execute(args));
+  return calls;
+};
 const text = (messages: BaseMessage[], name: string) => textOf(lastResult(messages, name)?.content);
 const confirmAsked = (tool: string, predicate: string): Step => (messages) => call('record_confirmation', { goal: goalsAskedBy(messages, tool, predicate)[0]!, answer: 'yes' });
 
@@ -171,10 +180,7 @@ describe('issue 14: strict mode an honest agent can satisfy', () => {
       ],
     });
     // Count every call of the data tool, the sentinel's own fetches included: the agent's read must be the only one.
-    const userReads: unknown[] = [];
-    const getUser = agent.tools.get_user_details!;
-    const execute = getUser.execute.bind(getUser);
-    getUser.execute = (args) => (userReads.push(args), execute(args));
+    const userReads = callsOf(agent.tools, 'get_user_details');
     const messages = await agent.turn('Cancel 1YVFB9.');
     const refusals = toolResults(messages).filter((message) => message.name === 'cancel_reservation').map((message) => textOf(message.content));
     expect(refusals[0]).toContain('reservation_id = "ZZZ999" is not a known fact: read it first with get_user_details(user_id: emma_smith_9363)');
@@ -200,10 +206,7 @@ describe('issue 14: strict checks of a data tool\'s own arguments, where the rul
         () => say('Your reservation 1YVFB9 is DEN to CLT.'),
       ],
     });
-    const userReads: unknown[] = [];
-    const getUser = agent.tools.get_user_details!;
-    const execute = getUser.execute.bind(getUser);
-    getUser.execute = (args) => (userReads.push(args), execute(args));
+    const userReads = callsOf(agent.tools, 'get_user_details');
     const messages = await agent.turn('What is on my reservation ZZZ999?');
     const [madeUp, read] = toolResults(messages).filter((message) => message.name === 'get_reservation_details').map((message) => textOf(message.content));
     expect(madeUp).toBe(

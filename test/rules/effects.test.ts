@@ -81,27 +81,23 @@ describe('explained conditions', () => {
   });
 });
 
-describe('given tool(param, ...): parameters the user gives', () => {
-  it('indexes the parameters by tool, and refuses an unknown tool or parameter at load', () => {
-    expect([...parseRulebase(`${BASE}given change_booking(seats).`, { tools: TOOLS }).given.get('change_booking')!]).toEqual(['seats']);
-    expect(errors('given change_booking(seat).\ngiven chnage_booking(seats).')).toEqual([
-      "unknown-tool-parameter@1: tool 'change_booking' has no parameter 'seat' (did you mean 'seats'?)",
-      "unknown-tool@2: tool 'chnage_booking' is not one of the agent's tools (did you mean 'change_booking'?)",
+describe.each([
+  ['given', 'change_booking', 'seats', 'parameters the user gives'],
+  ['strict', 'get_booking', 'booking_id', 'arguments strict mode checks on a tool it would skip'],
+] as const)('%s tool(param, ...)', (keyword, tool, parameter, what) => {
+  it(`indexes ${what} by tool, and refuses an unknown tool or parameter at load with file, line, column and a fix`, () => {
+    expect([...parseRulebase(`${BASE}${keyword} ${tool}(${parameter}).`, { tools: TOOLS })[keyword].get(tool)!]).toEqual([parameter]);
+    const typo = parameter.slice(0, -1);
+    expect(errors(`${keyword} ${tool}(${typo}).\n${keyword} ${tool}x(${parameter}).`)).toEqual([
+      `unknown-tool-parameter@1: tool '${tool}' has no parameter '${typo}' (did you mean '${parameter}'?)`,
+      `unknown-tool@2: tool '${tool}x' is not one of the agent's tools (did you mean '${tool}'?)`,
     ]);
+    const { diagnostics } = analyzeRulebase(`${BASE}${keyword} ${tool}(${typo}).`, { source: 'p.rules', tools: TOOLS });
+    expect(diagnostics[0]).toMatchObject({ source: 'p.rules', line: 4, column: 1, path: `${keyword} ${tool}` });
   });
 });
 
-describe('strict tool(param, ...): arguments strict mode checks on a tool it would skip', () => {
-  it('indexes the parameters by tool, and refuses an unknown tool or parameter at load with file, line, column and a fix', () => {
-    expect([...parseRulebase(`${BASE}strict get_booking(booking_id).`, { tools: TOOLS }).strict.get('get_booking')!]).toEqual(['booking_id']);
-    expect(errors('strict get_booking(bookingid).\nstrict get_bookin(booking_id).')).toEqual([
-      "unknown-tool-parameter@1: tool 'get_booking' has no parameter 'bookingid' (did you mean 'booking_id'?)",
-      "unknown-tool@2: tool 'get_bookin' is not one of the agent's tools (did you mean 'get_booking'?)",
-    ]);
-    const { diagnostics } = analyzeRulebase(`${BASE}strict get_booking(bookingid).`, { source: 'p.rules', tools: TOOLS });
-    expect(diagnostics[0]).toMatchObject({ source: 'p.rules', line: 4, column: 1, path: 'strict get_booking' });
-  });
-
+describe('strict tool(param, ...): syntax', () => {
   it('points at a missing parameter list or period', () => {
     expect(analyzeRulebase(`${BASE}strict get_booking.`, { source: 'p.rules' }).diagnostics[0]).toMatchObject({ code: 'rules-syntax', line: 4, column: 19, message: "expected '(', found '.'" });
     expect(analyzeRulebase(`${BASE}strict get_booking(booking_id)`, { source: 'p.rules' }).diagnostics[0]).toMatchObject({ code: 'rules-syntax', message: "expected '.' at the end of the strict declaration, found the end of the file" });
