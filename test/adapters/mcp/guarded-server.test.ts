@@ -188,6 +188,41 @@ describe('createGuardedMcpServer: the user on the other side is bounded and may 
   });
 });
 
+describe('createGuardedMcpServer: Panoptes\' own failure to record an approval', () => {
+  it('refuses the approved call rather than run it unconfirmed, counted and logged once', async () => {
+    const session = await createAirlineSession({ userId: EMMA });
+    const sentinel = { ...session.sentinel, recordApproval: () => { throw new Error('fact store is read-only'); } };
+    const logger = recordingLogger();
+    const ran: string[] = [];
+    const upstream = { book_reservation: { execute: () => void ran.push('book_reservation') } };
+    const server = createGuardedMcpServer({ upstream, sentinel, approvals: true, logger });
+    const { client } = await connect(server, [approve]);
+    const refused = await client.callTool(book('2024-05-20'));
+    expect(textOf(refused)).toMatch(/^book_reservation is not allowed yet\./);
+    expect(ran).toEqual([]);
+    expect(server.misses()).toEqual({ 'approval-record': 1 });
+    expect(logger.warnings).toEqual([expect.stringMatching(/^\[panoptes\] Recording the user's approval of book_reservation failed; the call was refused\./)]);
+  });
+});
+
+describe('createGuardedMcpServer with a workflow monitor', () => {
+  it('refuses a call the workflow forbids now, and serves it once the workflow allows it', async () => {
+    const received: string[] = [];
+    const upstream: Record<string, McpToolHandler> = {
+      verify_identity: { execute: ({ orderId }) => (received.push(`verify_identity ${String(orderId)}`), `Customer of order ${String(orderId)} verified.`) },
+      issue_refund: { execute: ({ booking_id }) => (received.push(`issue_refund ${String(booking_id)}`), `Refunded ${String(booking_id)}.`) },
+    };
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const { client } = await connect(createGuardedMcpServer({ upstream, monitor, sessionId: 's1' }));
+    const refused = await client.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } });
+    expect(textOf(refused)).toMatch(/^The call to issue_refund was refused and did not run\..*verify_identity/);
+    expect(refusalOf(refused)).toMatchObject({ by: 'monitor', tool: 'issue_refund', constraints: ['verify_first'] });
+    expect(textOf(await client.callTool({ name: 'verify_identity', arguments: { orderId: '42' } }))).toBe('Customer of order 42 verified.');
+    expect(textOf(await client.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } }))).toBe('Refunded B1.');
+    expect(received).toEqual(['verify_identity 42', 'issue_refund B1']);
+  });
+});
+
 describe('createGuardedMcpServer in front of another MCP server', () => {
   const RULES = `
 data booking_status(B, S) from get_booking(booking_id: B) -> S = $.status ttl 60s
