@@ -23,6 +23,21 @@ describe('createReactGraph', () => {
     expect(model.callCount).toBe(2);
   });
 
+  it('records a lone valid finish in the model step, and sends finish beside other calls or invalid through the tools step', async () => {
+    const { search } = searchTool();
+    const steps = async (model: ReturnType<typeof fakeModel>) => {
+      const nodes: string[] = [];
+      for await (const chunk of await createReactGraph({ model, tools: [search], finishSchema: answerSchema, ...noWait }).compile().stream(ask(), { streamMode: 'updates' })) nodes.push(...Object.keys(chunk));
+      return nodes;
+    };
+    expect(await steps(fakeModel().respond(calls(['search', { query: 'mri' }])).respond(finish()))).toEqual(['model', 'tools', 'model']);
+    expect(await steps(fakeModel().respond(calls(['search', { query: 'mri' }], ['finish', { answer: 'yes', confidence: 0.9 }])))).toEqual(['model', 'tools']);
+    expect(await steps(fakeModel().respond(finish({ answer: 'yes', confidence: 3 })).respond(finish()))).toEqual(['model', 'tools', 'model']);
+    const state = await createReactGraph({ model: fakeModel().respond(finish()), tools: [search], finishSchema: answerSchema, ...noWait }).compile().invoke(ask());
+    expect(state.messages.at(-1)).toMatchObject({ content: 'Answer recorded.', name: 'finish' });
+    expect(state.react).toMatchObject({ status: 'finished', output: { answer: 'yes', confidence: 0.9 } });
+  });
+
   it('ends budget_iterations after exactly maxIterations model calls when the model never finishes', async () => {
     const { search } = searchTool();
     const model = fakeModel();
