@@ -31,7 +31,8 @@ export interface ReactGraphExtension {
  * Nodes: `model` (any chat model, tools bound; LangGraph's `retryPolicy` retries transient errors, its `timeout`
  * bounds an attempt, its `errorHandler` hands a dead model to `fallback`), `tools` (a `ToolNode`, a
  * `GuardedToolNode` with `monitor` or `sentinel`; the calls of one step run concurrently; an identical call within
- * one evaluation is answered from the thread's earlier observation) and `settle` (records why the run ended). A
+ * one evaluation is answered from the thread's earlier observation) and `settle` (records why the run ended). The
+ * model node routes the run itself; with neither `monitor` nor `sentinel`, it records a lone valid `finish` too. A
  * budget (iterations, tokens, cost, time) ends the run `uncertain`, never with an exception; an invalid `finish`
  * goes back to the model with the schema's issues, at most `maxFinishRepairs` times. An `interrupt()` in a tool
  * pauses the run; resume it with a checkpointer (`new Command({ resume })`).
