@@ -4,7 +4,7 @@ import { tool } from '@langchain/core/tools';
 import { Command, interrupt, MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createReactGraph, NO_TOOL_CALL_NUDGE, toolCallRecord } from '../../../../adapters/langgraph/index.js';
+import { createReactGraph, NO_TOOL_CALL_NUDGE, resumeCommand, toolCallRecord } from '../../../../adapters/langgraph/index.js';
 import { InvalidOptionError } from '../../../../src/index.js';
 import { refundSetup } from '../../../guards/helpers.js';
 import { recordingLogger } from '../../langchain/helpers.js';
@@ -201,6 +201,24 @@ describe('createReactGraph', () => {
     const second = fakeModel().respond((messages) => finish({ answer: String(messages.at(-1)?.content), confidence: 0.8 }));
     const resumed = await createReactGraph({ model: second, tools: [review], finishSchema: answerSchema, ...noWait }).compile({ checkpointer }).invoke(new Command({ resume: 'approved' }), thread);
     expect(resumed.react).toMatchObject({ status: 'finished', output: { answer: 'reviewer said: approved' }, iterations: 2 });
+  });
+
+  it('leaves a human review out of timeoutMs when resumed with resumeCommand, and counts it otherwise', async () => {
+    let now = Date.now(); // the checkpoint's createdAt is wall time: the test clock starts there and jumps an hour
+    const clock = { now: () => now };
+    const review = tool(async () => `reviewer said: ${interrupt('approve?') as string}`, { name: 'human_review', description: 'Ask a human.', schema: z.object({}) });
+    const run = async (resumeWith: (graph: ReturnType<typeof build>, thread: { configurable: { thread_id: string } }) => ReturnType<typeof resumeCommand>) => {
+      const thread = { configurable: { thread_id: `case-${Math.random()}` } };
+      await build(fakeModel().respond(calls(['human_review', {}]))).invoke(ask(), thread);
+      now += 3_600_000;
+      const graph = build(fakeModel().respond(finish()));
+      return (await graph.invoke(await resumeWith(graph, thread), thread)).react;
+    };
+    const checkpointer = new MemorySaver();
+    const build = (model: ReturnType<typeof fakeModel>) => createReactGraph({ model, tools: [review], finishSchema: answerSchema, timeoutMs: 60_000, clock, ...noWait }).compile({ checkpointer });
+    expect(await run(async () => new Command({ resume: 'yes' }))).toMatchObject({ status: 'uncertain', reasonCode: 'timeout' });
+    const resumed = await run((graph, thread) => resumeCommand(graph, thread, 'yes', { clock }));
+    expect(resumed).toMatchObject({ status: 'finished', output: { answer: 'yes' } });
   });
 
   it('ends timeout when the evaluation passes timeoutMs between steps, with no exception', async () => {
