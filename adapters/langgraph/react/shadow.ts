@@ -11,17 +11,10 @@ export const DEFAULT_SHADOW_CONFIDENCE_TOLERANCE = 0.2;
 /** Name of the OpenTelemetry event a disagreement adds to the active span. */
 export const SHADOW_DISAGREEMENT_EVENT = 'panoptes.shadow_disagreement';
 
-/** How the candidate's verdict on one criterion differs from the primary's. */
-export interface ShadowDisagreement {
-  criterionId: string;
-  /** What differs: the status, the confidence (by `confidenceTolerance` or more), the verified citations. */
-  differences: Array<'status' | 'confidence' | 'citations'>;
+/** How the candidate's verdict on one criterion differs from the primary's: the monitor event's fields, with both results. */
+export interface ShadowDisagreement extends Omit<ShadowDisagreementSummary, 'primaryStatus' | 'candidateStatus'> {
   primary: CriterionResult;
   candidate: CriterionResult;
-  /** The candidate's confidence minus the primary's. */
-  confidenceDelta: number;
-  /** Quotes (normalised as JSON of source and quote) only one of the two cited. */
-  citations: { onlyPrimary: string[]; onlyCandidate: string[] };
 }
 
 /** Options of {@link shadowVerifier}. */
