@@ -13,6 +13,7 @@ export type {
   MonitorSession,
   PendingToolState,
   SessionReport,
+  ShadowDisagreementSummary,
   StepRecord,
   ToolGuard,
   ToolGuardVerdict,

@@ -460,6 +460,7 @@ export function createMonitor({
     ready: warmUp,
     misses: () => misses.counts(),
     on: (event, listener) => events.on(event, listener),
+    recordShadowDisagreement: (sessionId, disagreement) => events.emit('shadow-disagreement', { sessionId, disagreement }),
 
     beforeModel: async (sessionId, request) => syncFirst.beforeModel(sessionId, request),
     afterModel: async (sessionId, turn, options) => syncFirst.afterModel(sessionId, turn, options),

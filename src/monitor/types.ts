@@ -189,6 +189,21 @@ export interface MonitorEvents {
   doomed: { sessionId: string; constraint: string; message: string };
   intervention: { sessionId: string; intervention: RenderedIntervention };
   loop: { sessionId: string; report: LoopReport };
+  /** A shadow verifier's candidate judged a criterion differently from the primary (`shadowVerifier` in `panoptes/langgraph`). */
+  'shadow-disagreement': { sessionId: string; disagreement: ShadowDisagreementSummary };
+}
+
+/** How a candidate verifier's verdict on one criterion differs from the primary's, as a monitor event carries it. */
+export interface ShadowDisagreementSummary {
+  criterionId: string;
+  /** What differs: the status, the confidence (by the shadow's tolerance or more), the verified citations. */
+  differences: Array<'status' | 'confidence' | 'citations'>;
+  primaryStatus: string;
+  candidateStatus: string;
+  /** The candidate's confidence minus the primary's. */
+  confidenceDelta: number;
+  /** Citations (as JSON of source and normalised quote) only one of the two gave. */
+  citations: { onlyPrimary: string[]; onlyCandidate: string[] };
 }
 
 export interface Monitor {
@@ -211,6 +226,11 @@ export interface Monitor {
   report(sessionId: string): Promise<SessionReport | undefined>;
   /** The session's raw state (plain JSON), or `undefined`. */
   session(sessionId: string): Promise<MonitorSession | undefined>;
+  /**
+   * Emits a `shadow-disagreement` event to this monitor's listeners, beside the workflow's own events: how a shadow
+   * verifier reports what its candidate judged differently. It changes no session.
+   */
+  recordShadowDisagreement(sessionId: string, disagreement: ShadowDisagreementSummary): void;
   /** Subscribes to an event; returns the unsubscribe function. */
   on<Name extends keyof MonitorEvents>(event: Name, listener: (payload: MonitorEvents[Name]) => void): () => void;
   /** Embeds the workflow's exemplars now, so the first call does not wait. The same as {@link Monitor.ready}. */

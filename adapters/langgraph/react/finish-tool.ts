@@ -35,22 +35,30 @@ export function invalidFinishText(error: unknown): string {
 }
 
 /**
+ * What a `finish` call with these arguments does: a valid call records the parsed arguments as the run's output and
+ * ends the run; an invalid one is answered with the schema's issues (marked `invalidFinish`, which the repair count
+ * reads) and the run goes on.
+ */
+export function finishOutcome(schema: FinishSchema, args: unknown, id: string, clock: Clock): { message: ToolMessage; react?: Partial<ReactControllerState> } {
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) {
+    const record: ToolCallRecord = { durationMs: 0, invalidFinish: true };
+    return { message: new ToolMessage({ content: invalidFinishText(parsed.error), name: FINISH_TOOL, tool_call_id: id, status: 'error', response_metadata: { panoptes: record } }) };
+  }
+  const record: ToolCallRecord = { durationMs: 0 };
+  return { message: new ToolMessage({ content: 'Answer recorded.', name: FINISH_TOOL, tool_call_id: id, response_metadata: { panoptes: record } }), react: { status: 'finished', output: parsed.data, endedAt: clock.now() } };
+}
+
+/**
  * The `finish` tool as the graph runs it. Its own schema accepts any object, so an invalid call reaches it and is
- * answered with the schema's issues (marked `invalidFinish`, which the repair count reads) rather than LangChain's
- * generic parsing error; the model is offered the user's schema through {@link finishDefinition}. A valid call
- * records the parsed arguments as the run's output and ends the run.
+ * answered with the schema's issues rather than LangChain's generic parsing error; the model is offered the user's
+ * schema through {@link finishDefinition}.
  */
 export function finishTool(schema: FinishSchema, clock: Clock): StructuredToolInterface {
   return tool(
     async (args: unknown, runtime: { toolCall?: { id?: string } }) => {
-      const id = runtime.toolCall?.id ?? '';
-      const parsed = schema.safeParse(args);
-      if (!parsed.success) {
-        const record: ToolCallRecord = { durationMs: 0, invalidFinish: true };
-        return new ToolMessage({ content: invalidFinishText(parsed.error), name: FINISH_TOOL, tool_call_id: id, status: 'error', response_metadata: { panoptes: record } });
-      }
-      const done: Partial<ReactControllerState> = { status: 'finished', output: parsed.data, endedAt: clock.now() };
-      return new Command({ update: { react: done, messages: [new ToolMessage({ content: 'Answer recorded.', name: FINISH_TOOL, tool_call_id: id, response_metadata: { panoptes: { durationMs: 0 } } })] } });
+      const { message, react } = finishOutcome(schema, args, runtime.toolCall?.id ?? '', clock);
+      return react ? new Command({ update: { react, messages: [message] } }) : message;
     },
     { name: FINISH_TOOL, description: 'Give your final answer.', schema: z.object({}).passthrough() },
   ) as unknown as StructuredToolInterface;

@@ -1,12 +1,12 @@
 import { SystemMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
-import { Command, END, isGraphBubbleUp, isNodeTimeoutError, START, StateGraph, type AnnotationRoot, type NodeError, type StateDefinition } from '@langchain/langgraph';
+import { Command, END, isGraphBubbleUp, isNodeTimeoutError, START, StateGraph, type AnnotationRoot, type LangGraphRunnableConfig, type NodeError, type StateDefinition } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { isTransientModelError, systemClock, warnSafely } from '../../../src/index.js';
 import { createFailureLog } from '../../langchain/fail-open.js';
 import { wrapModelNode } from '../model-node.js';
 import { GuardedToolNode } from '../tool-node.js';
-import { assertFinishSchema, finishDefinition, finishTool, type FinishSchema } from './finish-tool.js';
+import { assertFinishSchema, FINISH_TOOL, finishDefinition, finishOutcome, finishTool, type FinishSchema } from './finish-tool.js';
 import { ended, reactModelNode } from './model-call.js';
 import { assertReactOptions, DEFAULT_MAX_FINISH_REPAIRS, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, type ReactGraphOptions } from './options.js';
 import { routeAfterModel, routeAfterTools, settleNode, type RouteLimits } from './settle.js';
@@ -31,7 +31,8 @@ export interface ReactGraphExtension {
  * Nodes: `model` (any chat model, tools bound; LangGraph's `retryPolicy` retries transient errors, its `timeout`
  * bounds an attempt, its `errorHandler` hands a dead model to `fallback`), `tools` (a `ToolNode`, a
  * `GuardedToolNode` with `monitor` or `sentinel`; the calls of one step run concurrently; an identical call within
- * one evaluation is answered from the thread's earlier observation) and `settle` (records why the run ended). A
+ * one evaluation is answered from the thread's earlier observation) and `settle` (records why the run ended). The
+ * model node routes the run itself; with neither `monitor` nor `sentinel`, it records a lone valid `finish` too. A
  * budget (iterations, tokens, cost, time) ends the run `uncertain`, never with an exception; an invalid `finish`
  * goes back to the model with the schema's issues, at most `maxFinishRepairs` times. An `interrupt()` in a tool
  * pauses the run; resume it with a checkpointer (`new Command({ resume })`).
@@ -111,7 +112,24 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     failed,
     warn,
   });
-  const modelNode = monitor ? wrapModelNode(inner as never, { monitor, logger, ...(systemPrompt === undefined ? {} : { systemPrompt }), ...(sessionId === undefined ? {} : { sessionId }) }) : inner;
+  const callModel = monitor ? wrapModelNode(inner as never, { monitor, logger, ...(systemPrompt === undefined ? {} : { systemPrompt }), ...(sessionId === undefined ? {} : { sessionId }) }) : inner;
+  const routeModel = routeAfterModel(exit);
+  // The node says where the run goes next (a Command) rather than a conditional edge after it: LangGraph runs an
+  // edge as two more runnables per step, a tenth of a run's machinery.
+  // Without a monitor or sentinel to check it, a valid `finish` that is the answer's only call is recorded here, as
+  // the finish tool would record it, and the run skips a tools step.
+  const finishesHere = !monitor && !sentinel;
+  const modelNode = async (state: ReactGraphState, config: LangGraphRunnableConfig) => {
+    const update = (await (callModel as (state: ReactGraphState, config: LangGraphRunnableConfig) => Promise<ModelNodeUpdate>)(state, config)) ?? {};
+    const next = afterUpdate(state, update);
+    const route = routeModel(next);
+    if (finishesHere && route === 'tools') {
+      const calls = (next.messages.at(-1) as AIMessage).tool_calls!;
+      const outcome = calls.length === 1 && calls[0]!.name === FINISH_TOOL ? finishOutcome(finishSchema as FinishSchema, calls[0]!.args, calls[0]!.id ?? '', clock) : undefined;
+      if (outcome?.react) return new Command({ goto: exit, update: { ...update, messages: [...(update.messages ?? []), outcome.message], react: { ...update.react, ...outcome.react } } });
+    }
+    return new Command({ goto: route, update });
+  };
   const runnableTools = [...tools.map((original) => reactTool(original, { clock, cache: cacheToolCalls })), finishTool(finishSchema as FinishSchema, clock)];
   const toolNode = monitor || sentinel ? new GuardedToolNode(runnableTools, { logger, ...(monitor ? { monitor } : {}), ...(sentinel ? { sentinel } : {}), ...(sessionId === undefined ? {} : { sessionId }) }) : new ToolNode(runnableTools);
 
@@ -144,17 +162,20 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
   graph.addNode('model', modelNode as never, {
     retryPolicy: { maxAttempts, initialInterval: 0, backoffFactor: 1, jitter: false, logWarning: false, retryOn: isTransientModelError },
     errorHandler: onModelError as never,
-    ends: ['model', exit],
+    ends: ['tools', 'model', 'settle', exit],
     ...(modelTimeoutMs === undefined ? {} : { timeout: modelTimeoutMs }),
   });
   graph.addNode('tools', toolNode as never, { errorHandler: onToolsError as never, ends: [exit], ...(toolTimeoutMs === undefined ? {} : { timeout: toolTimeoutMs }) });
   graph.addNode('settle', settleNode(limits) as never);
   if (extension.prepare) {
-    graph.addNode('prepare', extension.prepare as never);
+    // prepare says where to go itself (a Command), which costs LangGraph less than a conditional edge after it
+    const prepare = extension.prepare;
+    graph.addNode('prepare', (async (state: any, config: any) => {
+      const update = (await prepare(state, config)) as { react?: Partial<ReactControllerState> } | undefined;
+      return new Command({ goto: update?.react?.status && update.react.status !== 'running' ? exit : 'model', update: update ?? {} });
+    }) as never, { ends: ['model', exit] });
     graph.addEdge(START, 'prepare');
-    graph.addConditionalEdges('prepare', (state: ReactGraphState) => (state.react.status === 'running' ? 'model' : exit), ['model', exit]);
   } else graph.addEdge(START, 'model');
-  graph.addConditionalEdges('model', routeAfterModel(exit) as never, ['tools', 'model', 'settle', exit]);
   graph.addConditionalEdges('tools', routeAfterTools(limits, exit) as never, ['model', 'settle', exit]);
   if (extension.conclude) {
     graph.addNode('conclude', extension.conclude as never);
@@ -170,6 +191,13 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
  */
 export function reactRecursionLimit(maxIterations = DEFAULT_MAX_ITERATIONS): number {
   return 2 * maxIterations + 6;
+}
+
+type ModelNodeUpdate = { messages?: BaseMessage[]; react?: Partial<ReactControllerState> };
+
+/** What the routers read after the model node's update: its new messages appended, its controller fields merged. */
+function afterUpdate(state: ReactGraphState, update: ModelNodeUpdate): Pick<ReactGraphState, 'messages' | 'react'> {
+  return { messages: update.messages?.length ? [...state.messages, ...update.messages] : state.messages, react: update.react ? { ...state.react, ...update.react } : state.react };
 }
 
 function describeError(error: unknown): string {

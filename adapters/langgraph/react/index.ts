@@ -7,6 +7,7 @@ export { ReactAnnotation, initialControllerState, type ReactControllerState, typ
 export { DEFAULT_MAX_FINISH_REPAIRS, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, type ReactFallback, type ReactFallbackContext, type ReactGraphOptions, type ReactRetryOptions } from './options.js';
 export { FINISH_TOOL, type FinishSchema } from './finish-tool.js';
 export { NO_TOOL_CALL_NUDGE } from './model-call.js';
+export { resumeCommand } from './resume.js';
 export { earlierToolAnswer, toolCallRecord, type ToolCallRecord } from './tool-calls.js';
 export { createVerificationGraph, DEFAULT_ABSTAIN_BELOW, DEFAULT_MAX_CASE_BYTES, DEFAULT_MAX_CRITERION_BYTES, verificationFinishSchema, type VerificationGraph, type VerificationGraphOptions } from './verification-graph.js';
 export { VerificationAnnotation, type CaseBundle, type Criterion, type CriterionResult, type CriterionStatus, type TraceStep, type VerificationState, type VerificationUsage } from './verification-state.js';

@@ -25,7 +25,7 @@ export function invalidFinishes(messages: readonly BaseMessage[]): number {
  * block, which the model node did not record), or straight to `exit` when the model node already ended the run.
  */
 export function routeAfterModel(exit: string) {
-  return function routeAfterModelCall(state: ReactGraphState): string {
+  return function routeAfterModelCall(state: Pick<ReactGraphState, 'messages' | 'react'>): string {
     if (state.react.status !== 'running') return exit;
     const answer = state.messages.findLast((message) => message.getType() === 'ai') as AIMessage | undefined;
     if (blockOf(answer)) return 'settle';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
-import { canonicalJson, warnSafely, type Logger } from '../../../src/index.js';
+import { canonicalJson, warnSafely, type Logger, type Monitor, type ShadowDisagreementSummary } from '../../../src/index.js';
+import { namedSessionId } from '../../langchain/session-id.js';
 import type { VerificationGraph } from './verification-graph.js';
 import type { CriterionResult, VerificationState } from './verification-state.js';
 
@@ -10,23 +11,21 @@ export const DEFAULT_SHADOW_CONFIDENCE_TOLERANCE = 0.2;
 /** Name of the OpenTelemetry event a disagreement adds to the active span. */
 export const SHADOW_DISAGREEMENT_EVENT = 'panoptes.shadow_disagreement';
 
-/** How the candidate's verdict on one criterion differs from the primary's. */
-export interface ShadowDisagreement {
-  criterionId: string;
-  /** What differs: the status, the confidence (by `confidenceTolerance` or more), the verified citations. */
-  differences: Array<'status' | 'confidence' | 'citations'>;
+/** How the candidate's verdict on one criterion differs from the primary's: the monitor event's fields, with both results. */
+export interface ShadowDisagreement extends Omit<ShadowDisagreementSummary, 'primaryStatus' | 'candidateStatus'> {
   primary: CriterionResult;
   candidate: CriterionResult;
-  /** The candidate's confidence minus the primary's. */
-  confidenceDelta: number;
-  /** Quotes (normalised as JSON of source and quote) only one of the two cited. */
-  citations: { onlyPrimary: string[]; onlyCandidate: string[] };
 }
 
 /** Options of {@link shadowVerifier}. */
 export interface ShadowVerifierOptions {
   /** Called with each disagreement; its errors are logged once and never reach the primary's caller. */
   onDisagreement: (disagreement: ShadowDisagreement) => void | Promise<void>;
+  /**
+   * Also told of each disagreement, as a `shadow-disagreement` event (`monitor.on('shadow-disagreement', ...)`), in
+   * the session of the primary's run (its `thread_id` or `metadata.session_id`, else the criterion's id).
+   */
+  monitor?: Pick<Monitor, 'recordShadowDisagreement'>;
   /** @default 0.2 */
   confidenceTolerance?: number;
   /** Where a failing candidate or callback is reported, once per place. @default console */
@@ -44,18 +43,18 @@ export interface ShadowVerifier extends VerificationGraph {
 /**
  * Shadow mode, the reference controller's first migration phase: every input goes to the primary, whose state is
  * returned as soon as it is ready, and to the candidate, in the background; when both have a result, each
- * difference in status, confidence or citations is reported to `onDisagreement` and as an OpenTelemetry event
- * (`panoptes.shadow_disagreement`) on the active span. The candidate never delays, changes or fails the primary's
+ * difference in status, confidence or citations is reported to `onDisagreement`, as an OpenTelemetry event
+ * (`panoptes.shadow_disagreement`) on the active span, and, given a `monitor`, as its `shadow-disagreement` event. The candidate never delays, changes or fails the primary's
  * answer.
  * @example
  * const verifier = shadowVerifier(heuristicGraph, createVerificationGraph({ model, retriever }), { onDisagreement: (d) => log.info(d) });
  * const results = await verifyCase(verifier, caseBundle, criteria);
  */
-export function shadowVerifier(primary: VerificationGraph, candidate: VerificationGraph, { onDisagreement, confidenceTolerance = DEFAULT_SHADOW_CONFIDENCE_TOLERANCE, logger = console }: ShadowVerifierOptions): ShadowVerifier {
+export function shadowVerifier(primary: VerificationGraph, candidate: VerificationGraph, { onDisagreement, monitor, confidenceTolerance = DEFAULT_SHADOW_CONFIDENCE_TOLERANCE, logger = console }: ShadowVerifierOptions): ShadowVerifier {
   const pending = new Set<Promise<void>>();
   const misses = { candidate: 0, callback: 0 };
   const report = (kind: 'candidate' | 'callback', error: unknown) => {
-    if (misses[kind]++ === 0) warnSafely(logger, `[panoptes] shadow ${kind === 'candidate' ? 'candidate run' : 'onDisagreement'} failed; the primary's results are unaffected. Later failures are counted, not logged.`, error);
+    if (misses[kind]++ === 0) warnSafely(logger, `[panoptes] shadow ${kind === 'candidate' ? 'candidate run' : 'onDisagreement or the monitor'} failed; the primary's results are unaffected. Later failures are counted, not logged.`, error);
   };
   return {
     get checkpointer() {
@@ -73,6 +72,7 @@ export function shadowVerifier(primary: VerificationGraph, candidate: Verificati
           if (!disagreement) return;
           span?.addEvent(SHADOW_DISAGREEMENT_EVENT, { 'panoptes.criterion.id': disagreement.criterionId, 'panoptes.shadow.differences': disagreement.differences.join(','), 'panoptes.shadow.confidence_delta': disagreement.confidenceDelta });
           try {
+            monitor?.recordShadowDisagreement(namedSessionId(undefined, config as never) ?? disagreement.criterionId, summaryOf(disagreement));
             await onDisagreement(disagreement);
           } catch (error) {
             report('callback', error);
@@ -100,6 +100,11 @@ function candidateConfig(config: Record<string, unknown> | undefined, candidate:
   if (configurable.thread_id !== undefined) return { ...config, configurable: { ...configurable, thread_id: `${String(configurable.thread_id)}:shadow` } };
   if (candidate.checkpointer) return { ...config, configurable: { ...configurable, thread_id: `shadow-${randomUUID()}` } };
   return config;
+}
+
+/** The disagreement as the monitor's event carries it: plain fields, not the two whole results. */
+function summaryOf({ criterionId, differences, primary, candidate, confidenceDelta, citations }: ShadowDisagreement): ShadowDisagreementSummary {
+  return { criterionId, differences, primaryStatus: primary.status, candidateStatus: candidate.status, confidenceDelta, citations };
 }
 
 /** The disagreement between two results for one criterion, or undefined when they agree. */

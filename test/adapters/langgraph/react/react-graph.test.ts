@@ -4,7 +4,7 @@ import { tool } from '@langchain/core/tools';
 import { Command, interrupt, MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createReactGraph, NO_TOOL_CALL_NUDGE, toolCallRecord } from '../../../../adapters/langgraph/index.js';
+import { createReactGraph, NO_TOOL_CALL_NUDGE, resumeCommand, toolCallRecord } from '../../../../adapters/langgraph/index.js';
 import { InvalidOptionError } from '../../../../src/index.js';
 import { refundSetup } from '../../../guards/helpers.js';
 import { recordingLogger } from '../../langchain/helpers.js';
@@ -21,6 +21,21 @@ describe('createReactGraph', () => {
     expect(state.react).toMatchObject({ status: 'finished', output: { answer: 'yes', confidence: 0.9 }, iterations: 2, modelAttempts: 2, fallbackUsed: false });
     expect(runs).toEqual(['mri']);
     expect(model.callCount).toBe(2);
+  });
+
+  it('records a lone valid finish in the model step, and sends finish beside other calls or invalid through the tools step', async () => {
+    const { search } = searchTool();
+    const steps = async (model: ReturnType<typeof fakeModel>) => {
+      const nodes: string[] = [];
+      for await (const chunk of await createReactGraph({ model, tools: [search], finishSchema: answerSchema, ...noWait }).compile().stream(ask(), { streamMode: 'updates' })) nodes.push(...Object.keys(chunk));
+      return nodes;
+    };
+    expect(await steps(fakeModel().respond(calls(['search', { query: 'mri' }])).respond(finish()))).toEqual(['model', 'tools', 'model']);
+    expect(await steps(fakeModel().respond(calls(['search', { query: 'mri' }], ['finish', { answer: 'yes', confidence: 0.9 }])))).toEqual(['model', 'tools']);
+    expect(await steps(fakeModel().respond(finish({ answer: 'yes', confidence: 3 })).respond(finish()))).toEqual(['model', 'tools', 'model']);
+    const state = await createReactGraph({ model: fakeModel().respond(finish()), tools: [search], finishSchema: answerSchema, ...noWait }).compile().invoke(ask());
+    expect(state.messages.at(-1)).toMatchObject({ content: 'Answer recorded.', name: 'finish' });
+    expect(state.react).toMatchObject({ status: 'finished', output: { answer: 'yes', confidence: 0.9 } });
   });
 
   it('ends budget_iterations after exactly maxIterations model calls when the model never finishes', async () => {
@@ -186,6 +201,24 @@ describe('createReactGraph', () => {
     const second = fakeModel().respond((messages) => finish({ answer: String(messages.at(-1)?.content), confidence: 0.8 }));
     const resumed = await createReactGraph({ model: second, tools: [review], finishSchema: answerSchema, ...noWait }).compile({ checkpointer }).invoke(new Command({ resume: 'approved' }), thread);
     expect(resumed.react).toMatchObject({ status: 'finished', output: { answer: 'reviewer said: approved' }, iterations: 2 });
+  });
+
+  it('leaves a human review out of timeoutMs when resumed with resumeCommand, and counts it otherwise', async () => {
+    let now = Date.now(); // the checkpoint's createdAt is wall time: the test clock starts there and jumps an hour
+    const clock = { now: () => now };
+    const review = tool(async () => `reviewer said: ${interrupt('approve?') as string}`, { name: 'human_review', description: 'Ask a human.', schema: z.object({}) });
+    const run = async (resumeWith: (graph: ReturnType<typeof build>, thread: { configurable: { thread_id: string } }) => ReturnType<typeof resumeCommand>) => {
+      const thread = { configurable: { thread_id: `case-${Math.random()}` } };
+      await build(fakeModel().respond(calls(['human_review', {}]))).invoke(ask(), thread);
+      now += 3_600_000;
+      const graph = build(fakeModel().respond(finish()));
+      return (await graph.invoke(await resumeWith(graph, thread), thread)).react;
+    };
+    const checkpointer = new MemorySaver();
+    const build = (model: ReturnType<typeof fakeModel>) => createReactGraph({ model, tools: [review], finishSchema: answerSchema, timeoutMs: 60_000, clock, ...noWait }).compile({ checkpointer });
+    expect(await run(async () => new Command({ resume: 'yes' }))).toMatchObject({ status: 'uncertain', reasonCode: 'timeout' });
+    const resumed = await run((graph, thread) => resumeCommand(graph, thread, 'yes', { clock }));
+    expect(resumed).toMatchObject({ status: 'finished', output: { answer: 'yes' } });
   });
 
   it('ends timeout when the evaluation passes timeoutMs between steps, with no exception', async () => {

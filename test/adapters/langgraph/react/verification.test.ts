@@ -3,7 +3,7 @@ import { fakeModel } from '@langchain/core/testing';
 import { MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { createGraphMonitor, createVerificationGraph, shadowVerifier, verifyCase, type ShadowDisagreement } from '../../../../adapters/langgraph/index.js';
-import { createLoopDetector, InvalidOptionError, parseWorkflow } from '../../../../src/index.js';
+import { createLoopDetector, createMonitor, InvalidOptionError, parseWorkflow, type MonitorEvents } from '../../../../src/index.js';
 import { policyRetriever } from '../../../../examples/verification/policy-retriever.js';
 import { recordingLogger } from '../../langchain/helpers.js';
 import { calls, noWait, readingModel } from './helpers.js';
@@ -182,8 +182,12 @@ describe('shadowVerifier', () => {
     const primaryModel = readingModel((messages) => (messages.some((message) => message.getType() === 'tool') ? verdict() : calls(['search_policy', { query: 'conservative therapy' }])));
     const candidateModel = readingModel((messages) => (messages.some((message) => message.getType() === 'tool') ? verdict({ status: 'not_met', confidence: 0.8 }) : calls(['search_policy', { query: 'conservative therapy' }])));
     const disagreements: ShadowDisagreement[] = [];
+    const monitor = createMonitor({ workflow: parseWorkflow('name: verify\nversion: "1"\nstates:\n  - { name: start, initial: true }\n', { source: 'verify.yaml' }) });
+    const events: Array<MonitorEvents['shadow-disagreement']> = [];
+    monitor.on('shadow-disagreement', (event) => void events.push(event));
     const verifier = shadowVerifier(createVerificationGraph({ model: primaryModel, retriever: policyRetriever(), ...noWait }), createVerificationGraph({ model: candidateModel, retriever: policyRetriever(), ...noWait }), {
       onDisagreement: (disagreement) => void disagreements.push(disagreement),
+      monitor,
     });
     const [result] = await verifyCase(verifier, caseBundle, [necessity]);
     expect(result).toMatchObject({ status: 'met', confidence: 0.9 });
@@ -192,6 +196,8 @@ describe('shadowVerifier', () => {
     expect(disagreements[0]).toMatchObject({ criterionId: 'necessity', differences: ['status'], citations: { onlyPrimary: [], onlyCandidate: [] } });
     expect(disagreements[0]!.confidenceDelta).toBeCloseTo(-0.1, 9);
     expect(disagreements[0]!.candidate.status).toBe('not_met');
+    // the session of the primary's run: verifyCase names one per criterion run
+    expect(events).toEqual([{ sessionId: expect.stringMatching(/^necessity-/), disagreement: { criterionId: 'necessity', differences: ['status'], primaryStatus: 'met', candidateStatus: 'not_met', confidenceDelta: disagreements[0]!.confidenceDelta, citations: { onlyPrimary: [], onlyCandidate: [] } } }]);
   });
 
   it('runs the candidate on a thread of its own when both share a checkpointer', async () => {
