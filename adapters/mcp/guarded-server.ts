@@ -105,6 +105,7 @@ export function createGuardedMcpServer(options: GuardedMcpServerOptions): Guarde
     const refusal = toolRefusal(params.name, decision);
     if (approval.answer === 'decline') return refusalResult({ ...refusal, reason: declinedText(params.name) });
     if (approval.answer === 'none') {
+      if (extra.signal.aborted) return refusalResult(refusal); // the client cancelled its own call: nobody to answer, nothing failed
       const what = approval.cause === 'approval-timeout' ? `No answer to the approval of ${params.name} came within ${approvalTimeoutMs} ms;` : `The client failed to ask for the approval of ${params.name};`;
       misses.record(approval.cause, `${what} the call was refused, and the model reads how to ask in the chat.`, approval.error);
       return refusalResult(refusal);

@@ -188,6 +188,22 @@ describe('createGuardedMcpServer: the user on the other side is bounded and may 
   });
 });
 
+describe('createGuardedMcpServer: a client that cancels its call while the user is asked', () => {
+  it('the call does not run, and nothing is counted as a failure', async () => {
+    const { server, ran, logger } = await airlineServer();
+    const controller = new AbortController();
+    const cancelWhileAsking: Answer = (request, signal) => (controller.abort(new Error('the user closed the chat')), silent(request, signal));
+    const { client, asked } = await connect(server, [cancelWhileAsking]);
+    await expect(client.callTool(book('2024-05-20'), undefined, { signal: controller.signal })).rejects.toThrow('the user closed the chat');
+    // The next request on the same connection is answered only after the server has handled the cancelled one.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect(asked).toHaveLength(1);
+    expect(ran).toEqual([]);
+    expect(server.misses()).toEqual({});
+    expect(logger.warnings).toEqual([]);
+  });
+});
+
 describe('createGuardedMcpServer: Panoptes\' own failure to record an approval', () => {
   it('refuses the approved call rather than run it unconfirmed, counted and logged once', async () => {
     const session = await createAirlineSession({ userId: EMMA });
