@@ -118,15 +118,22 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
   // edge as two more runnables per step, a tenth of a run's machinery.
   // Without a monitor or sentinel to check it, a valid `finish` that is the answer's only call is recorded here, as
   // the finish tool would record it, and the run skips a tools step.
+  // A run that ends here is concluded here too (the extension's last step), one LangGraph step fewer again.
   const finishesHere = !monitor && !sentinel;
+  const endHere = async (state: ReactGraphState, update: ModelNodeUpdate, config: LangGraphRunnableConfig) => {
+    if (!extension.conclude) return new Command({ goto: END, update });
+    const concluded = (await extension.conclude({ ...state, ...afterUpdate(state, update) }, config)) as Record<string, unknown>;
+    return new Command({ goto: END, update: { ...update, ...concluded } });
+  };
   const modelNode = async (state: ReactGraphState, config: LangGraphRunnableConfig) => {
     const update = (await (callModel as (state: ReactGraphState, config: LangGraphRunnableConfig) => Promise<ModelNodeUpdate>)(state, config)) ?? {};
     const next = afterUpdate(state, update);
     const route = routeModel(next);
+    if (route === exit) return endHere(state, update, config);
     if (finishesHere && route === 'tools') {
       const calls = (next.messages.at(-1) as AIMessage).tool_calls!;
       const outcome = calls.length === 1 && calls[0]!.name === FINISH_TOOL ? finishOutcome(finishSchema as FinishSchema, calls[0]!.args, calls[0]!.id ?? '', clock) : undefined;
-      if (outcome?.react) return new Command({ goto: exit, update: { ...update, messages: [...(update.messages ?? []), outcome.message], react: { ...update.react, ...outcome.react } } });
+      if (outcome?.react) return endHere(state, { ...update, messages: [...(update.messages ?? []), outcome.message], react: { ...update.react, ...outcome.react } }, config);
     }
     return new Command({ goto: route, update });
   };
@@ -162,7 +169,7 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
   graph.addNode('model', modelNode as never, {
     retryPolicy: { maxAttempts, initialInterval: 0, backoffFactor: 1, jitter: false, logWarning: false, retryOn: isTransientModelError },
     errorHandler: onModelError as never,
-    ends: ['tools', 'model', 'settle', exit],
+    ends: ['tools', 'model', 'settle', exit, END],
     ...(modelTimeoutMs === undefined ? {} : { timeout: modelTimeoutMs }),
   });
   graph.addNode('tools', toolNode as never, { errorHandler: onToolsError as never, ends: [exit], ...(toolTimeoutMs === undefined ? {} : { timeout: toolTimeoutMs }) });
