@@ -62,7 +62,7 @@ export interface RedisSessionStore<Value> extends SessionStore<Value> {
   misses(): Readonly<Partial<Record<RedisStoreMissCause, number>>>;
   /** Resolves once every release sent so far has been answered (their misses, if any, are counted by then). */
   settled(): Promise<void>;
-  /** Waits for the releases in flight, then closes the client the store made (not one passed in). */
+  /** Waits for the releases in flight (up to `leaseMs`), then closes the client the store made (not one passed in). */
   close(): Promise<void>;
 }
 
@@ -341,7 +341,10 @@ export function createRedisSessionStore<Value>({
     },
 
     async close() {
-      await this.settled();
+      // Bounded: a Redis that stopped answering lets the leases run out on their own after leaseMs.
+      let timer: unknown;
+      await Promise.race([this.settled(), new Promise<void>((resolve) => (timer = timers.setTimeout(resolve, leaseMs)))]);
+      timers.clearTimeout(timer);
       if (!own) return;
       try {
         own.destroy();
