@@ -255,7 +255,12 @@ export function createProxy({
     reply.hijack();
     const out = reply.raw;
     out.writeHead(response.statusCode, { ...returnedHeaders(response.headers, { keepLength: false }), [SESSION_HEADER]: sessionId });
-    out.flushHeaders();
+    // The headers go out with the first text, in one packet, when the upstream sent that text with its own headers;
+    // else alone on the next turn of the event loop, so the client knows at once that the answer started.
+    let wrote = false;
+    setImmediate(() => {
+      if (!wrote && !out.destroyed) out.flushHeaders();
+    });
     // With loop detection on, a response that starts chanting is cut short (docs/loops.md, "Streaming").
     const watch = monitor.loops?.watchStream();
     const gate = new StreamGate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}) });
@@ -263,7 +268,9 @@ export function createProxy({
     const parser = createParser({
       onEvent: (event) => {
         const now = gate.push(event.data);
-        if (now !== undefined) out.write(now);
+        if (now === undefined) return;
+        out.write(now);
+        wrote = true;
       },
       onError: (error) => {
         if (error.type === 'max-buffer-size-exceeded') parseFailed = true;
@@ -274,7 +281,10 @@ export function createProxy({
     let broken = false;
     try {
       for await (const piece of response.body) {
+        // The events of one piece leave in one write.
+        out.cork();
         parser.feed(decoder.decode(piece as Buffer, { stream: true }));
+        out.uncork();
         if (gate.done || parseFailed) break;
       }
     } catch {
