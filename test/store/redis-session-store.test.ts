@@ -151,6 +151,25 @@ describe('createRedisSessionStore', () => {
     expect(second.misses()).toEqual({});
   });
 
+  it('bounds every command by leaseMs: a Redis that stops answering costs a call that long, counted, and no more', async () => {
+    const logger = quietLogger();
+    const sessions = store<string>({ leaseMs: 300, logger });
+    await sessions.ready();
+    await sessions.exclusive('h', () => sessions.set('h', 'before'));
+    await sessions.settled();
+    redis.pause();
+    try {
+      // Fail-open: the task runs without the lease once the acquire has waited leaseMs for an answer.
+      expect(await sessions.exclusive('h', async () => 'ran')).toBe('ran');
+      await expect(sessions.get('h')).rejects.toThrow('no answer within 300 ms');
+    } finally {
+      redis.resume();
+    }
+    expect(sessions.misses()).toEqual({ unavailable: 1 });
+    expect(logger.lines).toEqual(['[panoptes redis] Redis is unreachable; a call ran without its session lease (sessions are not shared until Redis is back).']);
+    expect(await sessions.exclusive('h', () => sessions.get('h'))).toBe('before');
+  });
+
   it('sends its scripts by SHA, and loads them again after Redis forgot them', async () => {
     const sessions = store<string>();
     await sessions.ready();
