@@ -51,8 +51,10 @@ export type RedisStoreMissCause = 'unavailable' | 'lock-timeout' | 'lease-lost';
 /** A session store in Redis, shared by every process that points at the same server and prefix. */
 export interface RedisSessionStore<Value> extends SessionStore<Value> {
   /**
-   * Runs `task` holding the session's lease, so calls for one session run one at a time across processes. The
-   * monitor calls it around each of its calls. Never rejects for Redis' sake: without Redis the task runs anyway.
+   * Runs `task` holding the session's lease (renewed while it runs), so calls for one session run one at a time across
+   * processes. The monitor calls it around each of its calls. It resolves once the release, carrying the task's
+   * write, is sent: the lease keeps other processes out until Redis has it (see `settled`). Never rejects for Redis'
+   * sake: without Redis the task runs anyway.
    */
   exclusive<T>(sessionId: string, task: () => T | Promise<T>): Promise<T>;
   /** False while Redis does not answer (the store then fails open: reads find nothing, writes are dropped). */
