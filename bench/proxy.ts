@@ -38,7 +38,7 @@ const body = JSON.stringify({
 const streamBody = JSON.stringify({ ...JSON.parse(body), stream: true });
 
 /** Starts one of bench/proxy-servers.ts's servers in a child process; resolves with its base URL. */
-async function spawnServer(...args: string[]): Promise<{ url: string; stop: () => void }> {
+export async function spawnServer(...args: string[]): Promise<{ url: string; stop: () => void }> {
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./proxy-servers.ts', import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -53,6 +53,8 @@ async function spawnServer(...args: string[]): Promise<{ url: string; stop: () =
 }
 
 const client = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+/** Closes the bench client's connection pool. */
+export const closeClient = () => client.close();
 const headersFor = (index: number) => ({ 'content-type': 'application/json', 'x-session-id': `bench-${index % SESSIONS}` });
 
 /** One request's time to its last byte, in microseconds. */
@@ -172,7 +174,7 @@ export async function proxyBench(): Promise<BenchRow[]> {
 }
 
 /** The latency runs with the Redis store, against direct and the memory store in the same stretch; skipped without redis-server. */
-async function redisRows(upstream: string): Promise<BenchRow[]> {
+export async function redisRows(upstream: string): Promise<BenchRow[]> {
   let redis: Awaited<ReturnType<typeof import('../test/store/redis-server.js').startRedisServer>>;
   try {
     redis = await (await import('../test/store/redis-server.js')).startRedisServer();

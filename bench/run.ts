@@ -34,6 +34,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   react: async () => (await import('./react.js')).reactBench,
   authoring: async () => (await import('./authoring.js')).authoringBench,
   proxy: async () => (await import('./proxy.js')).proxyBench,
+  'proxy-redis': async () => (await import('./proxy-redis.js')).proxyRedisBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -5,6 +5,7 @@
  * @module
  */
 import { timingSafeEqual } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -143,6 +144,14 @@ export function createProxy({
     return reply.send(metrics.render([...misses, { name: PROXY_METRICS.storeUp, type: 'gauge', value: safeHealth(storeHealthy) ? 1 : 0 }]));
   });
 
+  // The chat route's JSON parser (Fastify's own, with its prototype-poisoning checks) keeps the body's text too: a
+  // request the monitor leaves as it is goes upstream as the client sent it, without serialising it again.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.decorateRequest(RAW_BODY, '');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    (request as RawBodyRequest)[RAW_BODY] = text as string;
+    parseJson(request, text as string, done);
+  });
   app.post('/v1/chat/completions', (request, reply) => chatCompletions(request, reply));
 
   // Every other /v1 route, body and answer streamed through unread: raw bodies, whatever their type.
@@ -159,9 +168,9 @@ export function createProxy({
     const body = request.body as Readable | undefined;
     let response: Dispatcher.ResponseData | ProxyError;
     try {
-      response = await upstream.send({ method: request.method, path: request.url, headers: request.headers, body: body ?? null, signal: abort.signal, monitored: false });
+      response = await upstream.send({ method: request.method, path: request.url, headers: request.headers, body: body ?? null, signal: abort, monitored: false });
     } catch (error) {
-      if (!abort.signal.aborted) throw error;
+      if (!abort.aborted) throw error;
       metrics.add(PROXY_METRICS.clientAborts);
       return reply;
     }
@@ -192,11 +201,12 @@ export function createProxy({
 
     const abort = abortOnClientGone(reply.raw);
     const streamed = body.stream === true;
+    const sent = before.body === body ? (request as RawBodyRequest)[RAW_BODY] : JSON.stringify(before.body);
     let response: Dispatcher.ResponseData | ProxyError;
     try {
-      response = await upstream.send({ method: 'POST', path: request.url, headers: request.headers, body: JSON.stringify(before.body), signal: abort.signal, monitored: true });
+      response = await upstream.send({ method: 'POST', path: request.url, headers: request.headers, body: sent, signal: abort, monitored: true });
     } catch (error) {
-      if (!abort.signal.aborted) throw error;
+      if (!abort.aborted) throw error;
       metrics.add(PROXY_METRICS.clientAborts);
       return reply;
     }
@@ -210,12 +220,12 @@ export function createProxy({
   }
 
   /** A non-streamed answer: classified, its tool calls checked, refused ones taken out before the client sees it. */
-  async function completion(reply: FastifyReply, response: Dispatcher.ResponseData, abort: AbortController, check: CheckTurn) {
+  async function completion(reply: FastifyReply, response: Dispatcher.ResponseData, abort: ClientGone, check: CheckTurn) {
     let text: string;
     try {
       text = await response.body.text();
     } catch (error) {
-      if (abort.signal.aborted) {
+      if (abort.aborted) {
         metrics.add(PROXY_METRICS.clientAborts);
         return reply;
       }
@@ -241,11 +251,16 @@ export function createProxy({
   }
 
   /** A streamed answer: text passes at once, tool calls wait for the end and their checks (see StreamGate). */
-  async function streamCompletion(reply: FastifyReply, response: Dispatcher.ResponseData, sessionId: string, abort: AbortController, check: CheckTurn) {
+  async function streamCompletion(reply: FastifyReply, response: Dispatcher.ResponseData, sessionId: string, abort: ClientGone, check: CheckTurn) {
     reply.hijack();
     const out = reply.raw;
     out.writeHead(response.statusCode, { ...returnedHeaders(response.headers, { keepLength: false }), [SESSION_HEADER]: sessionId });
-    out.flushHeaders();
+    // The headers go out with the first text, in one packet, when the upstream sent that text with its own headers;
+    // else alone on the next turn of the event loop, so the client knows at once that the answer started.
+    let wrote = false;
+    setImmediate(() => {
+      if (!wrote && !out.destroyed) out.flushHeaders();
+    });
     // With loop detection on, a response that starts chanting is cut short (docs/loops.md, "Streaming").
     const watch = monitor.loops?.watchStream();
     const gate = new StreamGate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}) });
@@ -253,7 +268,9 @@ export function createProxy({
     const parser = createParser({
       onEvent: (event) => {
         const now = gate.push(event.data);
-        if (now !== undefined) out.write(now);
+        if (now === undefined) return;
+        out.write(now);
+        wrote = true;
       },
       onError: (error) => {
         if (error.type === 'max-buffer-size-exceeded') parseFailed = true;
@@ -264,14 +281,17 @@ export function createProxy({
     let broken = false;
     try {
       for await (const piece of response.body) {
+        // The events of one piece leave in one write.
+        out.cork();
         parser.feed(decoder.decode(piece as Buffer, { stream: true }));
+        out.uncork();
         if (gate.done || parseFailed) break;
       }
     } catch {
-      broken = !abort.signal.aborted;
+      broken = !abort.aborted;
     }
     metrics.add(PROXY_METRICS.malformedChunks, {}, gate.malformed);
-    if (abort.signal.aborted) {
+    if (abort.aborted) {
       // The client went away: it saw no tool call, so none ran; the answer is not recorded as a step.
       metrics.add(PROXY_METRICS.clientAborts);
       out.destroy();
@@ -331,13 +351,31 @@ function allRefused(calls: ReturnType<typeof turnOf>['toolCalls'], why: string):
   return calls.map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: `The call to ${call.name} was refused: ${why}, so it did not run.`, constraints: [] }));
 }
 
+/** The request property that holds a chat request's body as the client sent it. */
+const RAW_BODY = 'panoptesRawBody';
+type RawBodyRequest = FastifyRequest & { [RAW_BODY]: string };
+
+/**
+ * The signal that aborts the upstream request when the client goes away: an EventEmitter, which undici takes as a
+ * signal, since an AbortController (an EventTarget) costs several times more to make and to listen to, on every
+ * request, for an abort that rarely comes.
+ */
+class ClientGone extends EventEmitter {
+  aborted = false;
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
+  }
+}
+
 /** Aborts the upstream request when the client's connection closes before its answer was sent. */
-function abortOnClientGone(response: ServerResponse): AbortController {
-  const abort = new AbortController();
+function abortOnClientGone(response: ServerResponse): ClientGone {
+  const gone = new ClientGone();
   response.once('close', () => {
-    if (!response.writableFinished) abort.abort();
+    if (!response.writableFinished) gone.abort();
   });
-  return abort;
+  return gone;
 }
 
 function upstreamBodyError(error: unknown, timeoutMs: number): ProxyError {

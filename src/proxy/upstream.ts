@@ -3,6 +3,7 @@
  * undici over a kept-alive connection pool.
  * @module
  */
+import type { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -22,11 +23,14 @@ export interface UpstreamOptions {
   timeoutMs: number;
 }
 
+/** What aborts an upstream request: an AbortSignal, or an EventEmitter that emits `abort` (undici takes both). */
+export type UpstreamSignal = AbortSignal | (EventEmitter & { readonly aborted: boolean });
+
 /** A request to the upstream, the answer or an OpenAI-format error. */
 export interface Upstream {
   /** The upstream URL for a proxy path: `/v1/models?x=1` -> `<baseUrl>/models?x=1`. */
   urlOf(path: string): string;
-  send(options: { method: string; path: string; headers: IncomingHttpHeaders; body?: string | Readable | null; signal?: AbortSignal; monitored: boolean }): Promise<Dispatcher.ResponseData | ProxyError>;
+  send(options: { method: string; path: string; headers: IncomingHttpHeaders; body?: string | Readable | null; signal?: UpstreamSignal; monitored: boolean }): Promise<Dispatcher.ResponseData | ProxyError>;
   close(): Promise<void>;
 }
 

@@ -188,4 +188,25 @@ describe('streams pass text at once', () => {
     }
     expect(text.join('')).toBe('Hello! How can I help you today?');
   });
+
+  it('sends the response headers at once when the upstream holds its first event (a model still thinking)', async () => {
+    let finish!: () => void;
+    const release = new Promise<void>((resolve) => (finish = resolve));
+    running = await startProxy((_body, _request, response) => {
+      const events = streamEvents({ content: 'Done.' });
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      void release.then(() => {
+        for (const data of events) response.write(`data: ${data}\n\n`);
+        response.end();
+      });
+      return 'handled';
+    });
+    // The headers arrive while the upstream has sent nothing of its body: then it is let go.
+    const response = await post(running.url, JSON.stringify({ model: 'x', messages: OPENING, stream: true }));
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('x-panoptes-session-id')).toBeTruthy();
+    finish();
+    expect(await response.text()).toContain('"content":"Done."');
+  });
 });

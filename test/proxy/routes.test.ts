@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseWorkflow } from '../../src/index.js';
 import { sessionIdOf } from '../../src/proxy/index.js';
+import { createProxyMetrics } from '../../src/proxy/metrics.js';
 import { hastyAgent } from './fake-upstream.js';
 import { OPENING, json, startProxy, type Running } from './helpers.js';
 
@@ -33,7 +34,45 @@ describe('other /v1 routes', () => {
   });
 });
 
+describe('chat request bodies', () => {
+  it('go upstream byte for byte as the client sent them when the monitor edits nothing', async () => {
+    running = await startProxy(hastyAgent);
+    // Spacing, key order, a number written 1.0 and an escaped character: JSON.stringify would change each.
+    const sent = '{ "messages": [ {"role": "user", "content": "Hi, caf\\u00e9 order A-1042"} ],\n  "model": "x", "temperature": 1.0 }';
+    const response = await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent });
+    expect(response.status).toBe(200);
+    expect(running.upstream.requests[0]!.raw).toBe(sent);
+  });
+
+  it('are sent re-serialised once an intervention edited them', async () => {
+    running = await startProxy(hastyAgent);
+    await running.client.chat.completions.create({ model: 'x', messages: OPENING }); // its refund is refused
+    const sent = JSON.stringify({ model: 'x', temperature: 1.0, messages: OPENING });
+    await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent }); // the same conversation: the same session
+    const edited = running.upstream.requests[1]!;
+    expect(edited.raw).not.toBe(sent);
+    expect(edited.body).toMatchObject({ model: 'x', temperature: 1 });
+    expect(String(edited.body!.messages[0]!.content)).toContain('[WORKFLOW GUIDANCE]');
+  });
+
+  it('refuse prototype poisoning with a 400, as Fastify does', async () => {
+    running = await startProxy(hastyAgent);
+    const response = await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messages": [], "__proto__": {"polluted": true}}' });
+    expect(response.status).toBe(400);
+    expect((await json(response)).error).toMatchObject({ code: 'invalid_json', message: "The request body is not valid JSON: Body is not valid JSON but content-type is set to 'application/json'" });
+    expect(running.upstream.requests).toHaveLength(0);
+  });
+});
+
 describe('health and metrics', () => {
+  it('escape label values in the Prometheus text', () => {
+    const metrics = createProxyMetrics();
+    metrics.add('c', { plain: 'ok', odd: 'a"b\\c\nd' });
+    metrics.add('c', { plain: 'ok', odd: 'a"b\\c\nd' });
+    expect(metrics.render()).toContain('c{plain="ok",odd="a\\"b\\\\c\\nd"} 2');
+  });
+
+
   it('reports ok, then degraded when the store stops answering; metrics count requests and refusals', async () => {
     let healthy = true;
     running = await startProxy(hastyAgent, { proxy: { storeHealthy: () => healthy } });

@@ -11,6 +11,10 @@ export interface RedisServer {
   port: number;
   /** Kills the server (SIGKILL): what a crash looks like to clients. */
   kill(): Promise<void>;
+  /** Stops it answering without closing its connections (SIGSTOP): what a hung server looks like to clients. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
   /** Starts it again on the same port (empty: no persistence). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -63,5 +67,17 @@ export async function startRedisServer(): Promise<RedisServer> {
     });
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, kill, restart: start, stop: kill };
+  const signal = (name: NodeJS.Signals) => () => void child?.kill(name);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill,
+    restart: start,
+    pause: signal('SIGSTOP'),
+    resume: signal('SIGCONT'),
+    stop: async () => {
+      child?.kill('SIGCONT'); // a paused server would not die of SIGKILL any later, but cannot exit while stopped
+      await kill();
+    },
+  };
 }

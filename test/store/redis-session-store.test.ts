@@ -94,8 +94,11 @@ describe('createRedisSessionStore', () => {
     expect(second.misses()).toEqual({});
   });
 
-  it('drops the write of a holder whose lease ran out, so it cannot overwrite the newer state', async () => {
-    const slow = store<string>({ leaseMs: 50 });
+  it('drops the write of a holder that stalled past its lease, so it cannot overwrite the newer state', async () => {
+    // A stalled process runs no timers: its lease is never renewed.
+    const stalledTimers = { setTimeout: () => undefined, clearTimeout: () => {} };
+    const logger = quietLogger();
+    const slow = store<string>({ leaseMs: 50, timers: stalledTimers, logger });
     const fast = store<string>({ leaseMs: 50, lockWaitMs: 2000 });
     await Promise.all([slow.ready(), fast.ready()]);
     const slowCall = slow.exclusive('s', async () => {
@@ -105,8 +108,81 @@ describe('createRedisSessionStore', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     await fast.exclusive('s', async () => fast.set('s', 'newer'));
     await slowCall; // resolves: the task's own result is not the store's to fail
+    await slow.settled(); // the release is answered after the call returns; the miss is counted then
     expect(await fast.get('s')).toBe('newer');
     expect(slow.misses()).toEqual({ 'lease-lost': 1 });
+    expect(logger.lines).toContain('[panoptes redis] A call for one session held its lease past 50 ms without renewing it (a stalled process) and another process took the session over; its write was dropped so it cannot overwrite a newer state.');
+  });
+
+  it('renews the lease of a live holder whose call outlasts it, so no other process gets in and its write is kept', async () => {
+    const slow = store<string>({ leaseMs: 200 });
+    const other = store<string>({ leaseMs: 200, lockWaitMs: 5000 });
+    await Promise.all([slow.ready(), other.ready()]);
+    const order: string[] = [];
+    const slowCall = slow.exclusive('s', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 700)); // three and a half leases long, renewed every 66 ms
+      await slow.set('s', 'first');
+      order.push('slow done');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const seen = await other.exclusive('s', async () => {
+      order.push('other in');
+      return other.get('s');
+    });
+    await slowCall;
+    await Promise.all([slow.settled(), other.settled()]);
+    expect(order).toEqual(['slow done', 'other in']);
+    expect(seen).toBe('first');
+    expect(slow.misses()).toEqual({});
+    expect(other.misses()).toEqual({});
+  });
+
+  it('returns before its release is answered, and the next holder, here or elsewhere, reads the write', async () => {
+    const first = store<number>();
+    const second = store<number>();
+    await Promise.all([first.ready(), second.ready()]);
+    await first.exclusive('w', () => first.set('w', 1));
+    // Straight after: the release may still be in flight; another process waits for it, this one queues behind it.
+    const [here, elsewhere] = await Promise.all([first.exclusive('w', () => first.get('w')), second.exclusive('w', () => second.get('w'))]);
+    expect(here).toBe(1);
+    expect(elsewhere).toBe(1);
+    await Promise.all([first.settled(), second.settled()]);
+    expect(first.misses()).toEqual({});
+    expect(second.misses()).toEqual({});
+  });
+
+  it('bounds every command by leaseMs: a Redis that stops answering costs a call that long, counted, and no more', async () => {
+    const logger = quietLogger();
+    const sessions = store<string>({ leaseMs: 300, logger });
+    await sessions.ready();
+    await sessions.exclusive('h', () => sessions.set('h', 'before'));
+    await sessions.settled();
+    redis.pause();
+    try {
+      // Fail-open: the task runs without the lease once the acquire has waited leaseMs for an answer.
+      expect(await sessions.exclusive('h', async () => 'ran')).toBe('ran');
+      await expect(sessions.get('h')).rejects.toThrow('no answer within 300 ms');
+    } finally {
+      redis.resume();
+    }
+    expect(sessions.misses()).toEqual({ unavailable: 1 });
+    expect(logger.lines).toEqual(['[panoptes redis] Redis is unreachable; a call ran without its session lease (sessions are not shared until Redis is back).']);
+    expect(await sessions.exclusive('h', () => sessions.get('h'))).toBe('before');
+  });
+
+  it('sends its scripts by SHA, and loads them again after Redis forgot them', async () => {
+    const sessions = store<string>();
+    await sessions.ready();
+    await sessions.exclusive('f', () => sessions.set('f', 'one'));
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    await raw.sendCommand(['SCRIPT', 'FLUSH']);
+    await sessions.exclusive('f', async () => sessions.set('f', `${await sessions.get('f')} two`));
+    await sessions.settled();
+    expect(await sessions.get('f')).toBe('one two');
+    expect(sessions.misses()).toEqual({});
+    expect(sessions.healthy).toBe(true);
+    raw.destroy();
   });
 });
 

@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
+import { within } from '../../async/index.js';
 import { systemTimers, type Timers } from '../../clock/index.js';
 import { InvalidOptionError } from '../../errors/index.js';
 import type { Logger } from '../../monitor/fail-open.js';
@@ -26,8 +27,9 @@ export interface RedisSessionStoreOptions {
   /** A session untouched (read or written) for this long expires, in milliseconds. @default 3_600_000 (1 hour) */
   ttlMs?: number;
   /**
-   * How long one process may hold a session's lease, in milliseconds. A holder that dies lets go after this; one that
-   * outlives it loses its write (counted), so a stalled process can never overwrite a newer state.
+   * How long a session's lease lasts unless renewed, in milliseconds. A live holder renews it every third of this while
+   * its call runs (a slow guard or embedder keeps the session); a holder that dies, or stalls so that it cannot renew,
+   * lets go after this, and its write is then dropped (counted), so it can never overwrite a newer state.
    * @default 5000
    */
   leaseMs?: number;
@@ -49,8 +51,10 @@ export type RedisStoreMissCause = 'unavailable' | 'lock-timeout' | 'lease-lost';
 /** A session store in Redis, shared by every process that points at the same server and prefix. */
 export interface RedisSessionStore<Value> extends SessionStore<Value> {
   /**
-   * Runs `task` holding the session's lease, so calls for one session run one at a time across processes. The
-   * monitor calls it around each of its calls. Never rejects for Redis' sake: without Redis the task runs anyway.
+   * Runs `task` holding the session's lease (renewed while it runs), so calls for one session run one at a time across
+   * processes. The monitor calls it around each of its calls. It resolves once the release, carrying the task's
+   * write, is sent: the lease keeps other processes out until Redis has it (see `settled`). Never rejects for Redis'
+   * sake: without Redis the task runs anyway.
    */
   exclusive<T>(sessionId: string, task: () => T | Promise<T>): Promise<T>;
   /** False while Redis does not answer (the store then fails open: reads find nothing, writes are dropped). */
@@ -59,7 +63,9 @@ export interface RedisSessionStore<Value> extends SessionStore<Value> {
   ready(timeoutMs?: number): Promise<void>;
   /** Calls the store let through without its guarantees, by cause. */
   misses(): Readonly<Partial<Record<RedisStoreMissCause, number>>>;
-  /** Closes the client the store made (not one passed in). */
+  /** Resolves once every release sent so far has been answered (their misses, if any, are counted by then). */
+  settled(): Promise<void>;
+  /** Waits for the releases in flight (up to `leaseMs`), then closes the client the store made (not one passed in). */
   close(): Promise<void>;
 }
 
@@ -67,24 +73,34 @@ export const DEFAULT_REDIS_KEY_PREFIX = 'panoptes:';
 export const DEFAULT_LEASE_MS = 5000;
 export const DEFAULT_LOCK_WAIT_MS = 2000;
 
+/** A Lua script sent by its SHA1 (EVALSHA), so each call carries 40 bytes rather than the script. */
+interface Script {
+  source: string;
+  sha: string;
+}
+const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+
 /**
  * Takes the lease and reads the session in one round trip: KEYS = [lease, session], ARGV = [token, leaseMs, ttlMs].
  * Returns [1, value or nil] when taken, [0] when another process holds it.
  */
-const ACQUIRE_AND_READ = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+const ACQUIRE_AND_READ = script(`if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local value = redis.call('GET', KEYS[2])
   if value then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
   return {1, value}
 end
-return {0}`;
+return {0}`);
 /**
  * Writes (when ARGV[2] is not empty) and lets go of the lease, only while this process still holds it: KEYS = [lease,
  * session], ARGV = [token, value, ttlMs]. Returns 1, or 0 when the lease was lost (nothing written).
  */
-const WRITE_AND_RELEASE = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+const WRITE_AND_RELEASE = script(`if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
 redis.call('DEL', KEYS[1])
-return 1`;
+return 1`);
+/** Extends the lease while this process still holds it: KEYS = [lease], ARGV = [token, leaseMs]. Returns 1, or 0 when lost. */
+const RENEW = script(`if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])`);
 
 /** A lease this process holds on a session, with what it read when taking it and what the task wrote. */
 interface Held {
@@ -93,6 +109,8 @@ interface Held {
   prefetched?: string | null;
   /** The last value the task wrote, sent with the release. */
   write?: string;
+  /** The timer of the next renewal. */
+  renewal?: unknown;
 }
 
 /**
@@ -148,6 +166,9 @@ export function createRedisSessionStore<Value>({
     own = createClient({
       url,
       disableOfflineQueue: true,
+      // node-redis bounds each command with an AbortSignal.timeout of its own, which costs more than the rest of the
+      // command on this path; `command` below bounds it with a plain timer instead.
+      commandOptions: { timeout: 0 },
       socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000) },
     });
     own.on('error', (error: Error) => {
@@ -167,14 +188,25 @@ export function createRedisSessionStore<Value>({
   /** The leases this process holds right now, by session. */
   const held = new Map<string, Held>();
 
+  /** A command, rejected past `leaseMs` (a Redis that stopped answering holds no call longer than that). */
   const command = async (args: string[]): Promise<unknown> => {
     try {
-      const reply = await client.sendCommand(args);
+      const reply = await within(client.sendCommand(args), leaseMs, timers);
       failing = false;
       return reply;
     } catch (error) {
       failing = true;
       throw error;
+    }
+  };
+
+  /** Runs a script by its SHA; once after a restart of Redis (which forgets scripts), by its source, which loads it. */
+  const run = async ({ source, sha }: Script, keys: string[], args: string[]): Promise<unknown> => {
+    try {
+      return await command(['EVALSHA', sha, String(keys.length), ...keys, ...args]);
+    } catch (error) {
+      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+      return command(['EVAL', source, String(keys.length), ...keys, ...args]);
     }
   };
 
@@ -187,7 +219,7 @@ export function createRedisSessionStore<Value>({
     for (let attempt = 0; ; attempt++) {
       let reply: unknown;
       try {
-        reply = await command(['EVAL', ACQUIRE_AND_READ, '2', leaseKey(sessionId), sessionKey(sessionId), token, String(leaseMs), String(ttlMs)]);
+        reply = await run(ACQUIRE_AND_READ, [leaseKey(sessionId), sessionKey(sessionId)], [token, String(leaseMs), String(ttlMs)]);
       } catch {
         return 'unavailable';
       }
@@ -197,6 +229,49 @@ export function createRedisSessionStore<Value>({
       await sleep(delay);
       waited += delay;
     }
+  }
+
+  /**
+   * Renews the lease every third of `leaseMs` while the call runs, so a call slower than the lease keeps its session.
+   * A process that stalls cannot renew: its lease runs out and its write is refused. A renewal that finds the lease
+   * taken stops; the release then reports the lost write.
+   */
+  function keepRenewing(sessionId: string, lease: Held): void {
+    lease.renewal = timers.setTimeout(() => {
+      if (held.get(sessionId) !== lease) return;
+      run(RENEW, [leaseKey(sessionId)], [lease.token, String(leaseMs)]).then(
+        (renewed) => {
+          if (renewed === 1 && held.get(sessionId) === lease) keepRenewing(sessionId, lease);
+        },
+        () => {
+          if (held.get(sessionId) === lease) keepRenewing(sessionId, lease); // Redis may be back before the lease ends
+        },
+      );
+    }, Math.max(1, Math.floor(leaseMs / 3)));
+  }
+
+  /** Releases held in flight: the caller does not wait for them, `close` does. */
+  const releasing = new Set<Promise<void>>();
+
+  /**
+   * Writes the task's last value and lets go of the lease, in one round trip that the call does not wait for: the
+   * lease, not the caller's wait, is what keeps another process out until the write is in, and this process's next
+   * command for the session goes after it on the same connection. A lost lease or a dead Redis is counted on the reply.
+   */
+  function release(sessionId: string, lease: Held): void {
+    const sent = run(WRITE_AND_RELEASE, [leaseKey(sessionId), sessionKey(sessionId)], [lease.token, lease.write ?? '', String(ttlMs)]).then(
+      (released) => {
+        if (released !== 1 && lease.write !== undefined) {
+          miss('lease-lost', `A call for one session held its lease past ${leaseMs} ms without renewing it (a stalled process) and another process took the session over; its write was dropped so it cannot overwrite a newer state.`);
+        }
+      },
+      () => {
+        // Unreleased, the lease expires after leaseMs; the write is lost (counted): Redis went away mid-call.
+        if (lease.write !== undefined) miss('unavailable', 'Redis is unreachable; a session write was dropped (sessions are not shared until Redis is back).');
+      },
+    );
+    releasing.add(sent);
+    void sent.then(() => releasing.delete(sent));
   }
 
   return {
@@ -241,24 +316,14 @@ export function createRedisSessionStore<Value>({
         return task();
       }
       held.set(sessionId, lease);
-      let result: Awaited<ReturnType<typeof task>>;
+      keepRenewing(sessionId, lease);
       try {
-        result = await task();
+        return await task();
       } finally {
         held.delete(sessionId);
+        timers.clearTimeout(lease.renewal);
+        release(sessionId, lease);
       }
-      let released: unknown;
-      try {
-        released = await command(['EVAL', WRITE_AND_RELEASE, '2', leaseKey(sessionId), sessionKey(sessionId), lease.token, lease.write ?? '', String(ttlMs)]);
-      } catch {
-        // Unreleased, the lease expires after leaseMs; the write is lost (counted): Redis went away mid-call.
-        if (lease.write !== undefined) miss('unavailable', 'Redis is unreachable; a session write was dropped (sessions are not shared until Redis is back).');
-        return result;
-      }
-      if (released !== 1 && lease.write !== undefined) {
-        miss('lease-lost', `A call for one session took longer than the lease (${leaseMs} ms) and another process took the session over; its write was dropped so it cannot overwrite a newer state.`);
-      }
-      return result;
     },
 
     async ready(timeoutMs = 5000) {
@@ -278,7 +343,15 @@ export function createRedisSessionStore<Value>({
 
     misses: () => ({ ...counts }),
 
+    async settled() {
+      while (releasing.size > 0) await Promise.all(releasing);
+    },
+
     async close() {
+      // Bounded: a Redis that stopped answering lets the leases run out on their own after leaseMs.
+      let timer: unknown;
+      await Promise.race([this.settled(), new Promise<void>((resolve) => (timer = timers.setTimeout(resolve, leaseMs)))]);
+      timers.clearTimeout(timer);
       if (!own) return;
       try {
         own.destroy();
