@@ -114,11 +114,10 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
   });
   const callModel = monitor ? wrapModelNode(inner as never, { monitor, logger, ...(systemPrompt === undefined ? {} : { systemPrompt }), ...(sessionId === undefined ? {} : { sessionId }) }) : inner;
   const routeModel = routeAfterModel(exit);
-  // The node says where the run goes next (a Command) rather than a conditional edge after it: LangGraph runs an
-  // edge as two more runnables per step, a tenth of a run's machinery.
-  // Without a monitor or sentinel to check it, a valid `finish` that is the answer's only call is recorded here, as
-  // the finish tool would record it, and the run skips a tools step.
-  // A run that ends here is concluded here too (the extension's last step), one LangGraph step fewer again.
+  // LangGraph's machinery, not Panoptes', is most of a run's CPU, and it grows with the runnables each step invokes
+  // (bench/README.md, `react`). So the model node routes the run itself with a Command (an edge after it costs two
+  // runnables more per step); without a monitor or sentinel to check it, it records a valid `finish` that is the
+  // answer's only call, as the finish tool would, sparing a tools step; and a run that ends here is concluded here.
   const finishesHere = !monitor && !sentinel;
   const endHere = async (state: ReactGraphState, update: ModelNodeUpdate, config: LangGraphRunnableConfig) => {
     if (!extension.conclude) return new Command({ goto: END, update });
