@@ -1,40 +1,23 @@
-import type { Timers } from '../clock/index.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { analyzeRulebase, type Rulebase, type ToolSpec } from '../rules/index.js';
-import { assertCompileOptions, DEFAULT_COMPILE_TIMEOUT_MS, DEFAULT_MAX_REPAIRS } from './compile-workflow.js';
+import { compileDraft, type CompileOptions, type CompileOutcome } from './compile-draft.js';
 import { rulebaseDraftSchema, type RulebaseDraft } from './draft.js';
-import type { CompilerMessage, CompilerModel, TokenUsage } from './model.js';
-import { initialMessages, RULEBASE_SYSTEM_PROMPT } from './prompt.js';
-import { normalisePolicy, quoteOccurs } from './quotes.js';
-import { repairLoop, type CompileRound } from './repair.js';
+import { RULEBASE_SYSTEM_PROMPT } from './prompt.js';
+import { quoteOccurs } from './quotes.js';
 
-/** Options of {@link compileRulebase}. */
-export interface CompileRulebaseOptions {
-  model: CompilerModel;
+/** Options of {@link compileRulebase}. `source` defaults to `'policy.rules'`. */
+export interface CompileRulebaseOptions extends CompileOptions {
   /** The agent's tools: guards and data declarations may name only these, with their parameters. */
   tools: readonly ToolSpec[];
-  /** @default 3 */
-  maxRepairs?: number;
-  /** @default 120000 */
-  timeoutMs?: number;
-  /** @default 'policy.rules' */
-  source?: string;
-  header?: readonly string[];
-  onRound?: (round: CompileRound & { ok: boolean }) => void;
-  timers?: Timers;
 }
 
 /** What the rulebase compiler produced. */
-export interface CompiledRulebase {
+export interface CompiledRulebase extends CompileOutcome {
   /** The rules file, each item under a `# source:` comment quoting the policy. */
   text: string;
   rulebase: Rulebase;
-  rounds: CompileRound[];
-  diagnostics: Diagnostic[];
   /** 0-based indexes of items whose source is not a quote of the policy. */
   unquoted: number[];
-  usage: TokenUsage;
-  prompt: CompilerMessage[];
 }
 
 /**
@@ -45,20 +28,13 @@ export interface CompiledRulebase {
  * const { text } = await compileRulebase(policy, { model, tools: JSON.parse(await readFile('tools.json', 'utf8')) });
  */
 export async function compileRulebase(policyText: string, options: CompileRulebaseOptions): Promise<CompiledRulebase> {
-  const { model, tools, maxRepairs = DEFAULT_MAX_REPAIRS, timeoutMs = DEFAULT_COMPILE_TIMEOUT_MS, source = 'policy.rules', header = [], onRound, timers } = options;
-  assertCompileOptions(policyText, model, maxRepairs);
-  const policy = normalisePolicy(policyText);
-  const prompt = initialMessages(RULEBASE_SYSTEM_PROMPT, policyText, tools);
-  const { result, text, rounds, usage } = await repairLoop({
-    model,
-    schema: rulebaseDraftSchema,
-    messages: prompt,
-    maxRepairs,
-    timeoutMs,
-    ...(timers ? { timers } : {}),
-    ...(onRound ? { onRound } : {}),
+  const { tools, source = 'policy.rules', header = [] } = options;
+  const { result, text, rounds, usage, prompt } = await compileDraft(policyText, options, {
     what: 'rulebase',
-    check: (draft: RulebaseDraft) => {
+    systemPrompt: RULEBASE_SYSTEM_PROMPT,
+    schema: rulebaseDraftSchema,
+    tools,
+    check: (draft: RulebaseDraft, policy) => {
       const unquoted = draft.items.flatMap((item, index) => (quoteOccurs(item.source, policy) ? [] : [index]));
       const rendered = renderRules(draft, new Set(unquoted), header);
       const analysed = analyzeRulebase(rendered, { source, tools });

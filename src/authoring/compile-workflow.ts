@@ -1,53 +1,25 @@
-import type { Timers } from '../clock/index.js';
 import type { Diagnostic } from '../diagnostics/index.js';
-import { InvalidOptionError } from '../errors/index.js';
 import type { ToolSpec } from '../rules/index.js';
 import { validateWorkflow, type Workflow } from '../workflow/index.js';
+import { compileDraft, type CompileOptions, type CompileOutcome } from './compile-draft.js';
 import { workflowDraftSchema, type WorkflowDraft } from './draft.js';
-import type { CompilerMessage, CompilerModel, TokenUsage } from './model.js';
-import { initialMessages, WORKFLOW_SYSTEM_PROMPT } from './prompt.js';
-import { normalisePolicy, quoteOccurs } from './quotes.js';
+import { WORKFLOW_SYSTEM_PROMPT } from './prompt.js';
+import { quoteOccurs } from './quotes.js';
 import { renderWorkflowYaml, type SourceFlag } from './render-workflow.js';
-import { repairLoop, type CompileRound } from './repair.js';
 
-/** Default of `maxRepairs`: rounds in which validation errors go back to the model. */
-export const DEFAULT_MAX_REPAIRS = 3;
-/** Default budget of one model call, in milliseconds. */
-export const DEFAULT_COMPILE_TIMEOUT_MS = 120_000;
-
-/** Options of {@link compileWorkflow}. */
-export interface CompileWorkflowOptions {
-  model: CompilerModel;
+/** Options of {@link compileWorkflow}. `source` defaults to `'workflow.yaml'`. */
+export interface CompileWorkflowOptions extends CompileOptions {
   /** The agent's tools (names, or OpenAI-style `{ name, parameters }`): named in the prompt; a state that classifies by any other tool is an error. */
   tools?: readonly ToolSpec[];
-  /** Rounds in which the draft's errors go back to the model. @default 3 */
-  maxRepairs?: number;
-  /** Budget of one model call, in milliseconds. @default 120000 */
-  timeoutMs?: number;
-  /** Label of the output in diagnostics. @default 'workflow.yaml' */
-  source?: string;
-  /** Comment lines at the top of the file (the policy's file name, the model). */
-  header?: readonly string[];
-  /** Called after each round, for progress. */
-  onRound?: (round: CompileRound & { ok: boolean }) => void;
-  /** Timer functions for the budget, replaceable in tests. */
-  timers?: Timers;
 }
 
 /** What the compiler produced. */
-export interface CompiledWorkflow {
+export interface CompiledWorkflow extends CompileOutcome {
   /** The workflow file, commented, ready to write. */
   yaml: string;
   workflow: Workflow;
-  /** Every round's diagnostics (errors sent back, warnings kept) and usage. */
-  rounds: CompileRound[];
-  /** The last round's diagnostics: warnings, including `source-not-in-policy` for each quote the policy does not hold. */
-  diagnostics: Diagnostic[];
   /** Items whose `source` is not a quote of the policy. */
   unquoted: SourceFlag[];
-  usage: TokenUsage;
-  /** The conversation's first messages, to keep beside the output (what exactly the model was told). */
-  prompt: CompilerMessage[];
 }
 
 /**
@@ -62,21 +34,14 @@ export interface CompiledWorkflow {
  * await writeFile('workflow.yaml', yaml);
  */
 export async function compileWorkflow(policyText: string, options: CompileWorkflowOptions): Promise<CompiledWorkflow> {
-  const { model, tools, maxRepairs = DEFAULT_MAX_REPAIRS, timeoutMs = DEFAULT_COMPILE_TIMEOUT_MS, source = 'workflow.yaml', header = [], onRound, timers } = options;
-  assertCompileOptions(policyText, model, maxRepairs);
-  const policy = normalisePolicy(policyText);
+  const { tools, source = 'workflow.yaml', header = [] } = options;
   const toolNames = tools ? new Set(tools.map((tool) => (typeof tool === 'string' ? tool : tool.name))) : undefined;
-  const prompt = initialMessages(WORKFLOW_SYSTEM_PROMPT, policyText, tools);
-  const { result, text, rounds, usage } = await repairLoop({
-    model,
-    schema: workflowDraftSchema,
-    messages: prompt,
-    maxRepairs,
-    timeoutMs,
-    ...(timers ? { timers } : {}),
-    ...(onRound ? { onRound } : {}),
+  const { result, text, rounds, usage, prompt } = await compileDraft(policyText, options, {
     what: 'workflow',
-    check: (draft: WorkflowDraft) => {
+    systemPrompt: WORKFLOW_SYSTEM_PROMPT,
+    schema: workflowDraftSchema,
+    tools,
+    check: (draft: WorkflowDraft, policy) => {
       const unquoted = unquotedItems(draft, (quote) => quoteOccurs(quote, policy));
       const yaml = renderWorkflowYaml(draft, { flagged: unquoted, header });
       const validated = validateWorkflow(yaml, { source });
@@ -86,13 +51,6 @@ export async function compileWorkflow(policyText: string, options: CompileWorkfl
     },
   });
   return { yaml: text, workflow: result.workflow, rounds, diagnostics: result.diagnostics, unquoted: result.unquoted, usage, prompt };
-}
-
-/** Checks what every compile needs before the first model call. */
-export function assertCompileOptions(policyText: string, model: unknown, maxRepairs: number): void {
-  if (typeof policyText !== 'string' || policyText.trim() === '') throw new InvalidOptionError({ parameter: 'policyText', value: policyText, fix: 'Pass the policy as non-empty text.' });
-  if (typeof model !== 'function') throw new InvalidOptionError({ parameter: 'model', value: model, fix: 'Pass a function (messages, jsonSchema) => Promise<object>, e.g. compilerModel(chatModel) from panoptes/langchain.' });
-  if (!Number.isInteger(maxRepairs) || maxRepairs < 0) throw new InvalidOptionError({ parameter: 'maxRepairs', value: maxRepairs, fix: 'Pass a whole number >= 0; the default is 3.' });
 }
 
 function unquotedItems(draft: WorkflowDraft, occurs: (quote: string) => boolean): SourceFlag[] {

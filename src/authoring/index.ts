@@ -4,7 +4,8 @@
  * function, and `panoptes/langchain` and `panoptes/ai-sdk` build one from a host model.
  * @module
  */
-export { compileWorkflow, DEFAULT_COMPILE_TIMEOUT_MS, DEFAULT_MAX_REPAIRS, type CompiledWorkflow, type CompileWorkflowOptions } from './compile-workflow.js';
+export { compileWorkflow, type CompiledWorkflow, type CompileWorkflowOptions } from './compile-workflow.js';
+export { DEFAULT_COMPILE_TIMEOUT_MS, DEFAULT_MAX_REPAIRS, type CompileOptions, type CompileOutcome } from './compile-draft.js';
 export { compileRulebase, type CompiledRulebase, type CompileRulebaseOptions } from './compile-rulebase.js';
 export { CompileError } from './compile-error.js';
 export { withUsage, type AnswerWithUsage, type CompilerMessage, type CompilerModel } from './model.js';
