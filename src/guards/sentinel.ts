@@ -182,12 +182,12 @@ export function createSentinel({
     // `strict tool(param)` in the rulebase opts a tool's parameters in, whatever the tool is and whatever `parameters` says.
     if (strictParameters === undefined) return [];
     const declared = rulebase.strict.get(tool);
-    if (unchecked.has(tool) && declared === undefined) return [];
+    const judged = !unchecked.has(tool);
+    if (!judged && declared === undefined) return [];
     const found: Blocker[] = [];
     for (const [parameter, value] of Object.entries(args)) {
-      const checked = declared?.has(parameter)
-        ? typeof value === 'string' || typeof value === 'number'
-        : !unchecked.has(tool) && (strictParameters === null ? typeof value === 'string' : strictParameters.includes(parameter) && (typeof value === 'string' || typeof value === 'number'));
+      const literal = typeof value === 'string' || typeof value === 'number';
+      const checked = declared?.has(parameter) ? literal : judged && (strictParameters === null ? typeof value === 'string' : literal && strictParameters.includes(parameter));
       if (!checked || isEstablished(value as Value)) continue;
       // A parameter the rulebase marks as the user's (`given tool(param)`) may take a value the user said.
       const given = rulebase.given.get(tool)?.has(parameter) === true;
