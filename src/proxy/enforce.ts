@@ -78,3 +78,17 @@ export function withoutRefused(message: OpenAIMessage, refused: readonly Refused
   const { tool_calls: _removed, ...rest } = message;
   return kept.length > 0 ? { message: { ...rest, content, tool_calls: kept }, allRemoved: false } : { message: { ...rest, content }, allRemoved: true };
 }
+
+/**
+ * The turn as the client receives it once the refused calls are taken out: the refusal text after its content (as
+ * {@link withoutRefused} and the stream gate write it) and the allowed calls. What the client sends back as the
+ * assistant message of its next request, so what a conversation is placed by.
+ */
+export function deliveredTurn(turn: AssistantTurn, refused: readonly RefusedToolCall[]): AssistantTurn {
+  if (refused.length === 0) return turn;
+  const text = refusalText(refused);
+  return {
+    content: turn.content === '' ? text : `${turn.content}\n\n${text}`,
+    toolCalls: turn.toolCalls.filter((call) => !isRefused(refused, { id: call.id, function: { name: call.name } })),
+  };
+}

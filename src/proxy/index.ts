@@ -13,7 +13,9 @@ export {
   type Proxy,
   type ProxyOptions,
 } from './server.js';
-export { sessionIdOf, type SessionSource } from './session-id.js';
+export { namedSessionOf, type SessionSource } from './session-id.js';
+export { BASE_PATH, normaliseTarget, type NormalisedTarget } from './request-path.js';
+export { FORWARDED_HEADER_PREFIXES, FORWARDED_HEADERS } from './upstream.js';
 export { proxyError, type ProxyError, type ProxyErrorType } from './errors.js';
 export { PROXY_KEY_HEADER } from './upstream.js';
 export { PROXY_METRICS } from './metrics.js';

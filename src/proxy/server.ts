@@ -1,10 +1,11 @@
 /**
- * `createProxy`: the OpenAI-compatible proxy on Fastify (DESIGN.md section 17). `POST /v1/chat/completions` is
- * monitored, streamed or not; every other `/v1/*` route passes through unchanged; `GET /healthz` and `GET /metrics`
- * report on the proxy itself.
+ * `createProxy`: the OpenAI-compatible proxy on Fastify. `POST /v1/chat/completions` is monitored, streamed or not;
+ * every other `/v1/*` route passes through; `GET /healthz` and `GET /metrics` report on the proxy itself. Every
+ * request target is normalised once, before routing (request-path.ts), and that one path is used for the key check,
+ * the route, the monitor and the upstream URL.
  * @module
  */
-import { timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -13,14 +14,16 @@ import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { InvalidOptionError } from '../errors/index.js';
 import { offeredToolNames, type AssistantTurn } from '../messages/index.js';
+import { localPlacement, type ConversationPlacement, type Placement } from '../session/index.js';
 import type { Logger, Monitor } from '../monitor/index.js';
-import { beforeCall, checkTurn, withoutRefused, type RefusedToolCall } from './enforce.js';
+import { beforeCall, checkTurn, deliveredTurn, withoutRefused, type RefusedToolCall } from './enforce.js';
 import { proxyError, sseError, type ProxyError } from './errors.js';
 import { createProxyMetrics, PROXY_METRICS, type ProxyMetrics } from './metrics.js';
 import type { ChatCompletion, ChatCompletionRequest } from './openai-types.js';
-import { sessionIdOf } from './session-id.js';
+import { isRefusedTarget, normaliseTarget, OPEN_PATHS, type NormalisedTarget } from './request-path.js';
+import { namedSessionOf } from './session-id.js';
 import { StreamGate } from './stream-gate.js';
-import { chatRequestProblem, turnOf } from './translate.js';
+import { chatRequestProblem, toChatMessages, turnOf } from './translate.js';
 import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type Upstream } from './upstream.js';
 
 /** Checks one answer of this request: classified by the monitor, its tool calls checked; the calls refused. */
@@ -44,8 +47,19 @@ export interface ProxyOptions {
   port?: number;
   /** @default '127.0.0.1' */
   host?: string;
-  /** When set, a request must carry one of these in `x-panoptes-key` or it gets a 401. @default none (open) */
+  /**
+   * When set, every request but `GET /healthz` and `GET /metrics` must carry one of these in `x-panoptes-key` or it
+   * gets a 401. An empty list is refused at start (pass `undefined` for an open proxy). @default none (open)
+   */
   proxyKeys?: readonly string[];
+  /**
+   * Where a chat completion that names no session (no `x-panoptes-session-id` header, `user` or `metadata` id) is
+   * placed: by its conversation's own history, as the in-process adapters do. Pass the Redis store's
+   * `conversations()` when several proxies share sessions, so they agree. @default the monitor's own registry
+   */
+  conversations?: ConversationPlacement;
+  /** Refuse (400) a chat completion that names no session, instead of placing it by its conversation. @default false */
+  requireSessionId?: boolean;
   /** Largest request body, in bytes; a larger one gets a 413. @default 10485760 (10 MiB) */
   bodyLimitBytes?: number;
   /** Budget for the upstream's headers and for each gap in its body, in milliseconds; past it a 504. @default 300000 */
@@ -80,7 +94,9 @@ export function createProxy({
   monitor,
   port = DEFAULT_PROXY_PORT,
   host = DEFAULT_PROXY_HOST,
-  proxyKeys = [],
+  proxyKeys,
+  conversations = localPlacement(monitor.conversations),
+  requireSessionId = false,
   bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES,
   upstreamTimeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS,
   storeHealthy = () => true,
@@ -89,11 +105,14 @@ export function createProxy({
   assertUpstreamUrl(upstreamUrl);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError({ parameter: 'port', value: port, fix: 'Pass a TCP port from 0 to 65535 (0 picks a free port); the default is 4000.' });
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes <= 0) throw new InvalidOptionError({ parameter: 'bodyLimitBytes', value: bodyLimitBytes, fix: 'Pass a positive whole number of bytes; the default is 10485760 (10 MiB).' });
+  if (proxyKeys !== undefined && (proxyKeys.length === 0 || proxyKeys.some((key) => typeof key !== 'string' || key.trim() === ''))) {
+    throw new InvalidOptionError({ parameter: 'proxyKeys', value: `${proxyKeys.length} key(s), ${proxyKeys.filter((key) => typeof key !== 'string' || key.trim() === '').length} empty`, fix: 'Pass one or more non-empty keys, or leave proxyKeys out for an open proxy (on loopback only).' });
+  }
   if (!(upstreamTimeoutMs > 0 && Number.isFinite(upstreamTimeoutMs))) throw new InvalidOptionError({ parameter: 'upstreamTimeoutMs', value: upstreamTimeoutMs, fix: 'Pass a positive number of milliseconds; the default is 300000.' });
 
   const upstream = createUpstream({ baseUrl: upstreamUrl, timeoutMs: upstreamTimeoutMs });
   const metrics = createProxyMetrics();
-  const keys = proxyKeys.map((key) => Buffer.from(key));
+  const keys = (proxyKeys ?? []).map((key) => Buffer.from(key));
   const logged = new Set<string>();
   const logOnce = (cause: string, message: string) => {
     if (logged.has(cause)) return;
@@ -105,11 +124,23 @@ export function createProxy({
     }
   };
 
-  // Fastify's own request logging is off: it would record headers, and Authorization must never be logged.
-  const app = Fastify({ bodyLimit: bodyLimitBytes, logger: false, forceCloseConnections: 'idle', return503OnClosing: true });
+  // Fastify's own request logging is off: it would record headers, and Authorization must never be logged. Every
+  // request target is normalised before the router sees it; a refused one is routed nowhere (a 400 after the key check).
+  const app = Fastify({
+    bodyLimit: bodyLimitBytes,
+    logger: false,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    rewriteUrl: (raw) => {
+      const target = normaliseTarget(raw.url ?? '');
+      (raw as TargetRequest)[TARGET] = target;
+      return isRefusedTarget(target) ? REFUSED_ROUTE : `${target.path}${target.query}`;
+    },
+  });
+  const targetOf = (request: FastifyRequest) => (request.raw as TargetRequest)[TARGET];
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, _request, reply) => {
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, proxyError(413, 'invalid_request_error', 'request_too_large', `The request body is larger than ${bodyLimitBytes} bytes, the proxy's limit.`));
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, tooLarge());
     if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
       return send(reply, proxyError(400, 'invalid_request_error', 'invalid_json', `The request body is not valid JSON: ${error.message}`));
     }
@@ -117,16 +148,28 @@ export function createProxy({
     logOnce('internal', `A request failed inside the proxy: ${error.message}`);
     return send(reply, proxyError(500, 'upstream_error', 'proxy_internal_error', 'The proxy failed on this request.'));
   });
-  app.setNotFoundHandler((request, reply) => send(reply, proxyError(404, 'invalid_request_error', 'not_found', `No route ${request.method} ${request.url.split('?')[0]}: the proxy serves /v1/* (passed to the upstream), /healthz and /metrics.`)));
+  app.setNotFoundHandler((request, reply) => {
+    const target = targetOf(request);
+    if (target && isRefusedTarget(target)) return send(reply, proxyError(400, 'invalid_request_error', 'invalid_path', `The request path was refused: ${target.refused}.`));
+    return send(reply, proxyError(404, 'invalid_request_error', 'not_found', `No route ${request.method} ${target?.path ?? ''}: the proxy serves /v1/* (passed to the upstream), /healthz and /metrics.`));
+  });
 
-  // Hooks in callback style: on every request, an async hook would cost a promise more.
+  // Hooks in callback style: on every request, an async hook would cost a promise more. The key is checked before
+  // anything else is done with the request, on every path but the proxy's own two, including paths that lead nowhere.
   if (keys.length > 0) {
     app.addHook('onRequest', (request, reply, done) => {
+      const target = targetOf(request);
+      const open = request.method === 'GET' && target !== undefined && !isRefusedTarget(target) && OPEN_PATHS.has(target.path);
       const given = request.headers[PROXY_KEY_HEADER];
-      if (!request.url.startsWith('/v1') || (typeof given === 'string' && keys.some((key) => safeEqual(key, given)))) return done();
+      if (open || (typeof given === 'string' && keys.some((key) => safeEqual(key, given)))) return done();
       void send(reply, proxyError(401, 'authentication_error', 'invalid_proxy_key', `Missing or unknown proxy key: send one of the proxy's keys in the ${PROXY_KEY_HEADER} header.`));
     });
   }
+  // A body over the limit is refused from its Content-Length, before a byte of it is read.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!(Number(request.headers['content-length']) > bodyLimitBytes)) return done();
+    void send(reply, tooLarge());
+  });
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unknown';
     metrics.add(PROXY_METRICS.requests, { route: route.startsWith('/v1/*') ? 'pass-through' : route, status: String(reply.statusCode) });
@@ -161,14 +204,17 @@ export function createProxy({
     scope.all('/v1/*', (request, reply) => passThrough(request, reply));
   });
 
+  function tooLarge(): ProxyError {
+    return proxyError(413, 'invalid_request_error', 'request_too_large', `The request body is larger than ${bodyLimitBytes} bytes, the proxy's limit.`);
+  }
+
   async function passThrough(request: FastifyRequest, reply: FastifyReply) {
-    const length = Number(request.headers['content-length']);
-    if (length > bodyLimitBytes) return send(reply, proxyError(413, 'invalid_request_error', 'request_too_large', `The request body is larger than ${bodyLimitBytes} bytes, the proxy's limit.`));
+    const { path, query } = targetOf(request) as NormalisedTarget;
     const abort = abortOnClientGone(reply.raw);
     const body = request.body as Readable | undefined;
     let response: Dispatcher.ResponseData | ProxyError;
     try {
-      response = await upstream.send({ method: request.method, path: request.url, headers: request.headers, body: body ?? null, signal: abort, monitored: false });
+      response = await upstream.send({ method: request.method, path, query, headers: request.headers, body: body ?? null, signal: abort, monitored: false });
     } catch (error) {
       if (!abort.aborted) throw error;
       metrics.add(PROXY_METRICS.clientAborts);
@@ -185,7 +231,12 @@ export function createProxy({
     if (body.n !== undefined && body.n !== null && body.n !== 1) {
       return send(reply, proxyError(400, 'invalid_request_error', 'unsupported_n', 'The proxy monitors one choice per call: send n = 1 (or leave it out).', 'n'));
     }
-    const { sessionId } = sessionIdOf(request.headers, body);
+    const named = namedSessionOf(request.headers, body);
+    if (!named && requireSessionId) {
+      return send(reply, proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every chat completion to name its session: send the ${SESSION_HEADER} header (or the 'user' field, or metadata.session_id).`));
+    }
+    const placed = named ? undefined : await placeByConversation(body);
+    const sessionId = named?.sessionId ?? placed!.sessionId;
     reply.header(SESSION_HEADER, sessionId);
 
     const before = await beforeCall(monitor, sessionId, body).catch((error: unknown) => {
@@ -204,7 +255,8 @@ export function createProxy({
     const sent = before.body === body ? (request as RawBodyRequest)[RAW_BODY] : JSON.stringify(before.body);
     let response: Dispatcher.ResponseData | ProxyError;
     try {
-      response = await upstream.send({ method: 'POST', path: request.url, headers: request.headers, body: sent, signal: abort, monitored: true });
+      const { path, query } = targetOf(request) as NormalisedTarget;
+      response = await upstream.send({ method: 'POST', path, query, headers: request.headers, body: sent, signal: abort, monitored: true });
     } catch (error) {
       if (!abort.aborted) throw error;
       metrics.add(PROXY_METRICS.clientAborts);
@@ -214,7 +266,11 @@ export function createProxy({
     const eventStream = String(response.headers['content-type'] ?? '').includes('text/event-stream');
     // The answer is checked with the tools this request offered, so the loop detector counts calls to any other.
     const offered = offeredToolNames(body.tools);
-    const check = (turn: AssistantTurn) => checkedTurn(sessionId, offered ? { ...turn, availableTools: offered } : turn);
+    const check = async (turn: AssistantTurn) => {
+      const refused = await checkedTurn(sessionId, offered ? { ...turn, availableTools: offered } : turn);
+      if (placed) await recordAnswer(placed, deliveredTurn(turn, refused));
+      return refused;
+    };
     if (streamed && eventStream && response.statusCode < 300) return streamCompletion(reply, response, sessionId, abort, check);
     return completion(reply, response, abort, check);
   }
@@ -312,6 +368,25 @@ export function createProxy({
     out.end(gate.release(refused));
   }
 
+  /** The session of a request that names none, by its conversation's history; a failure starts a session of its own. */
+  async function placeByConversation(body: ChatCompletionRequest): Promise<Placement> {
+    try {
+      return await conversations.place(toChatMessages(body.messages));
+    } catch (error) {
+      logOnce('placement-failed', `Placing a request by its conversation failed (${(error as Error)?.message}); it ran in a session of its own.`);
+      return { sessionId: `conversation-${randomUUID()}`, request: '' };
+    }
+  }
+
+  /** Records the answer the client receives, so the request that continues the conversation finds its session. */
+  async function recordAnswer(placed: Placement, turn: AssistantTurn): Promise<void> {
+    try {
+      await conversations.answered(placed, turn);
+    } catch (error) {
+      logOnce('placement-failed', `Recording an answer for its conversation failed (${(error as Error)?.message}); the next request starts a session of its own.`);
+    }
+  }
+
   /** The pre-emptive checks of a turn; a failure of the checks themselves refuses every call (guards fail closed). */
   async function checkedTurn(sessionId: string, turn: AssistantTurn): Promise<RefusedToolCall[]> {
     try {
@@ -350,6 +425,12 @@ function send(reply: FastifyReply, error: ProxyError) {
 function allRefused(calls: ReturnType<typeof turnOf>['toolCalls'], why: string): RefusedToolCall[] {
   return calls.map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: `The call to ${call.name} was refused: ${why}, so it did not run.`, constraints: [] }));
 }
+
+/** The raw request property that holds its normalised target, set before routing. */
+const TARGET = Symbol('panoptes.target');
+type TargetRequest = FastifyRequest['raw'] & { [TARGET]?: NormalisedTarget | { refused: string } };
+/** Where a refused target is routed: nowhere, so the not-found handler answers it with the reason (after the key check). */
+const REFUSED_ROUTE = '/';
 
 /** The request property that holds a chat request's body as the client sent it. */
 const RAW_BODY = 'panoptesRawBody';

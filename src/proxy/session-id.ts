@@ -1,10 +1,10 @@
 /**
- * Which session a proxied request belongs to, in the reference proxy's order (docs/proxy.md, "Sessions").
+ * The session a proxied request names, in the reference proxy's order (docs/proxy.md, "Sessions"). A request that
+ * names none is placed by its conversation's history instead (see `conversation-placement.ts`).
  * @module
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { ChatCompletionRequest } from './openai-types.js';
-import { textOf } from './translate.js';
 
 /** Where a session id came from; returned in the `x-panoptes-session-source` response header. */
 export type SessionSource =
@@ -15,8 +15,7 @@ export type SessionSource =
   | 'metadata.run_id'
   | 'user'
   | 'thread_id'
-  | 'conversation-hash'
-  | 'fresh';
+  | 'conversation';
 
 /** Ids longer than this are hashed, so a client cannot make the proxy keep (or send to Redis) a huge key. */
 const MAX_ID_LENGTH = 256;
@@ -25,17 +24,16 @@ const HEADERS = ['x-panoptes-session-id', 'x-session-id'] as const;
 const METADATA_KEYS = ['session_id', 'panoptes_session_id', 'run_id'] as const;
 
 /**
- * The session of a request: the first of headers `x-panoptes-session-id`, `x-session-id`; `metadata.session_id`,
- * `metadata.panoptes_session_id`, `metadata.run_id`; `user`; `thread_id`; a hash of the system prompt and the first
- * user message; else a fresh id. Empty strings do not count.
+ * The session a request names: the first of headers `x-panoptes-session-id`, `x-session-id`; `metadata.session_id`,
+ * `metadata.panoptes_session_id`, `metadata.run_id`; `user`; `thread_id`. Empty strings do not count. `undefined`
+ * when it names none.
  *
- * The hash makes every call of one conversation land in one session with no id sent (each call repeats the opening),
- * on any proxy instance. Two conversations that open with the same words share that session, so clients that can
- * send an id should.
+ * There is deliberately no fallback on the conversation's opening: two customers who open with the same words are
+ * different conversations, and a session shared by them would let one's identity check authorise the other's refund.
  * @example
- * sessionIdOf({ 'x-session-id': 'abc' }, body) // { sessionId: 'abc', source: 'header:x-session-id' }
+ * namedSessionOf({ 'x-session-id': 'abc' }, body) // { sessionId: 'abc', source: 'header:x-session-id' }
  */
-export function sessionIdOf(headers: Record<string, string | string[] | undefined>, body: ChatCompletionRequest): { sessionId: string; source: SessionSource } {
+export function namedSessionOf(headers: Record<string, string | string[] | undefined>, body: ChatCompletionRequest): { sessionId: string; source: SessionSource } | undefined {
   for (const name of HEADERS) {
     const value = headers[name];
     const id = Array.isArray(value) ? value[0] : value;
@@ -50,9 +48,7 @@ export function sessionIdOf(headers: Record<string, string | string[] | undefine
   }
   if (isId(body.user)) return { sessionId: bounded(body.user), source: 'user' };
   if (isId(body.thread_id)) return { sessionId: bounded(body.thread_id), source: 'thread_id' };
-  const opening = openingOf(body);
-  if (opening !== undefined) return { sessionId: `conversation-${createHash('sha256').update(opening).digest('hex').slice(0, 32)}`, source: 'conversation-hash' };
-  return { sessionId: `session-${randomUUID()}`, source: 'fresh' };
+  return undefined;
 }
 
 function isId(value: unknown): value is string {
@@ -61,15 +57,4 @@ function isId(value: unknown): value is string {
 
 function bounded(id: string): string {
   return id.length <= MAX_ID_LENGTH ? id : `sha256-${createHash('sha256').update(id).digest('hex')}`;
-}
-
-/** The system prompt and the first user message, or `undefined` when there is no user message. */
-function openingOf(body: ChatCompletionRequest): string | undefined {
-  const messages = body.messages;
-  const user = messages.find((message) => message.role === 'user');
-  if (!user) return undefined;
-  const system = messages.find((message) => message.role === 'system' || message.role === 'developer');
-  // Interventions append to the system prompt on some calls, so only the text the client wrote counts: the proxy
-  // hashes the request as it arrives, before any edit. The separator cannot occur in JSON-escaped text.
-  return `${JSON.stringify(textOf(system?.content))}\u0000${JSON.stringify(textOf(user.content))}`;
 }

@@ -8,9 +8,30 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import { proxyError, type ProxyError } from './errors.js';
+import { belowBasePath } from './request-path.js';
 
-/** Headers that describe one hop, not the message: never forwarded (RFC 9110 section 7.6.1). */
+/** Headers that describe one hop, not the message: never passed back (RFC 9110 section 7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+
+/**
+ * The request headers the upstream receives; every other header stays at the proxy. An allowlist rather than a
+ * blocklist: a client's `X-Forwarded-For`, `Forwarded` or `X-HTTP-Method-Override` could otherwise tell an upstream
+ * something about the call the proxy never checked. Listed: what OpenAI-compatible and Anthropic-compatible clients
+ * send to authenticate, describe the body and identify themselves (docs/proxy.md, "Security").
+ */
+export const FORWARDED_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'accept-encoding',
+  'api-key',
+  'authorization',
+  'content-type',
+  'idempotency-key',
+  'user-agent',
+  'x-api-key',
+]);
+
+/** Header prefixes forwarded too: the OpenAI and Anthropic SDKs' own (`openai-organization`, `anthropic-version`, `x-stainless-os`, ...). */
+export const FORWARDED_HEADER_PREFIXES: readonly string[] = ['openai-', 'anthropic-', 'x-stainless-'];
 
 /** The header that carries a proxy key; it is for the proxy alone and never reaches the upstream. */
 export const PROXY_KEY_HEADER = 'x-panoptes-key';
@@ -28,9 +49,9 @@ export type UpstreamSignal = AbortSignal | (EventEmitter & { readonly aborted: b
 
 /** A request to the upstream, the answer or an OpenAI-format error. */
 export interface Upstream {
-  /** The upstream URL for a proxy path: `/v1/models?x=1` -> `<baseUrl>/models?x=1`. */
-  urlOf(path: string): string;
-  send(options: { method: string; path: string; headers: IncomingHttpHeaders; body?: string | Readable | null; signal?: UpstreamSignal; monitored: boolean }): Promise<Dispatcher.ResponseData | ProxyError>;
+  /** The upstream URL for a normalised proxy path under `/v1` and its query: `/v1/models`, `?x=1` -> `<baseUrl>/models?x=1`. */
+  urlOf(path: string, query?: string): string;
+  send(options: { method: string; path: string; query: string; headers: IncomingHttpHeaders; body?: string | Readable | null; signal?: UpstreamSignal; monitored: boolean }): Promise<Dispatcher.ResponseData | ProxyError>;
   close(): Promise<void>;
 }
 
@@ -39,12 +60,12 @@ export function createUpstream({ baseUrl, timeoutMs }: UpstreamOptions): Upstrea
   const base = new URL(baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
-  const urlOf = (path: string) => `${base.origin}${basePath}${path.replace(/^\/v1(?=\/|$|\?)/, '')}`;
+  const urlOf = (path: string, query = '') => `${base.origin}${basePath}${belowBasePath(path)}${query}`;
   return {
     urlOf,
-    async send({ method, path, headers, body, signal, monitored }) {
+    async send({ method, path, query, headers, body, signal, monitored }) {
       try {
-        return await request(urlOf(path), {
+        return await request(urlOf(path, query), {
           method: method as Dispatcher.HttpMethod,
           headers: forwardedHeaders(headers, monitored),
           body: body ?? null,
@@ -63,17 +84,22 @@ export function createUpstream({ baseUrl, timeoutMs }: UpstreamOptions): Upstrea
 }
 
 /**
- * The client's headers as the upstream gets them: `Authorization` unchanged; without hop-by-hop headers and the proxy
- * key. A monitored call asks for an uncompressed answer, since the proxy reads it.
+ * The client's headers as the upstream gets them: those in {@link FORWARDED_HEADERS} or with a prefix in
+ * {@link FORWARDED_HEADER_PREFIXES}, unchanged (`Authorization` included); never the proxy key. A monitored call asks
+ * for an uncompressed answer, since the proxy reads it.
  */
 export function forwardedHeaders(headers: IncomingHttpHeaders, monitored: boolean): Record<string, string | string[]> {
   const result: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || name === PROXY_KEY_HEADER) continue;
+    if (value === undefined || !isForwarded(name)) continue;
     if (monitored && name === 'accept-encoding') continue;
     result[name] = value;
   }
   return result;
+}
+
+function isForwarded(name: string): boolean {
+  return FORWARDED_HEADERS.has(name) || FORWARDED_HEADER_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
 
 /** The upstream's response headers as the client gets them (hop-by-hop headers dropped). */

@@ -141,7 +141,7 @@ export function createConversationSessions<Snapshot = unknown>({
     answered(sessionId, turn) {
       const answering = conversations.get(sessionId);
       if (answering?.request === undefined) return;
-      const end = chain(answering.request, messageKey({ role: 'assistant', content: turn.content, toolCalls: turn.toolCalls }));
+      const end = answerHash(answering.request, turn);
       delete answering.request;
       ends.delete(end);
       remember(ends, end, { sessionId, continued: false }, limit);
@@ -176,10 +176,15 @@ export function createConversationSessions<Snapshot = unknown>({
   };
 }
 
-const EMPTY_HISTORY = 'history-0';
+/** The hash of a history with no messages. */
+export const EMPTY_HISTORY = 'history-0';
 
-/** The history hash after each message (system messages leave it unchanged), each chained on the one before. */
-function historyHashes(messages: readonly ChatMessage[]): string[] {
+/**
+ * The history hash after each message (system messages leave it unchanged), each chained on the one before: two
+ * histories have the same hash at a position only if they are the same up to it. Shared with the registries that
+ * keep conversation sessions outside this process (the Redis store), so every process computes the same keys.
+ */
+export function historyHashes(messages: readonly ChatMessage[]): string[] {
   const hashes = new Array<string>(messages.length);
   let hash = EMPTY_HISTORY;
   for (let index = 0; index < messages.length; index++) {
@@ -201,6 +206,11 @@ function messageKey(message: ChatMessage): string {
   const key = `${message.role}\u0000${text.trim()}`;
   if (message.role !== 'assistant' || !message.toolCalls || message.toolCalls.length === 0) return key;
   return `${key}\u0000${message.toolCalls.map((call) => `${call.id ?? ''}:${call.name}(${canonicalJson(call.args)})`).join('\u0000')}`;
+}
+
+/** The history hash of a request's history (`requestHash`) followed by the model's answer to it. */
+export function answerHash(requestHash: string, turn: AssistantTurn): string {
+  return chain(requestHash, messageKey({ role: 'assistant', content: turn.content, toolCalls: turn.toolCalls }));
 }
 
 /** Two 53-bit lanes of cyrb53 over the previous hash and the message: collisions between live histories are negligible. */

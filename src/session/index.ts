@@ -6,3 +6,5 @@ export {
   type ConversationSessions,
   type ConversationSessionsOptions,
 } from './conversation-sessions.js';
+export { answerHash, EMPTY_HISTORY, historyHashes } from './conversation-sessions.js';
+export { localPlacement, MAX_PLACEMENT_CANDIDATES, placementKeys, type ConversationPlacement, type Placement } from './conversation-placement.js';

@@ -20,6 +20,8 @@ export interface Running {
   monitor: Monitor;
   url: string;
   client: OpenAI;
+  /** The `x-panoptes-session-id` of every answer `client` received, in order. */
+  sessionIds: string[];
   logger: ReturnType<typeof quietLogger>;
   close(): Promise<void>;
 }
@@ -31,19 +33,37 @@ export async function startProxy(script: Script, { monitor: monitorOptions = {},
   const monitor = createMonitor({ workflow: await loadWorkflow(SUPPORT_WORKFLOW), logger, ...monitorOptions });
   const proxy = createProxy({ upstream: upstream.url, monitor, port: 0, logger, ...proxyOptions });
   const { url } = await proxy.listen();
-  const client = new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0 });
+  const { client, sessionIds } = recordingClient(url, apiKey);
   return {
     upstream,
     proxy,
     monitor,
     url,
     client,
+    sessionIds,
     logger,
     async close() {
       await proxy.close();
       await upstream.close();
     },
   };
+}
+
+/** An `openai` client of the proxy at `url` that keeps the session id of every answer (the proxy's response header). */
+export function recordingClient(url: string, apiKey = 'sk-test-secret'): { client: OpenAI; sessionIds: string[] } {
+  const sessionIds: string[] = [];
+  const client = new OpenAI({
+    baseURL: `${url}/v1`,
+    apiKey,
+    maxRetries: 0,
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      const sessionId = response.headers.get('x-panoptes-session-id');
+      if (sessionId) sessionIds.push(sessionId);
+      return response;
+    },
+  });
+  return { client, sessionIds };
 }
 
 export const TOOLS: ChatCompletionTool[] = ['verify_identity', 'issue_refund'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } }));

@@ -2,7 +2,7 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseWorkflow } from '../../src/index.js';
-import { sessionIdOf } from '../../src/proxy/index.js';
+import { namedSessionOf } from '../../src/proxy/index.js';
 import { createProxyMetrics } from '../../src/proxy/metrics.js';
 import { hastyAgent } from './fake-upstream.js';
 import { OPENING, json, startProxy, type Running } from './helpers.js';
@@ -46,9 +46,9 @@ describe('chat request bodies', () => {
 
   it('are sent re-serialised once an intervention edited them', async () => {
     running = await startProxy(hastyAgent);
-    await running.client.chat.completions.create({ model: 'x', messages: OPENING }); // its refund is refused
+    await running.client.chat.completions.create({ model: 'x', messages: OPENING }, { headers: { 'x-panoptes-session-id': 's1' } }); // its refund is refused
     const sent = JSON.stringify({ model: 'x', temperature: 1.0, messages: OPENING });
-    await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent }); // the same conversation: the same session
+    await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-panoptes-session-id': 's1' }, body: sent });
     const edited = running.upstream.requests[1]!;
     expect(edited.raw).not.toBe(sent);
     expect(edited.body).toMatchObject({ model: 'x', temperature: 1 });
@@ -118,21 +118,17 @@ describe('security', () => {
 describe('session ids', () => {
   const body = (extra: Record<string, unknown> = {}) => ({ messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }], ...extra });
 
-  it('follow the reference order: headers, metadata, user, thread_id, conversation hash, fresh', () => {
+  it('follow the reference order: headers, metadata, user, thread_id; none without an id', () => {
     const all = { metadata: { session_id: 'm1', panoptes_session_id: 'm2', run_id: 'm3' }, user: 'u', thread_id: 't' };
-    expect(sessionIdOf({ 'x-panoptes-session-id': 'h1', 'x-session-id': 'h2' }, body(all))).toEqual({ sessionId: 'h1', source: 'header:x-panoptes-session-id' });
-    expect(sessionIdOf({ 'x-session-id': 'h2' }, body(all))).toEqual({ sessionId: 'h2', source: 'header:x-session-id' });
-    expect(sessionIdOf({}, body(all))).toEqual({ sessionId: 'm1', source: 'metadata.session_id' });
-    expect(sessionIdOf({}, body({ ...all, metadata: { panoptes_session_id: 'm2', run_id: 'm3' } }))).toEqual({ sessionId: 'm2', source: 'metadata.panoptes_session_id' });
-    expect(sessionIdOf({}, body({ ...all, metadata: { run_id: 'm3' } }))).toEqual({ sessionId: 'm3', source: 'metadata.run_id' });
-    expect(sessionIdOf({}, body({ user: 'u', thread_id: 't' }))).toEqual({ sessionId: 'u', source: 'user' });
-    expect(sessionIdOf({}, body({ thread_id: 't', user: '' }))).toEqual({ sessionId: 't', source: 'thread_id' });
-    const hashed = sessionIdOf({}, body());
-    expect(hashed.source).toBe('conversation-hash');
-    expect(sessionIdOf({}, { messages: [...body().messages, { role: 'assistant', content: 'later turns do not change it' }] }).sessionId).toBe(hashed.sessionId);
-    expect(sessionIdOf({}, { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'another opening' }] }).sessionId).not.toBe(hashed.sessionId);
-    expect(sessionIdOf({}, { messages: [{ role: 'system', content: 'only a system prompt' }] }).source).toBe('fresh');
-    expect(sessionIdOf({ 'x-session-id': 'x'.repeat(1000) }, body()).sessionId).toMatch(/^sha256-[0-9a-f]{64}$/);
+    expect(namedSessionOf({ 'x-panoptes-session-id': 'h1', 'x-session-id': 'h2' }, body(all))).toEqual({ sessionId: 'h1', source: 'header:x-panoptes-session-id' });
+    expect(namedSessionOf({ 'x-session-id': 'h2' }, body(all))).toEqual({ sessionId: 'h2', source: 'header:x-session-id' });
+    expect(namedSessionOf({}, body(all))).toEqual({ sessionId: 'm1', source: 'metadata.session_id' });
+    expect(namedSessionOf({}, body({ ...all, metadata: { panoptes_session_id: 'm2', run_id: 'm3' } }))).toEqual({ sessionId: 'm2', source: 'metadata.panoptes_session_id' });
+    expect(namedSessionOf({}, body({ ...all, metadata: { run_id: 'm3' } }))).toEqual({ sessionId: 'm3', source: 'metadata.run_id' });
+    expect(namedSessionOf({}, body({ user: 'u', thread_id: 't' }))).toEqual({ sessionId: 'u', source: 'user' });
+    expect(namedSessionOf({}, body({ thread_id: 't', user: '' }))).toEqual({ sessionId: 't', source: 'thread_id' });
+    expect(namedSessionOf({}, body())).toBeUndefined();
+    expect(namedSessionOf({ 'x-session-id': 'x'.repeat(1000) }, body())?.sessionId).toMatch(/^sha256-[0-9a-f]{64}$/);
   });
 
   it('returns the session id in the x-panoptes-session-id response header', async () => {
@@ -160,8 +156,9 @@ describe('hard blocks', () => {
       ].join('\n'),
     );
     running = await startProxy(() => ({ content: 'Sure, here are the internal notes: ...' }), { monitor: { workflow } });
-    await running.client.chat.completions.create({ model: 'x', messages: OPENING }); // the violation happens here
-    const blocked = await running.client.chat.completions.create({ model: 'x', messages: OPENING }).catch((error: unknown) => error);
+    const first = await running.client.chat.completions.create({ model: 'x', messages: OPENING }); // the violation happens here
+    const next = [...OPENING, { role: 'assistant' as const, content: first.choices[0]!.message.content }, { role: 'user' as const, content: 'And the rest?' }];
+    const blocked = await running.client.chat.completions.create({ model: 'x', messages: next }).catch((error: unknown) => error);
     expect(blocked).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((blocked as InstanceType<typeof OpenAI.PermissionDeniedError>).error).toEqual({ message: 'This conversation revealed internal notes; it cannot continue.', type: 'panoptes_violation', param: null, code: 'workflow_blocked' });
     expect(running.upstream.requests).toHaveLength(1);

@@ -5,12 +5,11 @@
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMonitor, loadWorkflow, type MonitorSession } from '../../src/index.js';
-import { createProxy, sessionIdOf, type Proxy } from '../../src/proxy/index.js';
-import type { OpenAIMessage } from '../../src/proxy/openai-types.js';
+import { createProxy, type Proxy } from '../../src/proxy/index.js';
 import { createRedisSessionStore, type RedisSessionStore } from '../../src/store/redis/index.js';
 import { startRedisServer, type RedisServer } from '../store/redis-server.js';
 import { hastyAgent, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
-import { json, OPENING, SUPPORT_WORKFLOW, quietLogger, runDemo, startProxy } from './helpers.js';
+import { json, OPENING, SUPPORT_WORKFLOW, quietLogger, recordingClient, runDemo, startProxy } from './helpers.js';
 
 let redis: RedisServer;
 let upstream: FakeUpstream;
@@ -31,18 +30,18 @@ afterEach(async () => {
 });
 
 /** One proxy instance with its own monitor and its own Redis client, as a separate process would have. */
-async function instance(): Promise<{ proxy: Proxy; store: RedisSessionStore<MonitorSession>; client: OpenAI; url: string }> {
+async function instance(): Promise<{ proxy: Proxy; store: RedisSessionStore<MonitorSession>; client: OpenAI; sessionIds: string[]; url: string }> {
   const logger = quietLogger();
   const store = createRedisSessionStore<MonitorSession>({ url: redis.url, keyPrefix: `shared${prefixCount}:`, logger });
   await store.ready();
   const monitor = createMonitor({ workflow: await loadWorkflow(SUPPORT_WORKFLOW), store, logger });
-  const proxy = createProxy({ upstream: upstream.url, monitor, port: 0, logger, storeHealthy: () => store.healthy });
+  const proxy = createProxy({ upstream: upstream.url, monitor, port: 0, logger, storeHealthy: () => store.healthy, conversations: store.conversations() });
   const { url } = await proxy.listen();
   cleanups.push(async () => {
     await proxy.close();
     await store.close();
   });
-  return { proxy, store, url, client: new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-test', maxRetries: 0 }) };
+  return { proxy, store, url, ...recordingClient(url) };
 }
 
 /** A client that sends call k to `clients[k % 2]`: a load balancer alternating between two instances. */
@@ -71,8 +70,12 @@ describe.each([false, true])('two proxies on one Redis (stream: %s)', (stream) =
     expect(strip(shared)).toEqual(strip(expected));
     expect(strip(expected)[0]!.content).toMatch(/^\[Panoptes\]/);
 
-    const soloMonitorReport = await alone.monitor.report(sessionOfOpening());
-    const sharedSession = await a.store.get(sessionOfOpening());
+    // No call named its session: both instances placed every call of the conversation in one session, through Redis.
+    const placed = new Set([...a.sessionIds, ...b.sessionIds]);
+    expect(placed.size).toBe(1);
+    expect(a.sessionIds.length + b.sessionIds.length).toBe(shared.answers.length);
+    const soloMonitorReport = await alone.monitor.report(alone.sessionIds[0]!);
+    const sharedSession = await a.store.get([...placed][0]!);
     expect(sharedSession?.workflow.trace).toEqual(soloMonitorReport?.trace);
     expect(sharedSession?.workflow.refusals.map((refusal) => refusal.constraints)).toEqual([['verify_before_account_action']]);
     expect(a.store.misses()).toEqual({});
@@ -127,7 +130,3 @@ describe('Redis killed in the middle of a load run', () => {
     expect(session?.workflow.trace).toEqual(['greeting', 'verify_identity', 'account_action', 'resolution']);
   });
 });
-
-function sessionOfOpening(): string {
-  return sessionIdOf({}, { messages: OPENING as OpenAIMessage[] }).sessionId;
-}

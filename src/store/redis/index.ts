@@ -1,5 +1,5 @@
 /**
- * `panoptes/redis`: sessions shared through Redis (DESIGN.md section 17). Loads the official `redis` client (an
+ * `panoptes/redis`: sessions shared through Redis. Loads the official `redis` client (an
  * optional peer dependency), so it is a subpath of its own and the core never imports it.
  * @module
  */
@@ -14,3 +14,4 @@ export {
   type RedisSessionStoreOptions,
   type RedisStoreMissCause,
 } from './redis-session-store.js';
+export { createRedisConversationPlacement, type RedisConversationPlacement, type RedisConversationPlacementOptions } from './conversation-placement.js';

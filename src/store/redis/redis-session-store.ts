@@ -5,6 +5,7 @@ import { systemTimers, type Timers } from '../../clock/index.js';
 import { InvalidOptionError } from '../../errors/index.js';
 import type { Logger } from '../../monitor/fail-open.js';
 import { DEFAULT_SESSION_TTL_MS, type SessionStore } from '../session-store.js';
+import { createRedisConversationPlacement, type RedisConversationPlacement } from './conversation-placement.js';
 
 /**
  * The few commands the store sends. Any node-redis client (v4 to v6, a cluster's node client) has `sendCommand`; the
@@ -67,6 +68,11 @@ export interface RedisSessionStore<Value> extends SessionStore<Value> {
   settled(): Promise<void>;
   /** Waits for the releases in flight (up to `leaseMs`), then closes the client the store made (not one passed in). */
   close(): Promise<void>;
+  /**
+   * The registry that places calls naming no session by their conversation's history, in this Redis under this
+   * store's prefix, so every process agrees where such a call belongs (the proxy uses it; see ConversationPlacement).
+   */
+  conversations(): RedisConversationPlacement;
 }
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'panoptes:';
@@ -342,6 +348,8 @@ export function createRedisSessionStore<Value>({
     },
 
     misses: () => ({ ...counts }),
+
+    conversations: () => createRedisConversationPlacement({ client, keyPrefix, ttlMs, timeoutMs: leaseMs, logger, timers }),
 
     async settled() {
       while (releasing.size > 0) await Promise.all(releasing);

@@ -1,0 +1,99 @@
+/**
+ * The one path a proxied request is known by. A client's request target is normalised once, before routing, and that
+ * normalised path is the only one the proxy reads afterwards: for the proxy-key check, for choosing the route, for
+ * monitoring, and for the URL sent upstream. A path that reads one way to the router and another way to the upstream
+ * (`/v1/./chat/completions`, `/%761/../chat/completions`) would otherwise reach the model unmonitored.
+ * @module
+ */
+
+/** Where every proxied route lives; the upstream's own base path replaces it when forwarding. */
+export const BASE_PATH = '/v1';
+
+/** Routes matched whatever the case of their letters, so `/v1/Chat/Completions` cannot dodge the monitor. */
+const MONITORED_ROUTES = ['/v1/chat/completions'] as const;
+
+/** Paths that are the proxy's own and need no key. */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz', '/metrics']);
+
+/** A request target, normalised: `path` is percent-encoded canonically, `query` is kept as sent (with its `?`). */
+export interface NormalisedTarget {
+  path: string;
+  query: string;
+}
+
+/** Why a request target is refused before routing. */
+export interface RefusedTarget {
+  refused: string;
+}
+
+/** Longest request target read; a longer one is refused rather than parsed. */
+const MAX_TARGET_LENGTH = 8192;
+
+/**
+ * Normalises a request target (`request.url` as Node gives it):
+ * - only origin-form targets (`/path?query`); absolute-form (`http://host/...`) and `*` are refused;
+ * - percent-encoding is decoded once; an encoded `/` or `\` (`%2F`, `%5C`), a backslash, NUL or another control
+ *   character, and malformed encoding are refused, since they read differently to different servers;
+ * - empty segments (`//`) are dropped, `.` segments removed and `..` segments resolved, after decoding (so `%2e%2e`
+ *   is `..`); a `..` above the root is refused;
+ * - a trailing `/` is dropped;
+ * - a monitored route is matched whatever its case and takes its canonical spelling;
+ * - the result is encoded again segment by segment, so the upstream reads exactly what the router read.
+ *
+ * Whether the path lies under {@link BASE_PATH} is the router's business: anything else is a 404.
+ * @example
+ * normaliseTarget('/v1/x/../Chat/completions/?a=1') // { path: '/v1/chat/completions', query: '?a=1' }
+ * normaliseTarget('/v1/%2e%2e/admin')               // { path: '/admin', query: '' } (then a 404)
+ * normaliseTarget('/v1/chat%2Fcompletions')         // { refused: 'an encoded slash (%2F) ...' }
+ */
+export function normaliseTarget(target: string): NormalisedTarget | RefusedTarget {
+  if (target.length > MAX_TARGET_LENGTH) return { refused: `the request target is longer than ${MAX_TARGET_LENGTH} characters` };
+  if (!target.startsWith('/')) return { refused: 'only a path is accepted as the request target (no scheme, host or *)' };
+  const queryAt = target.indexOf('?');
+  const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : target.slice(queryAt);
+  if (/%(2f|5c)/i.test(rawPath)) return { refused: 'an encoded slash (%2F or %5C) in the path is ambiguous' };
+  if (rawPath.includes('\\')) return { refused: 'a backslash in the path is ambiguous' };
+  const segments: string[] = [];
+  for (const raw of rawPath.split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      return { refused: 'the path has malformed percent-encoding' };
+    }
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(segment)) return { refused: 'the path contains a control character' };
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (segments.length === 0) return { refused: 'the path climbs above the root with ..' };
+      segments.pop();
+      continue;
+    }
+    segments.push(segment);
+  }
+  const decoded = `/${segments.join('/')}`;
+  const monitored = MONITORED_ROUTES.find((route) => route === decoded.toLowerCase());
+  const path = monitored ?? `/${segments.map(encodeSegment).join('/')}`;
+  return { path, query };
+}
+
+/** Whether a normalised target was refused. */
+export function isRefusedTarget(target: NormalisedTarget | RefusedTarget): target is RefusedTarget {
+  return 'refused' in target;
+}
+
+/** The path below {@link BASE_PATH}: `/v1/models` -> `/models`, `/v1` -> ``. Only for paths under it. */
+export function belowBasePath(path: string): string {
+  return path.slice(BASE_PATH.length);
+}
+
+/** Whether a normalised path lies under {@link BASE_PATH}. */
+export function isUnderBasePath(path: string): boolean {
+  return path === BASE_PATH || path.startsWith(`${BASE_PATH}/`);
+}
+
+/** A decoded segment encoded again: what `encodeURIComponent` leaves, plus the sub-delimiters RFC 3986 allows in a path. */
+function encodeSegment(segment: string): string {
+  return encodeURIComponent(segment).replace(/%(21|24|26|27|28|29|2A|2B|2C|3A|3B|3D|40)/g, (escape) => decodeURIComponent(escape));
+}
