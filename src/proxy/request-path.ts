@@ -37,7 +37,8 @@ const MAX_TARGET_LENGTH = 8192;
  * - empty segments (`//`) are dropped, `.` segments removed and `..` segments resolved, after decoding (so `%2e%2e`
  *   is `..`); a `..` above the root is refused;
  * - a trailing `/` is dropped;
- * - a monitored route is matched whatever its case and takes its canonical spelling;
+ * - a monitored route is matched the way a lenient server would match it (any case, `;` parameters, trailing spaces
+ *   or dots) and takes its canonical spelling;
  * - the result is encoded again segment by segment, so the upstream reads exactly what the router read.
  *
  * Whether the path lies under {@link BASE_PATH} is the router's business: anything else is a 404.
@@ -72,10 +73,20 @@ export function normaliseTarget(target: string): NormalisedTarget | RefusedTarge
     }
     segments.push(segment);
   }
-  const decoded = `/${segments.join('/')}`;
-  const monitored = MONITORED_ROUTES.find((route) => route === decoded.toLowerCase());
+  const monitored = monitoredRouteOf(segments);
   const path = monitored ?? `/${segments.map(encodeSegment).join('/')}`;
   return { path, query };
+}
+
+/**
+ * The monitored route a path would mean to a lenient server, if any: one that ignores the case of letters, `;`
+ * parameters (`completions;x`), and spaces and dots at the end of a segment (`completions.`, `completions%20`). Such
+ * a path is monitored as that route, and sent upstream by its canonical spelling.
+ */
+function monitoredRouteOf(segments: readonly string[]): string | undefined {
+  const loose = segments.map((segment) => segment.toLowerCase().replace(/;.*$/s, '').trim().replace(/[.\s]+$/, '')).filter((segment) => segment !== '');
+  const path = `/${loose.join('/')}`;
+  return MONITORED_ROUTES.find((route) => route === path);
 }
 
 /** Whether a normalised target was refused. */

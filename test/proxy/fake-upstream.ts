@@ -27,7 +27,11 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
-export async function startFakeUpstream(script: Script): Promise<FakeUpstream> {
+/**
+ * Starts the fake. `isChat` says which paths it answers as chat completions (default: those starting with
+ * `/v1/chat/completions`); any other path gets a JSON echo of the request.
+ */
+export async function startFakeUpstream(script: Script, { isChat = (path: string) => path.startsWith('/v1/chat/completions') }: { isChat?: (path: string) => boolean } = {}): Promise<FakeUpstream> {
   const requests: FakeUpstream['requests'] = [];
   const server: Server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
@@ -41,7 +45,7 @@ export async function startFakeUpstream(script: Script): Promise<FakeUpstream> {
     }
     const path = request.url ?? '';
     requests.push({ path, headers: request.headers, body, raw });
-    if (!path.startsWith('/v1/chat/completions')) {
+    if (!isChat(path)) {
       response.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'fake' });
       response.end(JSON.stringify({ object: 'list', path, method: request.method, received: raw }));
       return;

@@ -27,8 +27,11 @@ export interface Running {
 }
 
 /** A fake upstream running `script`, a monitor of the support workflow and a proxy in front, listening on a free port. */
-export async function startProxy(script: Script, { monitor: monitorOptions = {}, proxy: proxyOptions = {}, apiKey = 'sk-test-secret' }: { monitor?: Partial<MonitorOptions>; proxy?: Partial<ProxyOptions>; apiKey?: string } = {}): Promise<Running> {
-  const upstream = await startFakeUpstream(script);
+export async function startProxy(
+  script: Script,
+  { monitor: monitorOptions = {}, proxy: proxyOptions = {}, upstream: upstreamOptions, apiKey = 'sk-test-secret' }: { monitor?: Partial<MonitorOptions>; proxy?: Partial<ProxyOptions>; upstream?: Parameters<typeof startFakeUpstream>[1]; apiKey?: string } = {},
+): Promise<Running> {
+  const upstream = await startFakeUpstream(script, upstreamOptions);
   const logger = quietLogger();
   const monitor = createMonitor({ workflow: await loadWorkflow(SUPPORT_WORKFLOW), logger, ...monitorOptions });
   const proxy = createProxy({ upstream: upstream.url, monitor, port: 0, logger, ...proxyOptions });
