@@ -11,6 +11,7 @@ import { LineCounter, parseDocument, isMap, isScalar, type Node, type YAMLMap } 
 import { closestName, formatDiagnostic, type Diagnostic } from '../diagnostics/index.js';
 import { DiagnosticsError } from '../errors/diagnostics-error.js';
 import { hasErrorCode } from '../errors/panoptes-error.js';
+import { redactUrl } from '../store/redis/redact-url.js';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './server.js';
 
 /** The checked configuration of a proxy. */
@@ -39,18 +40,18 @@ export interface ServeConfigSources {
 type Kind = 'http-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list';
 type FieldName = 'upstream' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms';
 
-/** Every key: its kind, its environment variable and its flag. */
-const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string }> = {
+/** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
+const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true }> = {
   upstream: { kind: 'http-url', env: 'PANOPTES_UPSTREAM', flag: '--upstream' },
   workflow: { kind: 'file', env: 'PANOPTES_WORKFLOW', flag: '--workflow' },
   port: { kind: 'port', env: 'PANOPTES_PORT', flag: '--port' },
   host: { kind: 'string', env: 'PANOPTES_HOST', flag: '--host' },
   loops: { kind: 'boolean', env: 'PANOPTES_LOOPS', flag: '--loops' },
   strict: { kind: 'boolean', env: 'PANOPTES_STRICT' },
-  proxy_keys: { kind: 'string-list', env: 'PANOPTES_PROXY_KEYS' },
+  proxy_keys: { kind: 'string-list', env: 'PANOPTES_PROXY_KEYS', secret: true },
   'limits.body_bytes': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__BODY_BYTES' },
   'limits.upstream_timeout_ms': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__UPSTREAM_TIMEOUT_MS' },
-  'redis.url': { kind: 'redis-url', env: 'PANOPTES_REDIS__URL', flag: '--redis' },
+  'redis.url': { kind: 'redis-url', env: 'PANOPTES_REDIS__URL', flag: '--redis', secret: true },
   'redis.key_prefix': { kind: 'string', env: 'PANOPTES_REDIS__KEY_PREFIX' },
   'redis.ttl_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__TTL_MS' },
 };
@@ -64,7 +65,7 @@ const EXPECTED: Record<Kind, string> = {
   'positive-integer': 'a positive whole number',
   boolean: 'true or false',
   string: 'a non-empty string',
-  'string-list': 'a list of strings (in the environment: comma-separated)',
+  'string-list': 'a non-empty list of non-empty strings (in the environment: comma-separated)',
 };
 
 /** Where a value came from, for its diagnostic. */
@@ -118,7 +119,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
   const checked = new Map<FieldName, unknown>();
   for (const [name, { value, origin }] of values) {
     const result = await check(FIELDS[name].kind, value, origin);
-    if ('problem' in result) diagnostics.push({ severity: 'error', code: 'invalid-value', message: `${result.problem}: received ${JSON.stringify(value)}`, path: origin.path, source: origin.source, ...(origin.line ? { line: origin.line, column: origin.column! } : {}), hint: `expected ${EXPECTED[FIELDS[name].kind]}` });
+    if ('problem' in result) diagnostics.push({ severity: 'error', code: 'invalid-value', message: `${result.problem}: received ${shown(name, value)}`, path: origin.path, source: origin.source, ...(origin.line ? { line: origin.line, column: origin.column! } : {}), hint: `expected ${EXPECTED[FIELDS[name].kind]}` });
     else checked.set(name, result.value);
   }
   for (const required of ['upstream', 'workflow'] as const) {
@@ -238,9 +239,20 @@ async function check(kind: Kind, value: unknown, origin: Origin): Promise<{ valu
       return typeof value === 'string' && value !== '' ? { value } : { problem: 'not a non-empty string' };
     case 'string-list': {
       const list = typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
-      return Array.isArray(list) && list.every((item) => typeof item === 'string' && item !== '') ? { value: list } : { problem: 'not a list of strings' };
+      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && item.trim() !== '')) return { problem: 'not a list of non-empty strings' };
+      // An empty list would start an open proxy while the operator meant to require keys.
+      return list.length > 0 ? { value: list } : { problem: 'an empty list' };
     }
   }
+}
+
+/** A value as an error shows it: a secret (a proxy key, a Redis URL's password) only by its shape. */
+function shown(name: FieldName, value: unknown): string {
+  if (!FIELDS[name].secret) return JSON.stringify(value);
+  if (typeof value === 'string' && FIELDS[name].kind === 'redis-url') return JSON.stringify(redactUrl(value));
+  const items: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
+  const lengths = items.map((item) => (typeof item === 'string' ? `${item.trim().length} characters` : `a ${typeof item}`));
+  return `${items.length} value(s) (${lengths.join(', ')}; not shown)`;
 }
 
 /** One line per diagnostic, as `panoptes serve` prints them. */

@@ -17,6 +17,7 @@ import { offeredToolNames, type AssistantTurn } from '../messages/index.js';
 import { localPlacement, type ConversationPlacement, type Placement } from '../session/index.js';
 import type { Logger, Monitor } from '../monitor/index.js';
 import { beforeCall, checkTurn, deliveredTurn, withoutRefused, type RefusedToolCall } from './enforce.js';
+import { limitBody } from './body-limit.js';
 import { proxyError, sseError, type ProxyError } from './errors.js';
 import { createProxyMetrics, PROXY_METRICS, type ProxyMetrics } from './metrics.js';
 import type { ChatCompletion, ChatCompletionRequest } from './openai-types.js';
@@ -211,15 +212,16 @@ export function createProxy({
   async function passThrough(request: FastifyRequest, reply: FastifyReply) {
     const { path, query } = targetOf(request) as NormalisedTarget;
     const abort = abortOnClientGone(reply.raw);
-    const body = request.body as Readable | undefined;
+    const body = request.body === undefined ? undefined : limitBody(request.body as Readable, bodyLimitBytes);
     let response: Dispatcher.ResponseData | ProxyError;
     try {
-      response = await upstream.send({ method: request.method, path, query, headers: request.headers, body: body ?? null, signal: abort, monitored: false });
+      response = await upstream.send({ method: request.method, path, query, headers: request.headers, body: body?.stream ?? null, signal: abort, monitored: false });
     } catch (error) {
       if (!abort.aborted) throw error;
       metrics.add(PROXY_METRICS.clientAborts);
       return reply;
     }
+    if (body?.exceeded) return send(reply, tooLarge());
     if (isProxyError(response)) return upstreamFailed(reply, response);
     return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: true })).send(response.body);
   }

@@ -35,7 +35,11 @@ export async function startFakeUpstream(script: Script, { isChat = (path: string
   const requests: FakeUpstream['requests'] = [];
   const server: Server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
+    try {
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+    } catch {
+      return; // the proxy aborted the request mid-body
+    }
     const raw = Buffer.concat(chunks).toString('utf8');
     let body: RequestBody | undefined;
     try {

@@ -8,10 +8,10 @@ export {
   DEFAULT_LEASE_MS,
   DEFAULT_LOCK_WAIT_MS,
   DEFAULT_REDIS_KEY_PREFIX,
-  redactUrl,
   type RedisCommandClient,
   type RedisSessionStore,
   type RedisSessionStoreOptions,
   type RedisStoreMissCause,
 } from './redis-session-store.js';
 export { createRedisConversationPlacement, type RedisConversationPlacement, type RedisConversationPlacementOptions } from './conversation-placement.js';
+export { redactUrl } from './redact-url.js';

@@ -5,6 +5,7 @@ import { systemTimers, type Timers } from '../../clock/index.js';
 import { InvalidOptionError } from '../../errors/index.js';
 import type { Logger } from '../../monitor/fail-open.js';
 import { DEFAULT_SESSION_TTL_MS, type SessionStore } from '../session-store.js';
+import { redactUrl } from './redact-url.js';
 import { createRedisConversationPlacement, type RedisConversationPlacement } from './conversation-placement.js';
 
 /**
@@ -368,9 +369,4 @@ export function createRedisSessionStore<Value>({
       }
     },
   };
-}
-
-/** A Redis URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^@/]*)@/, '//***@');
 }
