@@ -24,6 +24,8 @@ export interface ServeConfig {
   loops: boolean;
   strict: boolean;
   proxyKeys: string[];
+  /** Refuse chat completions that name no session, rather than place them by their conversation. */
+  requireSessionId: boolean;
   limits: { bodyBytes: number; upstreamTimeoutMs: number };
   redis?: { url: string; keyPrefix?: string; ttlMs?: number };
 }
@@ -38,7 +40,7 @@ export interface ServeConfigSources {
 }
 
 type Kind = 'http-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list';
-type FieldName = 'upstream' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms';
+type FieldName = 'upstream' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true }> = {
@@ -49,6 +51,7 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   loops: { kind: 'boolean', env: 'PANOPTES_LOOPS', flag: '--loops' },
   strict: { kind: 'boolean', env: 'PANOPTES_STRICT' },
   proxy_keys: { kind: 'string-list', env: 'PANOPTES_PROXY_KEYS', secret: true },
+  require_session_id: { kind: 'boolean', env: 'PANOPTES_REQUIRE_SESSION_ID' },
   'limits.body_bytes': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__BODY_BYTES' },
   'limits.upstream_timeout_ms': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__UPSTREAM_TIMEOUT_MS' },
   'redis.url': { kind: 'redis-url', env: 'PANOPTES_REDIS__URL', flag: '--redis', secret: true },
@@ -139,6 +142,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     loops: get('loops', false),
     strict: get('strict', true),
     proxyKeys: get<string[]>('proxy_keys', []),
+    requireSessionId: get('require_session_id', false),
     limits: { bodyBytes: get('limits.body_bytes', DEFAULT_BODY_LIMIT_BYTES), upstreamTimeoutMs: get('limits.upstream_timeout_ms', DEFAULT_UPSTREAM_TIMEOUT_MS) },
     ...(redisUrl === undefined
       ? {}

@@ -37,7 +37,10 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
     monitor,
     port: config.port,
     host: config.host,
-    proxyKeys: config.proxyKeys,
+    ...(config.proxyKeys.length > 0 ? { proxyKeys: config.proxyKeys } : {}),
+    requireSessionId: config.requireSessionId,
+    // With Redis, requests that name no session are placed through it too, so every instance agrees where they go.
+    ...(store ? { conversations: store.conversations() } : {}),
     bodyLimitBytes: config.limits.bodyBytes,
     upstreamTimeoutMs: config.limits.upstreamTimeoutMs,
     logger,

@@ -32,6 +32,7 @@ describe('loadServeConfig', () => {
       loops: false,
       strict: true,
       proxyKeys: ['a', 'b'],
+      requireSessionId: false,
       limits: { bodyBytes: 2048, upstreamTimeoutMs: 300_000 },
       redis: { url: 'redis://127.0.0.1:6379' },
     });
