@@ -116,7 +116,12 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown variable ${name}`, path: name, source: 'environment', hint: suggestion ? `did you mean ${suggestion}?` : `known: ${Object.values(FIELDS).map((field) => field.env).join(', ')}` });
   }
   for (const [name, value] of Object.entries(flags) as Array<[FieldName, string | boolean | undefined]>) {
-    if (value !== undefined) values.set(name, { value, origin: { source: 'command line', path: FIELDS[name]?.flag ?? name, base: cwd } });
+    if (value === undefined) continue;
+    if (!(name in FIELDS)) {
+      diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown flag for '${name}'`, path: name, source: 'command line', hint: `flags set: ${Object.entries(FIELDS).flatMap(([key, field]) => (field.flag ? [`${field.flag} (${key})`] : [])).join(', ')}` });
+      continue;
+    }
+    values.set(name, { value, origin: { source: 'command line', path: FIELDS[name].flag ?? name, base: cwd } });
   }
 
   const checked = new Map<FieldName, unknown>();

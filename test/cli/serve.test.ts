@@ -1,5 +1,5 @@
 /** `panoptes serve` as users run it: the built binary in a child process, a fake upstream on loopback. */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hastyAgent, startFakeUpstream, type FakeUpstream } from '../proxy/fake-upstream.js';
+import { startRedisServer } from '../store/redis-server.js';
 
 const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -18,18 +19,25 @@ beforeAll(async () => {
 });
 afterAll(() => upstream.close());
 
+/** The URL a `serve` child prints once it accepts connections. */
+function listeningUrl(child: ChildProcessWithoutNullStreams): Promise<string> {
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+  return new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (data: Buffer) => {
+      stdout += data.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited early with ${code}: ${stderr}`)));
+  });
+}
+
 describe('panoptes serve', () => {
   it('starts from flags alone, prints the URL once it accepts connections, proxies, and exits 0 on SIGTERM', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--upstream', upstream.url, '--workflow', WORKFLOW, '--port', '0'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (data: Buffer) => {
-        stdout += data.toString();
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-        if (match) resolve(match[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited early with ${code}`)));
-    });
+    const url = await listeningUrl(child);
     const response = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -41,6 +49,23 @@ describe('panoptes serve', () => {
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
+  });
+
+  it('starts with --redis, shares sessions through it, and exits 0 on SIGTERM', async () => {
+    const redis = await startRedisServer();
+    try {
+      const child = spawn(process.execPath, [BIN, 'serve', '--upstream', upstream.url, '--workflow', WORKFLOW, '--port', '0', '--redis', redis.url], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+      const url = await listeningUrl(child);
+      const response = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-panoptes-session-id': 'cli-redis' }, body: JSON.stringify({ model: 'x', messages: [{ role: 'user', content: 'Refund order A-1042.' }] }) });
+      expect(response.status).toBe(200);
+      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+      const keys = await new Promise<string>((resolve) => execFile('redis-cli', ['-p', String(redis.port), 'KEYS', '*cli-redis*'], (_error, stdout) => resolve(stdout)));
+      expect(keys).toContain('panoptes:session:cli-redis');
+    } finally {
+      await redis.stop();
+    }
   });
 
   it('exits 1 on a bad configuration, printing each problem with its place', async () => {

@@ -20,7 +20,9 @@ export interface ServeCommandOptions {
 export async function serveCommand(options: ServeCommandOptions, output: Output): Promise<number> {
   const { loadServeConfig, ProxyConfigError, formatConfigError } = await import('../../proxy/config.js');
   const { startServe } = await import('../../proxy/serve.js');
-  const { config: configPath, ...flags } = options;
+  // Flags are named by the configuration key they set: `--redis` sets `redis.url`.
+  const { config: configPath, redis, ...rest } = options;
+  const flags = { ...rest, ...(redis === undefined ? {} : { 'redis.url': redis }) };
   let config;
   try {
     config = await loadServeConfig({ ...(configPath === undefined ? {} : { configPath }), flags });
