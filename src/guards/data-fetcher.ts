@@ -22,6 +22,18 @@ export interface ToolHandler {
    * parameters; TypeScript cannot see it.
    */
   execute?: (args: any, options: { signal: AbortSignal }) => unknown;
+  /**
+   * Used when there is no `execute`: a LangChain tool (or any runnable) is called as `invoke(args, { signal })`, so the
+   * agent's own tools can be passed as they are. Its text result is read as JSON when it is JSON.
+   */
+  invoke?: (args: any, options: { signal: AbortSignal }) => unknown;
+}
+
+/** The function that fetches a data tool's result: its `execute`, else its `invoke` (a LangChain tool); or none. */
+export function executorOf(handler: ToolHandler | undefined): ToolHandler['execute'] | undefined {
+  if (typeof handler?.execute === 'function') return handler.execute.bind(handler);
+  if (typeof handler?.invoke === 'function') return handler.invoke.bind(handler);
+  return undefined;
 }
 
 /** What became of a data tool call. */
@@ -111,7 +123,7 @@ export class DataFetcher {
         return { ok: false, reason: `the guard of ${tool} does not allow this call`, blockers: actionable };
       }
     }
-    const execute = tools.get(tool)?.execute;
+    const execute = executorOf(tools.get(tool));
     if (!execute) return { ok: false, reason: `no handler for data tool ${tool}` };
     const called = await callTool(tool, execute, args, fetchTimeoutMs, sleep);
     if (!called.ok) return called;

@@ -16,7 +16,7 @@ import { compileGoal, compileRulebase } from './compile.js';
 import type { Blocker, CheckResult, ProofStatus, QueryResult } from './result.js';
 import { SentinelInputError } from './sentinel-input-error.js';
 import { systemSleep, type Sleep } from './sleep.js';
-import type { ToolHandler } from './data-fetcher.js';
+import { executorOf, type ToolHandler } from './data-fetcher.js';
 import { KnownCalls } from './known-calls.js';
 import { createSearchContext, Search, type SearchContext, type SearchOptions, type SearchOutcome } from './solver.js';
 import { answersText, blockerMessage, blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyToolNames } from './text.js';
@@ -155,8 +155,8 @@ export function createSentinel({
   if (unguardedTools !== 'allow' && unguardedTools !== 'deny') throw new InvalidOptionError({ parameter: 'unguardedTools', value: unguardedTools, fix: "Pass 'allow' or 'deny'." });
   const handlers = new Map<string, ToolHandler>(Array.isArray(tools) ? (tools as SentinelTool[]).map((tool) => [tool.name, tool]) : Object.entries(tools as Record<string, ToolHandler>));
   for (const tool of rulebase.dataByTool.keys()) {
-    if (typeof handlers.get(tool)?.execute !== 'function') {
-      throw new InvalidOptionError({ parameter: 'tools', value: [...handlers.keys()], fix: `The rulebase reads data tool '${tool}'; pass a handler for it: tools: { ${tool}: { execute } }.` });
+    if (!executorOf(handlers.get(tool))) {
+      throw new InvalidOptionError({ parameter: 'tools', value: [...handlers.keys()], fix: `The rulebase reads data tool '${tool}'; pass a handler for it: tools: { ${tool}: { execute } }, or the tool itself (a LangChain tool, with invoke).` });
     }
   }
   const compiled = compileRulebase(rulebase);
