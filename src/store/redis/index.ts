@@ -3,14 +3,14 @@
  * optional peer dependency), so it is a subpath of its own and the core never imports it.
  * @module
  */
+export { createRedisSessionStore, redactUrl } from './redis-session-store.js';
 export {
-  createRedisSessionStore,
+  DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_LEASE_MS,
   DEFAULT_LOCK_WAIT_MS,
   DEFAULT_REDIS_KEY_PREFIX,
-  redactUrl,
   type RedisCommandClient,
   type RedisSessionStore,
   type RedisSessionStoreOptions,
   type RedisStoreMissCause,
-} from './redis-session-store.js';
+} from './types.js';
