@@ -27,7 +27,7 @@ export interface ServeConfig {
   /** Refuse chat completions that name no session, rather than place them by their conversation. */
   requireSessionId: boolean;
   limits: { bodyBytes: number; upstreamTimeoutMs: number };
-  redis?: { url: string; keyPrefix?: string; ttlMs?: number };
+  redis?: { url: string; keyPrefix?: string; ttlMs?: number; commandTimeoutMs?: number };
 }
 
 /** Raw values by source; `flags` are commander's, already named by field. */
@@ -40,7 +40,7 @@ export interface ServeConfigSources {
 }
 
 type Kind = 'http-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list';
-type FieldName = 'upstream' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms';
+type FieldName = 'upstream' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true }> = {
@@ -57,6 +57,7 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   'redis.url': { kind: 'redis-url', env: 'PANOPTES_REDIS__URL', flag: '--redis', secret: true },
   'redis.key_prefix': { kind: 'string', env: 'PANOPTES_REDIS__KEY_PREFIX' },
   'redis.ttl_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__TTL_MS' },
+  'redis.command_timeout_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__COMMAND_TIMEOUT_MS' },
 };
 const SECTIONS = new Set(['limits', 'redis']);
 
@@ -151,7 +152,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     limits: { bodyBytes: get('limits.body_bytes', DEFAULT_BODY_LIMIT_BYTES), upstreamTimeoutMs: get('limits.upstream_timeout_ms', DEFAULT_UPSTREAM_TIMEOUT_MS) },
     ...(redisUrl === undefined
       ? {}
-      : { redis: { url: redisUrl, ...(checked.has('redis.key_prefix') ? { keyPrefix: get('redis.key_prefix', '') } : {}), ...(checked.has('redis.ttl_ms') ? { ttlMs: get('redis.ttl_ms', 0) } : {}) } }),
+      : { redis: { url: redisUrl, ...(checked.has('redis.key_prefix') ? { keyPrefix: get('redis.key_prefix', '') } : {}), ...(checked.has('redis.ttl_ms') ? { ttlMs: get('redis.ttl_ms', 0) } : {}), ...(checked.has('redis.command_timeout_ms') ? { commandTimeoutMs: get('redis.command_timeout_ms', 0) } : {}) } }),
   };
 }
 

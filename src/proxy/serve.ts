@@ -28,7 +28,7 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
   if (config.redis) {
     // Loaded only when configured: `redis` is an optional peer dependency.
     const { createRedisSessionStore } = await import('../store/redis/index.js');
-    store = createRedisSessionStore<MonitorSession>({ url: config.redis.url, logger, ...(config.redis.keyPrefix ? { keyPrefix: config.redis.keyPrefix } : {}), ...(config.redis.ttlMs ? { ttlMs: config.redis.ttlMs } : {}) });
+    store = createRedisSessionStore<MonitorSession>({ url: config.redis.url, logger, ...(config.redis.keyPrefix ? { keyPrefix: config.redis.keyPrefix } : {}), ...(config.redis.ttlMs ? { ttlMs: config.redis.ttlMs } : {}), ...(config.redis.commandTimeoutMs ? { commandTimeoutMs: config.redis.commandTimeoutMs } : {}) });
     await store.ready(2000).catch(() => logger.warn(`[panoptes proxy] Redis did not answer at start; serving degraded (sessions not shared) until it does.`));
   }
   const monitor = createMonitor({ workflow, logger, loops: config.loops, ...(store ? { store } : {}) });

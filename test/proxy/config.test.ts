@@ -48,6 +48,12 @@ describe('loadServeConfig', () => {
     expect(flagsOnly).toMatchObject({ upstream: 'http://127.0.0.1:8000/v1', workflow: SUPPORT_WORKFLOW, port: 0 });
   });
 
+  it('reads the Redis wait bound from the file or PANOPTES_REDIS__COMMAND_TIMEOUT_MS', async () => {
+    const path = configFile('upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\nredis:\n  url: redis://127.0.0.1:6379\n  command_timeout_ms: 100\n');
+    expect((await loadServeConfig({ configPath: path, env: {} })).redis).toEqual({ url: 'redis://127.0.0.1:6379', commandTimeoutMs: 100 });
+    expect((await loadServeConfig({ configPath: path, env: { PANOPTES_REDIS__COMMAND_TIMEOUT_MS: '400' } })).redis?.commandTimeoutMs).toBe(400);
+  });
+
   it('reports an unknown key at its line and column, with a suggestion', async () => {
     const path = configFile('upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\nlimits:\n  body_byts: 10\nupstreem: x\n');
     const message = await errorOf(loadServeConfig({ configPath: path, env: {} }));

@@ -36,6 +36,8 @@ describe('createRedisSessionStore', () => {
     expect(() => createRedisSessionStore({})).toThrow('Invalid option `url`: received undefined. Pass either `url` (redis://host:port) or a connected `client`, not both and not neither.');
     expect(() => createRedisSessionStore({ url: 'http://localhost:6379' })).toThrow('Invalid option `url`: received "http://localhost:6379". Pass a Redis URL such as redis://127.0.0.1:6379');
     expect(() => createRedisSessionStore({ url: redis.url, leaseMs: 0 })).toThrow('Invalid option `leaseMs`: received 0. Pass a positive whole number of milliseconds.');
+    expect(() => createRedisSessionStore({ url: redis.url, commandTimeoutMs: 0 })).toThrow('Invalid option `commandTimeoutMs`: received 0. Pass a positive whole number of milliseconds.');
+    expect(() => createRedisSessionStore({ url: redis.url, commandTimeoutMs: 2.5 })).toThrow('Invalid option `commandTimeoutMs`: received 2.5. Pass a positive whole number of milliseconds.');
   });
 
   it('keeps sessions as JSON with a TTL, refreshed on every read and write', async () => {
@@ -111,7 +113,7 @@ describe('createRedisSessionStore', () => {
     await slow.settled(); // the release is answered after the call returns; the miss is counted then
     expect(await fast.get('s')).toBe('newer');
     expect(slow.misses()).toEqual({ 'lease-lost': 1 });
-    expect(logger.lines).toContain('[panoptes redis] A call for one session held its lease past 50 ms without renewing it (a stalled process) and another process took the session over; its write was dropped so it cannot overwrite a newer state.');
+    expect(logger.lines).toContain('[panoptes redis] A call for one session held its lease past 50 ms without renewing it (a stalled process, or a stopped Redis) and lost it; its write was dropped so it cannot overwrite a newer state.');
   });
 
   it('renews the lease of a live holder whose call outlasts it, so no other process gets in and its write is kept', async () => {
@@ -151,23 +153,108 @@ describe('createRedisSessionStore', () => {
     expect(second.misses()).toEqual({});
   });
 
-  it('bounds every command by leaseMs: a Redis that stops answering costs a call that long, counted, and no more', async () => {
+  it('bounds a call on a Redis that stops answering by commandTimeoutMs, then fails fast; such a call writes nothing and lets go of its lease', async () => {
     const logger = quietLogger();
-    const sessions = store<string>({ leaseMs: 300, logger });
-    await sessions.ready();
+    const sessions = store<string>({ commandTimeoutMs: 100, logger });
+    const other = store<string>({ lockWaitMs: 100 }); // leaseMs stays 5000: a lease left over would hold it up
+    await Promise.all([sessions.ready(), other.ready()]);
     await sessions.exclusive('h', () => sessions.set('h', 'before'));
     await sessions.settled();
     redis.pause();
+    const elapsed = async <T>(call: () => Promise<T>) => {
+      const started = performance.now();
+      return { result: await call(), ms: performance.now() - started };
+    };
+    let first, second;
     try {
-      // Fail-open: the task runs without the lease once the acquire has waited leaseMs for an answer.
-      expect(await sessions.exclusive('h', async () => 'ran')).toBe('ran');
-      await expect(sessions.get('h')).rejects.toThrow('no answer within 300 ms');
+      // Fail-open: the task runs once the acquire has waited commandTimeoutMs; its read and write reject at once.
+      first = await elapsed(() =>
+        sessions.exclusive('h', async () => [await sessions.get('h').catch((error: Error) => error.message), await sessions.set('h', 'during').catch((error: Error) => error.message)]),
+      );
+      // Nothing sent now could be answered before the acquire still waiting: later calls do not wait at all.
+      second = await elapsed(() => sessions.exclusive('h', async () => 'ran'));
+      await expect(sessions.get('h')).rejects.toThrow('Redis has not answered a command for over 100 ms; nothing was sent (fail-open).');
+      expect(sessions.healthy).toBe(false);
     } finally {
       redis.resume();
     }
-    expect(sessions.misses()).toEqual({ unavailable: 1 });
-    expect(logger.lines).toEqual(['[panoptes redis] Redis is unreachable; a call ran without its session lease (sessions are not shared until Redis is back).']);
+    expect(first.result).toEqual([
+      'Redis did not answer this call in time; the session was not read, and nothing the call writes is stored.',
+      'Redis did not answer this call in time; its session write was dropped so that it cannot land over a newer session later.',
+    ]);
+    expect(first.ms).toBeGreaterThanOrEqual(90);
+    expect(first.ms).toBeLessThan(1000);
+    expect(second.result).toBe('ran');
+    expect(second.ms).toBeLessThan(50);
+    expect(sessions.misses()).toEqual({ unavailable: 2 });
+    expect(logger.lines).toEqual(['[panoptes redis] Redis is unreachable or did not answer within 100 ms; a call ran without its session, and nothing it wrote was stored (sessions are not shared until Redis is back).']);
+
+    // Redis now runs the acquire that sat in the socket, which takes the lease; the release sent behind it lets go.
+    for (let tries = 0; tries < 100 && !sessions.healthy; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await sessions.settled();
+    expect(await other.exclusive('h', () => other.get('h'))).toBe('before');
+    expect(other.misses()).toEqual({});
     expect(await sessions.exclusive('h', () => sessions.get('h'))).toBe('before');
+  });
+
+  it('drops a write based on an older version of the session: the newer one survives, counted and logged once', async () => {
+    const logger = quietLogger();
+    const late = store<string>({ logger });
+    const other = store<string>();
+    await Promise.all([late.ready(), other.ready()]);
+    await late.set('v', 'one'); // never read: written only because there is none
+    expect(await late.get('v')).toBe('one'); // version 1, remembered for the next write outside a call
+    await other.exclusive('v', async () => other.set('v', `${await other.get('v')} two`)); // version 2
+    await other.settled();
+    await late.set('v', 'one, stale'); // based on version 1: the write that comes late
+    await late.set('v', 'one, stale again');
+    expect(await other.get('v')).toBe('one two');
+    expect(late.misses()).toEqual({ 'stale-write': 2 });
+    expect(logger.lines).toEqual(['[panoptes redis] A session write was based on an older version of the session (another process wrote it since, or the write came late); it was dropped so it cannot overwrite the newer session.']);
+    expect(await late.get('v')).toBe('one two'); // read again, the next write is based on the newer version
+    await late.set('v', 'three');
+    expect(await other.get('v')).toBe('three');
+  });
+
+  it('checks the version under the lease too: a holder whose session was written since it read it loses its write', async () => {
+    const holder = store<string>();
+    const impatient = store<string>({ lockWaitMs: 20 });
+    await Promise.all([holder.ready(), impatient.ready()]);
+    await holder.exclusive('x', () => holder.set('x', 'zero'));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let inside!: () => void;
+    const holding = new Promise<void>((resolve) => (inside = resolve));
+    const held = holder.exclusive('x', async () => {
+      const value = await holder.get('x');
+      inside();
+      await gate;
+      await holder.set('x', `${value} holder`);
+    });
+    await holding;
+    // Past lockWaitMs the other process goes on without the lease, reads version 1 and writes version 2 first.
+    await impatient.exclusive('x', async () => impatient.set('x', `${await impatient.get('x')} impatient`));
+    await impatient.settled();
+    open();
+    await held;
+    await holder.settled();
+    expect(await impatient.get('x')).toBe('zero impatient');
+    expect(impatient.misses()).toEqual({ 'lock-timeout': 1 });
+    expect(holder.misses()).toEqual({ 'stale-write': 1 });
+    expect(await holder.exclusive('x', () => holder.get('x'))).toBe('zero impatient'); // and the lease was let go
+  });
+
+  it('reads a session stored as plain JSON by an earlier release as version 0, and writes over it', async () => {
+    const sessions = store<{ n: number }>();
+    await sessions.ready();
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    await raw.set(`t${prefixCount}:session:old`, JSON.stringify({ n: 1 }));
+    await sessions.exclusive('old', async () => sessions.set('old', { n: (await sessions.get('old'))!.n + 1 }));
+    await sessions.settled();
+    expect(await raw.get(`t${prefixCount}:session:old`)).toBe('1:{"n":2}');
+    expect(sessions.misses()).toEqual({});
+    raw.destroy();
   });
 
   it('sends its scripts by SHA, and loads them again after Redis forgot them', async () => {

@@ -4,7 +4,7 @@ import { systemTimers, type Timers } from '../../clock/index.js';
 import type { Logger } from '../../monitor/fail-open.js';
 import { answerHash, placementKeys, type ConversationPlacement, type Placement } from '../../session/index.js';
 import { runScript, script } from './scripts.js';
-import type { RedisCommandClient } from './redis-session-store.js';
+import type { RedisCommandClient } from './types.js';
 
 /**
  * Places a request by the recorded answers its history carries, newest first, in one round trip. KEYS = the answers'

@@ -3,8 +3,9 @@
  * optional peer dependency), so it is a subpath of its own and the core never imports it.
  * @module
  */
+export { createRedisSessionStore } from './redis-session-store.js';
 export {
-  createRedisSessionStore,
+  DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_LEASE_MS,
   DEFAULT_LOCK_WAIT_MS,
   DEFAULT_REDIS_KEY_PREFIX,
@@ -12,6 +13,6 @@ export {
   type RedisSessionStore,
   type RedisSessionStoreOptions,
   type RedisStoreMissCause,
-} from './redis-session-store.js';
+} from './types.js';
 export { createRedisConversationPlacement, type RedisConversationPlacement, type RedisConversationPlacementOptions } from './conversation-placement.js';
 export { redactUrl } from './redact-url.js';
