@@ -9,7 +9,6 @@ import { createMemorySessionStore } from '../store/index.js';
 import {
   createSnapshot,
   DEFAULT_HISTORY_LIMIT,
-  previewEnter,
   takeInterventions,
   transition,
   verdictsOf,
@@ -19,6 +18,7 @@ import {
 import { createEmitter } from './events.js';
 import { createMissCounter } from './fail-open.js';
 import { createKeyedQueue } from './keyed-queue.js';
+import { pendingIndex, previewCall, runAhead } from './pending-calls.js';
 import { andThen, isPromiseLike, TimedOut, within, type MaybePromise } from '../async/index.js';
 import { createConversationSessions } from '../session/index.js';
 import { sessionShapeOf } from './session-shape.js';
@@ -187,11 +187,14 @@ export function createMonitor({
     return result.snapshot === session.workflow ? session : sessionRecord(result.snapshot, session.turns, session.steps, session.stepCount, session.pendingToolStates, session.ranToolCalls);
   }
 
-  /** Tool-call states whose call was never checked by `beforeTool` did run: they enter now, in call order. */
+  /**
+   * Tool-call states whose call was never checked by `beforeTool` did run: they enter now, in call order, with those
+   * of calls checked and allowed that waited for them.
+   */
   function flushPending(session: MonitorSession, effects: WorkflowEffect[]): MonitorSession {
     if (session.pendingToolStates.length === 0) return session;
-    // Their ids are kept until the next flush, for a check of one of them that comes late (beforeToolWith).
-    const ranToolCalls = session.pendingToolStates.flatMap((pending) => (pending.toolCallId === undefined ? [] : [pending.toolCallId]));
+    // The unchecked ones' ids are kept until the next flush, for a check of one of them that comes late (beforeToolWith).
+    const ranToolCalls = session.pendingToolStates.flatMap((pending) => (pending.toolCallId === undefined || pending.allowed ? [] : [pending.toolCallId]));
     let next: MonitorSession = sessionRecord(session.workflow, session.turns, session.steps, session.stepCount, [], ranToolCalls.length > 0 ? ranToolCalls : undefined);
     for (const pending of session.pendingToolStates) next = apply(next, enterEvent(pending.state, pending.confidence, 'tool_call', pending.step), effects);
     return next;
@@ -325,7 +328,8 @@ export function createMonitor({
       const step = steps[offset]!.index;
       if (result.evidence.kind === 'tool_call') {
         const { toolName, toolCallId } = result.evidence;
-        pendingToolStates.push({ state: result.state, toolName, ...(toolCallId === undefined ? {} : { toolCallId }), step, confidence: result.confidence });
+        // `seen`: what the model had seen when it made the call; the response's other calls enter after it.
+        pendingToolStates.push({ state: result.state, toolName, ...(toolCallId === undefined ? {} : { toolCallId }), step, confidence: result.confidence, seen: session.workflow.traceLength });
       } else if (result.state !== session.workflow.state) {
         // Staying in the current state adds nothing to the trace (a transition to it changes nothing).
         session = apply(session, enterEvent(result.state, result.confidence, result.method, step, metadata), effects);
@@ -355,48 +359,72 @@ export function createMonitor({
 
   /** `beforeTool` on the loaded session: the announced call this is, or a step for a call nobody announced. */
   function beforeToolWith(sessionId: string, session: MonitorSession, toolCall: ToolCall, guard: ToolGuard | undefined): MaybePromise<BeforeToolResult> {
-    const pending = takePending(session.pendingToolStates, toolCall);
-    if (pending) return checkToolCall(sessionId, { ...session, pendingToolStates: session.pendingToolStates.filter((entry) => entry !== pending) }, toolCall, pending, guard);
+    const index = pendingIndex(session.pendingToolStates, toolCall, session.ranToolCalls);
+    if (index >= 0) return checkToolCall(sessionId, session, toolCall, index, guard);
     // A check that arrives after the next model call already entered this call's state (the host ran the tool and
     // went on first): the state is in the trace once; only the guard is still asked, as guards fail closed.
     if (toolCall.id !== undefined && session.ranToolCalls?.includes(toolCall.id)) {
       const ranToolCalls = session.ranToolCalls.filter((id) => id !== toolCall.id);
       return checkToolCall(sessionId, sessionRecord(session.workflow, session.turns, session.steps, session.stepCount, session.pendingToolStates, ranToolCalls.length > 0 ? ranToolCalls : undefined), toolCall, undefined, guard);
     }
-    // A call the model response did not announce (or one already flushed): classify it by its name alone.
+    // A call the model response did not announce (or one already flushed): classify it by its name alone. It goes
+    // first, so it is checked against the trace as it is and, once allowed, enters at once.
     return andThen(classifier.classify({ content: '', toolCalls: [toolCall] }, session.workflow.state), ([result]) => {
       if (result?.evidence.kind !== 'tool_call') return checkToolCall(sessionId, session, toolCall, undefined, guard);
       const [step] = stepRecords(session, [result], session.turns);
-      return checkToolCall(sessionId, withSteps(session, [step!]), toolCall, { state: result.state, toolName: toolCall.name, step: step!.index, confidence: 1 }, guard);
+      const unannounced: PendingToolState = { state: result.state, toolName: toolCall.name, step: step!.index, confidence: 1 };
+      return checkToolCall(sessionId, withSteps(session, [step!], session.turns, [unannounced, ...session.pendingToolStates]), toolCall, 0, guard);
     });
   }
 
   /**
-   * The pre-emptive check of one call: the workflow refuses it, or the guard does, or its state is entered. A call
-   * the workflow does not classify (`pending` undefined) is left to the guard and never enters the trace.
+   * The pre-emptive check of one call, the waiting call at `index`: the workflow refuses it, or the guard does, or it
+   * is allowed. It is checked against the trace as the calls before it leave it (`runAhead`), and an allowed call's
+   * state enters once every earlier call is checked, so states enter in call order whatever order the checks come
+   * in. A call the workflow does not classify (`index` undefined) is left to the guard and never enters the trace.
    */
-  function checkToolCall(sessionId: string, session: MonitorSession, toolCall: ToolCall, pending: PendingToolState | undefined, guard: ToolGuard | undefined): MaybePromise<BeforeToolResult> {
+  function checkToolCall(sessionId: string, session: MonitorSession, toolCall: ToolCall, index: number | undefined, guard: ToolGuard | undefined): MaybePromise<BeforeToolResult> {
     const effects: WorkflowEffect[] = [];
     const finish = (next: MonitorSession, result: BeforeToolResult) =>
       andThen(save(sessionId, next), () => {
         emitEffects(sessionId, effects);
         return result;
       });
-    const preview = pending && previewEnter(workflow, session.workflow, pending.state, { confidence: pending.confidence, method: 'tool_call' });
-    if (pending && preview?.refuse) {
-      const constraints = preview.violations.filter((violation) => violation.severity === 'critical').map((violation) => violation.constraint);
-      const reason = refusalText(workflow, session.workflow.state, pending, preview);
-      const refused = apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason, constraints, step: pending.step }, effects);
-      return finish(refused, { action: 'deny', by: 'workflow', state: pending.state, reason, constraints, effects });
+    const guarded = (): MaybePromise<ToolGuardVerdict> => (guard ? runGuard(guard, toolCall, guardTimeoutMs, timers) : ALLOWED);
+    if (index === undefined) {
+      return andThen(guarded(), (verdict) => finish(session, verdict.allowed ? { action: 'allow', effects } : { action: 'deny', by: 'guard', reason: verdict.reason, constraints: [], effects }));
     }
-    return andThen(guard ? runGuard(guard, toolCall, guardTimeoutMs, timers) : ALLOWED, (verdict) => {
-      if (!verdict.allowed) {
-        const refused = pending ? apply(session, { type: 'refuse', state: pending.state, at: clock.now(), reason: verdict.reason, constraints: [], by: 'guard', step: pending.step }, effects) : session;
-        return finish(refused, { action: 'deny', by: 'guard', ...(pending ? { state: pending.state } : {}), reason: verdict.reason, constraints: [], effects });
-      }
-      if (!pending) return finish(session, { action: 'allow', effects });
-      return finish(apply(session, enterEvent(pending.state, pending.confidence, 'tool_call', pending.step), effects), { action: 'allow', state: pending.state, effects });
-    });
+    const pending = session.pendingToolStates[index]!;
+    const { state, step } = pending;
+    const refused = (reason: string, constraints: string[], by: 'workflow' | 'guard'): MonitorSession =>
+      settle(apply(session, { type: 'refuse', state, at: clock.now(), reason, constraints, by, step }, effects), index, false, effects);
+    const ahead = runAhead(workflow, session.workflow, session.pendingToolStates, index);
+    const preview = previewCall(workflow, ahead, pending);
+    if (preview.refuse) {
+      const constraints = preview.violations.filter((violation) => violation.severity === 'critical').map((violation) => violation.constraint);
+      const reason = refusalText(workflow, ahead.state, pending, preview);
+      return finish(refused(reason, constraints, 'workflow'), { action: 'deny', by: 'workflow', state, reason, constraints, effects });
+    }
+    return andThen(guarded(), (verdict) =>
+      verdict.allowed
+        ? finish(settle(session, index, true, effects), { action: 'allow', state, effects })
+        : finish(refused(verdict.reason, [], 'guard'), { action: 'deny', by: 'guard', state, reason: verdict.reason, constraints: [], effects }),
+    );
+  }
+
+  /**
+   * Records the check of the waiting call at `index` (allowed, or refused: it never runs), then enters the states of
+   * the allowed calls that now lead the queue, in call order: a call checked before an earlier one waits for it.
+   */
+  function settle(session: MonitorSession, index: number, allowed: boolean, effects: WorkflowEffect[]): MonitorSession {
+    const waiting = allowed ? session.pendingToolStates.map((entry, at) => (at === index ? { ...entry, allowed: true as const } : entry)) : session.pendingToolStates.filter((_, at) => at !== index);
+    let next = session;
+    let entered = 0;
+    for (; entered < waiting.length && waiting[entered]!.allowed; entered++) {
+      const entry = waiting[entered]!;
+      next = apply(next, enterEvent(entry.state, entry.confidence, 'tool_call', entry.step), effects);
+    }
+    return sessionRecord(next.workflow, next.turns, next.steps, next.stepCount, entered === 0 ? waiting : waiting.slice(entered), next.ranToolCalls);
   }
 
   // The calls on a model call's path, answered synchronously when nothing waits (see sync-first.ts), each traced
@@ -524,15 +552,14 @@ export function createMonitor({
   registerSyncFirst(monitor, syncFirst);
   return monitor;
 
-  /** What `beforeTool` will say about each announced tool call, assuming the earlier ones are allowed. */
+  /** What `beforeTool` will say about each announced tool call, assuming the earlier ones the workflow allows run. */
   function previewTools(session: MonitorSession): AfterModelResult['toolPreviews'] {
-    let snapshot = session.workflow;
-    return session.pendingToolStates.map((pending) => {
-      const preview = previewEnter(workflow, snapshot, pending.state, { confidence: pending.confidence, method: 'tool_call' });
-      if (!preview.refuse) snapshot = transition(workflow, snapshot, { type: 'enter', state: pending.state, at: snapshot.updatedAt }).snapshot;
-      const { toolName, toolCallId, state } = pending;
-      return { toolName, ...(toolCallId === undefined ? {} : { toolCallId }), state, preview };
+    const previews: AfterModelResult['toolPreviews'] = [];
+    const waiting = session.pendingToolStates;
+    runAhead(workflow, session.workflow, waiting, waiting.length, ({ toolName, toolCallId, state }, preview) => {
+      previews.push({ toolName, ...(toolCallId === undefined ? {} : { toolCallId }), state, preview });
     });
+    return previews;
   }
 }
 
@@ -656,11 +683,6 @@ class Unchanged {
 /** Nothing is due on the next call: no tool-call state waiting to enter, no intervention pending, and still active. */
 function isIdle(session: MonitorSession): boolean {
   return session.pendingToolStates.length === 0 && session.workflow.interventions.pending.length === 0 && session.workflow.status === 'active';
-}
-
-/** The announced call this tool call is: by id when both have one, else the first with the same tool name. */
-function takePending(pending: readonly PendingToolState[], call: ToolCall): PendingToolState | undefined {
-  return (call.id === undefined ? undefined : pending.find((entry) => entry.toolCallId === call.id)) ?? pending.find((entry) => entry.toolName === call.name);
 }
 
 /** Hosts send odd shapes (null content, missing tool calls); the core reads them as empty rather than crashing. */

@@ -10,9 +10,13 @@ export function refusalText(workflow: Workflow, currentState: string, call: { to
     const definition = workflow.definition.constraints.find((candidate) => candidate.name === constraint)!;
     return `'${constraint}' (${describeRule(definition)})`;
   });
+  // A rule kept only by another call of the same response: the model must see that call's result first.
+  const unseen = critical.some((violation) => violation.unseen)
+    ? ` A call made in the same response does not count for it, as its result was not seen yet: call ${call.toolName} again once it is.`
+    : '';
   const why =
     rules.length > 0
-      ? `It would break the rule${rules.length > 1 ? 's' : ''} ${rules.join(' and ')}.`
+      ? `It would break the rule${rules.length > 1 ? 's' : ''} ${rules.join(' and ')}.${unseen}`
       : `The procedure does not allow '${call.state}' after '${currentState}'.`;
   const next = workflow.successors(currentState).filter((state) => state !== call.state);
   const options = next.length > 0 ? ` Allowed next: ${next.join(', ')}.` : '';

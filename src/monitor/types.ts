@@ -23,13 +23,24 @@ export interface StepRecord {
   confidence: number;
 }
 
-/** A state from a tool call, waiting for the call to run (`beforeTool`) or for the next model call. */
+/**
+ * A state from a tool call, waiting for the call to run (`beforeTool`) or for the next model call. The calls of a
+ * response wait in call order, and their states enter in that order whatever order they are checked in.
+ */
 export interface PendingToolState {
   state: string;
   toolName: string;
   toolCallId?: string;
   step: number;
   confidence: number;
+  /**
+   * The trace length when the response that made the call was generated: the states entered after it (by the
+   * response's other calls) were not seen by the model, so they do not let this call through (`previewEnter`'s
+   * `seenLength`). Absent in sessions stored before it existed: then every state counts.
+   */
+  seen?: number;
+  /** Checked and allowed; its state enters once every earlier call of its response is checked (or at the next model call). */
+  allowed?: true;
 }
 
 /** Everything the monitor keeps about one session. Plain JSON. */
@@ -151,7 +162,16 @@ export type ToolGuardVerdict = { allowed: true } | { allowed: false; reason: str
 export type ToolGuard = (toolCall: ToolCall) => ToolGuardVerdict | Promise<ToolGuardVerdict>;
 
 export type BeforeToolResult =
-  | { action: 'allow'; state?: string; effects: WorkflowEffect[] }
+  | {
+      action: 'allow';
+      /**
+       * The call's state, absent for a tool the workflow does not classify. It enters now, or, for a call checked
+       * before an earlier call of its response, once that one is checked (or at the next model call): states enter
+       * in call order. `effects` are those of the states that entered on this check.
+       */
+      state?: string;
+      effects: WorkflowEffect[];
+    }
   | {
       action: 'deny';
       /** `workflow`: a constraint or the deviation policy refused it; `guard`: the guard passed to `beforeTool` did. */
@@ -213,9 +233,11 @@ export interface Monitor {
   /** Classifies a response, checks the constraints and moves the workflow. Tool-call states wait for `beforeTool`. */
   afterModel(sessionId: string, turn: { content: string; toolCalls: ToolCall[] }, options?: { metadata?: Record<string, unknown> }): Promise<AfterModelResult>;
   /**
-   * The pre-emptive check: allows a tool call (and enters its state) or refuses it before it runs. A `guard` (the
-   * rules of a sentinel, say) is consulted only when the workflow allows the call, and before its state is entered,
-   * so a call the guard refuses never enters the trace. A guard that throws refuses (guards fail closed).
+   * The pre-emptive check: allows a tool call (and enters its state, in call order among its response's calls) or
+   * refuses it before it runs. A call is not let through by a state another call of the same response entered (see
+   * docs/workflows.md, pre-emptive checks). A `guard` (the rules of a sentinel, say) is consulted only when the
+   * workflow allows the call, and before its state is entered, so a call the guard refuses never enters the trace. A
+   * guard that throws refuses (guards fail closed).
    */
   beforeTool(sessionId: string, toolCall: ToolCall, options?: { guard?: ToolGuard }): Promise<BeforeToolResult>;
   /** What the next `beforeModel` would do (apply these interventions, or block), without using anything up. */

@@ -30,6 +30,7 @@ export { evaluateConstraint, type EvaluateOptions } from './evaluate.js';
 export {
   closeMonitor,
   compileConstraint,
+  ignoreTargetsAfter,
   initialMonitorState,
   monitorKey,
   previewStep,

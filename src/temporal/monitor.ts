@@ -124,6 +124,31 @@ export function wouldViolate(compiled: CompiledConstraint, state: MonitorState, 
 }
 
 /**
+ * The monitor as it would stand had no target entered after trace position `seen` counted, for the two types whose
+ * target lets later states through: `precedence` (a trigger needs a target before it) and `until` (a target ends the
+ * obligation to stay in A). A verdict one of those reached after `seen` is `pending` again, its `until` obligation
+ * still open, at position `length` (the trace's length now); any other monitor is returned as it is.
+ *
+ * The pre-emptive check steps a proposed state from it as well as from the monitor itself: a tool call made in the
+ * same model response as the call that entered the target was decided before that call's result could be seen (a
+ * response with several tool calls makes them all at once), so the target cannot be what allows it.
+ * @example
+ * const compiled = compileConstraint({ name: 'verify-first', type: 'precedence', trigger: 'process_refund', target: 'verify_identity' });
+ * let state = initialMonitorState(compiled);
+ * for (const entered of ['greeting', 'verify_identity']) state = stepMonitor(compiled, state, entered); // satisfied at 2
+ * wouldViolate(compiled, ignoreTargetsAfter(compiled, state, 1, 2), 'process_refund'); // true: position 2 was not seen
+ * wouldViolate(compiled, ignoreTargetsAfter(compiled, state, 2, 2), 'process_refund'); // false
+ */
+export function ignoreTargetsAfter(compiled: CompiledConstraint, state: MonitorState, seen: number, length: number): MonitorState {
+  // A decided monitor's `steps` is the position that decided it.
+  if (state.verdict !== 'satisfied' || state.closed || state.steps <= seen) return state;
+  if (compiled.type !== 'precedence' && compiled.type !== 'until') return state;
+  const pending: MonitorState = { verdict: 'pending', steps: length, closed: false };
+  if (state.open) pending.open = state.open;
+  return pending;
+}
+
+/**
  * The monitor's automaton state as a short string: two monitor states with the same key react identically to every
  * continuation. Positions and the states named in `open` only serve reporting, so they are left out.
  */

@@ -33,6 +33,7 @@ export {
   transition,
   verdictsOf,
   type EnterPreview,
+  type EnterPreviewContext,
   type TransitionResult,
   type WorkflowEffect,
   type WorkflowEvent,

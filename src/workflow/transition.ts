@@ -4,9 +4,11 @@ import {
   closeMonitor,
   describeDoomed,
   describeViolation,
+  ignoreTargetsAfter,
   initialMonitorState,
   isDoomed,
   stepMonitor,
+  wouldViolate,
   type CompiledConstraint,
   type MonitorState,
   type Verdict,
@@ -152,36 +154,65 @@ export function transition(workflow: Workflow, snapshot: WorkflowSnapshot, event
 export interface EnterPreview {
   /** Whether the workflow's transitions allow the move. */
   allowed: boolean;
-  violations: Array<{ constraint: string; severity: ConstraintDefinition['severity']; message: string }>;
+  violations: Array<{
+    constraint: string;
+    severity: ConstraintDefinition['severity'];
+    message: string;
+    /**
+     * True when the move breaks the constraint only because a target entered after `seenLength` does not count for it
+     * (see `previewEnter`); entering it would not record a violation, so only a critical one is listed, to refuse.
+     */
+    unseen?: true;
+  }>;
   /** True when the move must be refused: it would violate a critical constraint, or deviate under a `block` policy. */
   refuse: boolean;
 }
 
+/** What `previewEnter` knows of the move besides its state. */
+export interface EnterPreviewContext {
+  confidence?: number;
+  method?: ClassificationMethod;
+  metadata?: Record<string, unknown>;
+  /**
+   * The trace length when the move was decided: the positions after it were not seen by whoever decided it (a model
+   * response's tool calls are all decided before any of them runs). A `precedence` or `until` target entered there
+   * does not let the move through: a critical one that would be violated without it refuses the move. Absent: every
+   * position was seen.
+   */
+  seenLength?: number;
+}
+
 /**
  * Pre-emptive check: evaluates a proposed next state against every constraint without committing it, so a tool call
- * can be refused before it runs (DESIGN.md section 4).
+ * can be refused before it runs (DESIGN.md section 4). With `seenLength`, a critical `precedence` or `until` that only a
+ * target entered after it satisfied is checked as if that target had not come (`ignoreTargetsAfter`).
  */
-export function previewEnter(
-  workflow: Workflow,
-  snapshot: WorkflowSnapshot,
-  state: string,
-  context: { confidence?: number; method?: ClassificationMethod; metadata?: Record<string, unknown> } = {},
-): EnterPreview {
+export function previewEnter(workflow: Workflow, snapshot: WorkflowSnapshot, state: string, context: EnterPreviewContext = {}): EnterPreview {
   assertKnownState(workflow, state);
   if (snapshot.status !== 'active' || state === snapshot.state) return { allowed: true, violations: [], refuse: false };
   const allowed = isMoveAllowed(workflow, snapshot.state, state, context);
   const violations: EnterPreview['violations'] = [];
+  const { seenLength } = context;
   for (const compiled of compiledConstraints(workflow)) {
-    const before = snapshot.monitors[compiled.constraint.name]!;
+    const definition = compiled.constraint as ConstraintDefinition;
+    const before = snapshot.monitors[definition.name]!;
     const after = stepMonitor(compiled, before, state);
     if (before.verdict === 'pending' && after.verdict === 'violated') {
-      const definition = compiled.constraint as ConstraintDefinition;
       violations.push({ constraint: definition.name, severity: definition.severity, message: describeViolation(compiled, after) });
+      continue;
     }
+    if (seenLength === undefined || definition.severity !== 'critical') continue;
+    const unseen = ignoreTargetsAfter(compiled, before, seenLength, snapshot.traceLength);
+    if (unseen === before || !wouldViolate(compiled, unseen, state)) continue;
+    const message = `${describeViolation(compiled, stepMonitor(compiled, unseen, state))} ${UNSEEN_TARGET}`;
+    violations.push({ constraint: definition.name, severity: definition.severity, message, unseen: true });
   }
   const refuse = violations.some((violation) => violation.severity === 'critical') || (!allowed && workflow.definition.onDeviation.reaction === 'block');
   return { allowed, violations, refuse };
 }
+
+/** Why a target in the trace did not count for a move previewed with `seenLength`. */
+const UNSEEN_TARGET = 'Its target was reached only after this move was decided (by another tool call of the same model response), so it does not count for this move.';
 
 /**
  * Takes the interventions due on the next model call: renders them, counts them, escalates repeated ones.

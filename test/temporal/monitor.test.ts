@@ -4,6 +4,7 @@ import {
   closeMonitor,
   compileConstraint,
   evaluateConstraint,
+  ignoreTargetsAfter,
   initialMonitorState,
   monitorKey,
   previewStep,
@@ -169,6 +170,37 @@ describe('pre-emptive checks', () => {
 
   it('does not report an old violation as a new one', () => {
     expect(wouldViolate(never, run(never, ['share_internal_info']), 'share_internal_info')).toBe(false);
+  });
+});
+
+describe('ignoreTargetsAfter (issue 24: a target the caller had not seen)', () => {
+  const precedence = compileConstraint({ name: 'verify-first', type: 'precedence', trigger: 'refund', target: 'verify' });
+  const until = compileConstraint({ name: 'confirm-first', type: 'until', trigger: '!refund', target: 'confirm' });
+
+  it('reopens a precedence its target satisfied after the seen position, at the trace length given', () => {
+    const state = run(precedence, ['greeting', 'verify']);
+    expect(ignoreTargetsAfter(precedence, state, 1, 3)).toEqual({ verdict: 'pending', steps: 3, closed: false });
+    expect(wouldViolate(precedence, ignoreTargetsAfter(precedence, state, 1, 3), 'refund')).toBe(true);
+    expect(ignoreTargetsAfter(precedence, state, 2, 3)).toBe(state); // seen: it counts
+  });
+
+  it('reopens an until with its obligation still open, so only A or B may follow', () => {
+    const state = run(until, ['greeting', 'lookup', 'confirm']);
+    const ignored = ignoreTargetsAfter(until, state, 2, 3);
+    expect(ignored).toEqual({ verdict: 'pending', steps: 3, closed: false, open: { step: 1, state: 'greeting' } });
+    expect(wouldViolate(until, ignored, 'refund')).toBe(true);
+    expect(wouldViolate(until, ignored, 'lookup')).toBe(false);
+  });
+
+  it('leaves every other monitor as it is: other types, pending, violated and closed ones', () => {
+    const next = compileConstraint({ name: 'n', type: 'next', trigger: 'confirm', target: 'refund' });
+    const eventually = compileConstraint({ name: 'e', type: 'eventually', target: 'verify' });
+    for (const [compiled, trace] of [[next, ['confirm', 'refund']], [eventually, ['greeting', 'verify']], [precedence, ['greeting']], [precedence, ['refund', 'verify']]] as const) {
+      const state = run(compiled, trace);
+      expect(ignoreTargetsAfter(compiled, state, 0, trace.length)).toBe(state);
+    }
+    const closed = closeMonitor(precedence, run(precedence, ['verify']));
+    expect(ignoreTargetsAfter(precedence, closed, 0, 1)).toBe(closed);
   });
 });
 

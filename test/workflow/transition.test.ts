@@ -198,6 +198,17 @@ describe('previewEnter', () => {
     expect(snapshot).toEqual(start());
     expect(previewEnter(workflow, run(snapshot, 'verify'), 'refund')).toEqual({ allowed: true, violations: [], refuse: false });
   });
+
+  it('with seenLength, refuses a move that only a target entered after it lets through', () => {
+    const verified = run(start(), 'verify'); // verify at trace position 2
+    const unseen = previewEnter(workflow, verified, 'refund', { seenLength: 1 });
+    expect(unseen).toEqual({
+      allowed: true,
+      violations: [{ constraint: 'verify_first', severity: 'critical', message: expect.stringMatching(/same model response/), unseen: true }],
+      refuse: true,
+    });
+    expect(previewEnter(workflow, verified, 'refund', { seenLength: 2 })).toEqual({ allowed: true, violations: [], refuse: false });
+  });
 });
 
 describe('takeInterventions', () => {
