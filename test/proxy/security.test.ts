@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { createMonitor, loadWorkflow } from '../../src/index.js';
 import { createProxy, loadServeConfig } from '../../src/proxy/index.js';
 import { hastyAgent } from './fake-upstream.js';
-import { OPENING, startProxy, SUPPORT_WORKFLOW } from './helpers.js';
+import { ask, OPENING, startProxy, SUPPORT_WORKFLOW } from './helpers.js';
 
 async function configError(env: Record<string, string>): Promise<string> {
   const error = await loadServeConfig({ env: { PANOPTES_UPSTREAM: 'http://127.0.0.1:8000/v1', PANOPTES_WORKFLOW: SUPPORT_WORKFLOW, ...env } }).then(() => undefined, (caught: unknown) => caught);
@@ -129,6 +129,21 @@ describe('headers sent upstream', () => {
       expect(sent['openai-organization']).toBe('org-1');
       expect(sent['x-stainless-lang']).toBe('js');
       expect(sent['content-type']).toBe('application/json');
+    } finally {
+      await running.close();
+    }
+  });
+});
+
+describe('a call in the same response as the verification it depends on', () => {
+  it('is refused: the verification’s result was not seen when the refund was asked for', async () => {
+    const running = await startProxy(() => ({ content: '', toolCalls: [{ id: 'call_v', name: 'verify_identity', args: { account: 'ACC-1' } }, { id: 'call_r', name: 'issue_refund', args: { order: 'A-1042' } }] }));
+    try {
+      for (const stream of [false, true]) {
+        const { message } = await ask(running.client, OPENING, { stream, headers: { 'x-panoptes-session-id': `same-response-${stream}` } });
+        expect(message.tool_calls?.map((call) => (call.type === 'function' ? call.function.name : call.type))).toEqual(['verify_identity']);
+        expect(message.content).toMatch(/\[Panoptes\] .*issue_refund/);
+      }
     } finally {
       await running.close();
     }
