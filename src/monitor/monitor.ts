@@ -396,14 +396,16 @@ export function createMonitor({
     }
     const pending = session.pendingToolStates[index]!;
     const { state, step } = pending;
-    const refused = (reason: string, constraints: string[], by: 'workflow' | 'guard'): MonitorSession =>
-      settle(apply(session, { type: 'refuse', state, at: clock.now(), reason, constraints, by, step }, effects), index, false, effects);
+    const refused = (reason: string, constraints: string[], by: 'workflow' | 'guard', unseen = false): MonitorSession =>
+      settle(apply(session, { type: 'refuse', state, at: clock.now(), reason, constraints, by, step, ...(unseen ? { unseen } : {}) }, effects), index, false, effects);
     const ahead = runAhead(workflow, session.workflow, session.pendingToolStates, index);
     const preview = previewCall(workflow, ahead, pending);
     if (preview.refuse) {
-      const constraints = preview.violations.filter((violation) => violation.severity === 'critical').map((violation) => violation.constraint);
+      const critical = preview.violations.filter((violation) => violation.severity === 'critical');
+      const constraints = critical.map((violation) => violation.constraint);
       const reason = refusalText(workflow, ahead.state, pending, preview);
-      return finish(refused(reason, constraints, 'workflow'), { action: 'deny', by: 'workflow', state, reason, constraints, effects });
+      const unseen = preview.allowed && critical.length > 0 && critical.every((violation) => violation.unseen);
+      return finish(refused(reason, constraints, 'workflow', unseen), { action: 'deny', by: 'workflow', state, reason, constraints, effects });
     }
     return andThen(guarded(), (verdict) =>
       verdict.allowed

@@ -50,6 +50,12 @@ export type WorkflowEvent =
       constraints: string[];
       /** Who refused: the workflow (default) or a tool guard, whose own text already tells the model what is missing. */
       by?: RefusalRecord['by'];
+      /**
+       * Refused only because the target it needs was called in the same response (its result unseen): the refusal's
+       * own text says to call again, and no intervention is scheduled, since the constraint's guidance ("verify
+       * first") would tell the model to do what it already did.
+       */
+      unseen?: true;
       step?: number;
     }
   | { /** The session ended: pending constraints get their final verdict. */ type: 'close'; at: number };
@@ -313,7 +319,7 @@ function refuse(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<W
   const by = event.by ?? 'workflow';
   const refusal: RefusalRecord = { state: event.state, by, constraints: event.constraints, reason: event.reason, at: event.at, ...stepOf(event) };
   const effects: WorkflowEffect[] = [{ type: 'call-refused', refusal }];
-  if (by === 'guard') {
+  if (by === 'guard' || event.unseen) {
     return { snapshot: { ...snapshot, refusals: appendBounded(snapshot.refusals, refusal, snapshot.historyLimit), updatedAt: event.at }, effects };
   }
   const variables = { ...templateVariablesFor(workflow, snapshot.state, event.state, snapshot.state), details: event.reason };

@@ -32,6 +32,8 @@ describe('a tool call in the same response as the call it depends on', () => {
     expect(refund).toMatchObject({ action: 'deny', by: 'workflow', state: 'account_action', constraints: ['verify_first'] });
     expect(refund.action === 'deny' && refund.reason).toMatch(/same response/);
     expect((await monitor.report('s1'))!.trace).toEqual(['greeting', 'verify_identity']);
+    // No "verify first" guidance follows: the model did verify; the refusal's own text says to call again.
+    expect(await monitor.beforeModel('s1', { messages: [{ role: 'user', content: 'go on' }] })).toMatchObject({ action: 'proceed', interventions: [] });
 
     // Once the model has seen the verification, the refund goes through.
     await monitor.afterModel('s1', response(toolCall('issue_refund', 'r2')));
