@@ -100,9 +100,9 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
   const failOpen = createFailOpen(logger);
 
   const rules = sentinel === undefined ? {} : { sentinel };
-  const sessionOf = (options: ToolExecutionOptions): string | undefined => {
+  const sessionOf = (options: ToolExecutionOptions, lookup: { forget?: boolean } = {}): string | undefined => {
     if (monitor === undefined && !perConversation) return undefined;
-    const id = sessionOfCall(options, sessionId, monitor);
+    const id = sessionOfCall(options, sessionId, monitor, lookup);
     if (id === undefined && monitor !== undefined) {
       failOpen.note('session lookup', `No session is known for tool call '${options.toolCallId}', so the monitor did not check it before it ran: pass sessionId, or wrap the model with panoptesMiddleware on the same monitor.`);
     }
@@ -134,7 +134,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
       : (name, input, options, outcome) =>
           recordToolResult(toCoreToolCall(options.toolCallId, name, input), outcome, {
             sentinel,
-            sessionId: perConversation ? sessionOf(options) : undefined,
+            sessionId: perConversation ? sessionOf(options, { forget: true }) : undefined,
             onError: (error) => failOpen.note('sentinel.recordResult', 'Recording a tool result for the policy failed; its facts expire with their TTL instead.', error),
           });
 

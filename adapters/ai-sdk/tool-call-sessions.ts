@@ -37,14 +37,16 @@ export function rememberToolCalls(monitor: object, sessionId: string, toolCalls:
 }
 
 /**
- * The session that asked for a tool call, forgetting it (each call runs once); `undefined` when unknown or ambiguous.
+ * The session that asked for a tool call; `undefined` when unknown or ambiguous. With `forget`, the call is forgotten
+ * (it ran and its result is recorded), so a scripted model that reuses ids in another conversation is not ambiguous;
+ * a call is asked for twice (before it runs, and when its result is recorded), so only the last asks to forget.
  * @example
  * sessionOfToolCall(monitor, 'call_abc') // 'ticket-42'
  */
-export function sessionOfToolCall(monitor: object, toolCallId: string): string | undefined {
+export function sessionOfToolCall(monitor: object, toolCallId: string, { forget = false }: { forget?: boolean } = {}): string | undefined {
   const calls = registry.get(monitor);
   const sessionId = calls?.get(toolCallId);
-  calls?.delete(toolCallId);
+  if (forget) calls?.delete(toolCallId);
   return sessionId ?? undefined;
 }
 
@@ -52,7 +54,7 @@ export function sessionOfToolCall(monitor: object, toolCallId: string): string |
  * The session a tool call belongs to: the app's `sessionId` (an id, or a function of the call), else the session
  * the middleware recorded for the call on `monitor`; `undefined` when neither places it.
  */
-export function sessionOfCall(options: ToolExecutionOptions, sessionId: ToolSessionId | undefined, monitor: object | undefined): string | undefined {
+export function sessionOfCall(options: ToolExecutionOptions, sessionId: ToolSessionId | undefined, monitor: object | undefined, lookup: { forget?: boolean } = {}): string | undefined {
   if (typeof sessionId === 'function') return sessionId(options);
-  return sessionId ?? (monitor === undefined ? undefined : sessionOfToolCall(monitor, options.toolCallId));
+  return sessionId ?? (monitor === undefined ? undefined : sessionOfToolCall(monitor, options.toolCallId, lookup));
 }

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { rememberToolCalls, sessionOfToolCall } from '../../../adapters/ai-sdk/tool-call-sessions.js';
 
 describe('tool-call sessions', () => {
-  it('finds the session of a call once, per monitor', () => {
+  it('finds the session of a call until it is forgotten, per monitor', () => {
     const [monitor, other] = [{}, {}];
     rememberToolCalls(monitor, 's1', [{ id: 'call_a' }, { id: 'call_b' }, {}]);
     expect(sessionOfToolCall(other, 'call_a')).toBeUndefined();
-    expect(sessionOfToolCall(monitor, 'call_a')).toBe('s1');
-    expect(sessionOfToolCall(monitor, 'call_a')).toBeUndefined(); // forgotten once taken
+    expect(sessionOfToolCall(monitor, 'call_a')).toBe('s1'); // before the call runs
+    expect(sessionOfToolCall(monitor, 'call_a', { forget: true })).toBe('s1'); // when its result is recorded
+    expect(sessionOfToolCall(monitor, 'call_a')).toBeUndefined(); // forgotten once recorded
     expect(sessionOfToolCall(monitor, 'call_b')).toBe('s1');
   });
 
