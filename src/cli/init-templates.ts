@@ -1,3 +1,9 @@
+import { join } from 'node:path';
+import { AI_SDK_AGENT } from './init/ai-sdk.js';
+import { LANGCHAIN_AGENT } from './init/langchain.js';
+import { LANGGRAPH_AGENT } from './init/langgraph.js';
+import { PROXY_CONFIG } from './init/proxy.js';
+
 /**
  * The files `panoptes init` writes: a small order-support workflow, its rules and two scenarios that pass, so a team
  * starts from something that runs and edits it towards its own procedure.
@@ -113,32 +119,35 @@ expect:
   trace: [greeting, lookup_order, done]
 `;
 
-/** The lines to add to the agent, per host. */
-export function hostLines(host: InitHost, folder: string): string[] {
+/** The file each host gets beside the workflow: wiring that runs as it is written (`node panoptes/agent.mjs`), or the proxy's configuration. */
+export function hostFile(host: InitHost, folder: string): [path: string, text: string] {
   switch (host) {
     case 'langchain':
-      return [
-        `import { createMonitor, loadWorkflow } from 'panoptes'; import { panoptesMiddleware } from 'panoptes/langchain';`,
-        `const monitor = createMonitor({ workflow: await loadWorkflow('${folder}/workflow.yaml') });`,
-        `const agent = createAgent({ model, tools, middleware: [panoptesMiddleware({ monitor })] });`,
-      ];
+      return [join(folder, 'agent.mjs'), LANGCHAIN_AGENT];
     case 'langgraph':
-      return [
-        `import { loadWorkflow } from 'panoptes'; import { createGraphMonitor, wrapModelNode, GuardedToolNode } from 'panoptes/langgraph';`,
-        `const monitor = createGraphMonitor({ workflow: await loadWorkflow('${folder}/workflow.yaml') });`,
-        `graph.addNode('agent', wrapModelNode(callModel, { monitor })).addNode('tools', new GuardedToolNode(tools, { monitor }));`,
-      ];
+      return [join(folder, 'agent.mjs'), LANGGRAPH_AGENT];
     case 'ai-sdk':
-      return [
-        `import { createMonitor, loadWorkflow } from 'panoptes'; import { panoptesMiddleware } from 'panoptes/ai-sdk';`,
-        `const monitor = createMonitor({ workflow: await loadWorkflow('${folder}/workflow.yaml') });`,
-        `const guarded = wrapLanguageModel({ model, middleware: panoptesMiddleware({ monitor }) });`,
-      ];
+      return [join(folder, 'agent.mjs'), AI_SDK_AGENT];
     case 'proxy':
-      return [
-        `npx panoptes serve --workflow ${folder}/workflow.yaml   # an OpenAI-compatible proxy (see \`panoptes serve --help\`)`,
-        `export OPENAI_BASE_URL=http://localhost:8787/v1           # point the agent's OpenAI client at it (the port serve prints)`,
-        `# send a session id with each request: header x-panoptes-session-id`,
-      ];
+      return [join(folder, 'panoptes.yaml'), PROXY_CONFIG];
   }
+}
+
+/** What `init` prints after the files: how to see the wiring refuse the forbidden call, and how to use it. */
+export function hostLines(host: InitHost, folder: string): string[] {
+  if (host === 'proxy') {
+    return [
+      `Start the proxy (it checks every chat completion against ${folder}/workflow.yaml):`,
+      `  npx panoptes serve --config ${folder}/panoptes.yaml`,
+      `Point your agent's OpenAI client at it, and name each conversation:`,
+      `  base_url = "http://127.0.0.1:4000/v1"; header x-panoptes-session-id: <conversation id>`,
+      `(${folder}/policy.rules is checked by \`panoptes test\` and by the in-process hosts; the proxy enforces the workflow.)`,
+    ];
+  }
+  const usage: Record<Exclude<InitHost, 'proxy'>, string[]> = {
+    langchain: [`import { panoptes } from './${folder}/agent.mjs';`, `const agent = createAgent({ model, tools, middleware: [await panoptes({ tools, userOf: (threadId) => userId })] });`],
+    langgraph: [`import { panoptes } from './${folder}/agent.mjs';`, `const { monitor, toolNode } = await panoptes({ tools, userOf: (threadId) => userId });`, `graph.addNode('agent', wrapModelNode(callModel, { monitor })).addNode('tools', toolNode);`],
+    'ai-sdk': [`import { panoptes } from './${folder}/agent.mjs';`, `const guard = await panoptes({ tools, userOf: (conversationId) => userId });`, `await generateText({ model: guard.model(model), tools: guard.tools, providerOptions: { panoptes: { sessionId: conversationId } }, ... });`],
+  };
+  return [`See it refuse a refund before it runs (offline, a scripted model):`, `  node ${folder}/agent.mjs`, `Then use it in your agent:`, ...usage[host].map((line) => `  ${line}`)];
 }

@@ -40,7 +40,7 @@ describe('panoptes authoring commands (built binary)', () => {
     const init = await panoptes(folder, 'init', '--host', 'langgraph');
     expect(init.code).toBe(0);
     expect(init.stdout).toContain('created panoptes/workflow.yaml');
-    expect(init.stdout).toContain("createGraphMonitor({ workflow: await loadWorkflow('panoptes/workflow.yaml') })");
+    expect(init.stdout).toContain('created panoptes/agent.mjs');
     expect(readFileSync(join(folder, 'panoptes/workflow.yaml'), 'utf8')).toMatch(/^# yaml-language-server: \$schema=/);
     const validate = await panoptes(folder, 'validate', 'panoptes/workflow.yaml');
     expect(validate.stdout).toContain('1 file: all valid (0 errors, 0 warnings)');

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hostLines, RULES_TEMPLATE, SCENARIO_CONFIRMED, SCENARIO_UNCONFIRMED, WORKFLOW_TEMPLATE, type InitHost } from '../init-templates.js';
+import { hostFile, hostLines, RULES_TEMPLATE, SCENARIO_CONFIRMED, SCENARIO_UNCONFIRMED, WORKFLOW_TEMPLATE, type InitHost } from '../init-templates.js';
 import type { Output } from '../output.js';
 
 export interface InitCommandOptions {
@@ -13,8 +13,8 @@ export interface InitCommandOptions {
 
 /**
  * `panoptes init --host <host>`: writes a starter folder (a commented `workflow.yaml` with the schema line for
- * editors, `policy.rules`, and `scenarios/` with two scenarios that pass) and prints the three lines to add to the
- * agent. Refuses to overwrite a file without `--force`.
+ * editors, `policy.rules`, `scenarios/` with two scenarios that pass, and the host's wiring: `agent.mjs`, which runs
+ * offline and refuses the forbidden call before it runs, or the proxy's `panoptes.yaml`) and prints how to use it. Refuses to overwrite a file without `--force`.
  * @returns 0, or 1 when a file exists (nothing is written then) or cannot be written.
  */
 export async function initCommand({ host, dir = 'panoptes', force = false }: InitCommandOptions, output: Output): Promise<number> {
@@ -23,6 +23,7 @@ export async function initCommand({ host, dir = 'panoptes', force = false }: Ini
     [join(dir, 'policy.rules'), RULES_TEMPLATE],
     [join(dir, 'scenarios', 'confirmed-refund.yaml'), SCENARIO_CONFIRMED],
     [join(dir, 'scenarios', 'unconfirmed-refund.yaml'), SCENARIO_UNCONFIRMED],
+    hostFile(host, dir),
   ];
   try {
     await mkdir(join(dir, 'scenarios'), { recursive: true });
@@ -34,7 +35,7 @@ export async function initCommand({ host, dir = 'panoptes', force = false }: Ini
     return 1;
   }
   for (const [file] of files) output.out(`${output.colors.green('created')} ${file}`);
-  const lines = ['', `Add to your agent (${host}):`, ...hostLines(host, dir).map((line) => `  ${line}`), '', `Then: npx panoptes validate ${dir}/workflow.yaml && npx panoptes test ${dir}/scenarios`];
+  const lines = ['', ...hostLines(host, dir), '', `Check and test the procedure: npx panoptes validate ${dir}/workflow.yaml && npx panoptes test ${dir}/scenarios`];
   for (const line of lines) output.out(line);
   return 0;
 }
