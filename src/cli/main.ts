@@ -105,7 +105,7 @@ program
 
 program
   .command('init')
-  .description('write a starter panoptes/ folder: workflow, rules, passing scenarios, and the host's wiring (agent.mjs runs offline and refuses the forbidden call; the proxy gets panoptes.yaml)')
+  .description('write a starter panoptes/ folder: workflow, rules, passing scenarios, and the wiring for the host (agent.mjs runs offline and refuses the forbidden call; the proxy gets panoptes.yaml)')
   .addOption(new Option('--host <host>', 'the agent framework').choices([...INIT_HOSTS]).default('langchain'))
   .option('--dir <folder>', 'folder to create', 'panoptes')
   .option('--force', 'overwrite files that exist')
