@@ -12,7 +12,7 @@ import { closestName, formatDiagnostic, type Diagnostic } from '../diagnostics/i
 import { DiagnosticsError } from '../errors/diagnostics-error.js';
 import { hasErrorCode } from '../errors/panoptes-error.js';
 import { redactUrl } from '../store/redis/redact-url.js';
-import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './server.js';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 
 /** The checked configuration of a proxy. */
 export interface ServeConfig {

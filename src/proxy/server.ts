@@ -13,6 +13,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { InvalidOptionError } from '../errors/index.js';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import { offeredToolNames, type AssistantTurn } from '../messages/index.js';
 import { localPlacement, type ConversationPlacement, type Placement } from '../session/index.js';
 import type { Logger, Monitor } from '../monitor/index.js';
@@ -30,10 +31,7 @@ import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type U
 /** Checks one answer of this request: classified by the monitor, its tool calls checked; the calls refused. */
 type CheckTurn = (turn: AssistantTurn) => Promise<RefusedToolCall[]>;
 
-export const DEFAULT_PROXY_PORT = 4000;
-export const DEFAULT_PROXY_HOST = '127.0.0.1';
-export const DEFAULT_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
-export const DEFAULT_UPSTREAM_TIMEOUT_MS = 300_000;
+export { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS };
 
 /** The response header that names the session a call was placed in. */
 export const SESSION_HEADER = 'x-panoptes-session-id';

@@ -19,7 +19,9 @@ export interface ServeCommandOptions {
  */
 export async function serveCommand(options: ServeCommandOptions, output: Output): Promise<number> {
   const { loadServeConfig, ProxyConfigError, formatConfigError } = await import('../../proxy/config.js');
-  const { startServe } = await import('../../proxy/serve.js');
+  const serve = await import('../../proxy/serve.js').catch((error: unknown) => error as Error);
+  if (serve instanceof Error) return missingPeers(serve, ['fastify', 'undici'], output);
+  const { startServe } = serve;
   // Flags are named by the configuration key they set: `--redis` sets `redis.url`.
   const { config: configPath, redis, ...rest } = options;
   const flags = { ...rest, ...(redis === undefined ? {} : { 'redis.url': redis }) };
@@ -31,7 +33,13 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
     output.err(`Invalid proxy configuration:\n${formatConfigError(error)}`);
     return 1;
   }
-  const running = await startServe(config, { logger: { warn: (line: string) => output.err(line) } });
+  let running;
+  try {
+    running = await startServe(config, { logger: { warn: (line: string) => output.err(line) } });
+  } catch (error) {
+    if (config.redis && isMissingModule(error)) return missingPeers(error as Error, ['redis'], output);
+    throw error;
+  }
   output.out(`listening on ${running.url}`);
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -43,4 +51,16 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
     process.once('SIGINT', stop);
   });
   return 0;
+}
+
+/** Whether `error` is Node's "cannot find this package" (an optional peer dependency that is not installed). */
+function isMissingModule(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === 'ERR_MODULE_NOT_FOUND';
+}
+
+/** Says which optional peer dependencies `serve` needs and how to install them; rethrows any other failure. */
+function missingPeers(error: Error, packages: string[], output: Output): number {
+  if (!isMissingModule(error)) throw error;
+  output.err(`panoptes serve needs ${packages.join(' and ')}, which are optional: npm install ${packages.join(' ')}\n(${error.message.split('\n')[0]})`);
+  return 1;
 }
