@@ -4,7 +4,7 @@ import { systemClock, systemTimers, type Timers } from '../clock/index.js';
 import { InvalidOptionError, isHostControlFlow, WorkflowViolationError } from '../errors/index.js';
 import { applyInterventions, type InterventionPlan, type RenderedIntervention } from '../intervene/index.js';
 import { createLoopDetector, LoopDetectedError, toolResultsAfterLastTurn, type LoopDetector, type LoopDetectorOptions, type LoopHint, type LoopReport } from '../loops/index.js';
-import type { AssistantTurn, ChatMessage, ToolCall } from '../messages/index.js';
+import { normaliseToolName, type AssistantTurn, type ChatMessage, type ToolCall } from '../messages/index.js';
 import { createMemorySessionStore } from '../store/index.js';
 import {
   createSnapshot,
@@ -658,9 +658,15 @@ function isIdle(session: MonitorSession): boolean {
   return session.pendingToolStates.length === 0 && session.workflow.interventions.pending.length === 0 && session.workflow.status === 'active';
 }
 
-/** The announced call this tool call is: by id when both have one, else the first with the same tool name. */
+/** The announced call this tool call is: by id when both have one, else the first with the same normalised tool name. */
 function takePending(pending: readonly PendingToolState[], call: ToolCall): PendingToolState | undefined {
-  return (call.id === undefined ? undefined : pending.find((entry) => entry.toolCallId === call.id)) ?? pending.find((entry) => entry.toolName === call.name);
+  if (call.id !== undefined) {
+    const byId = pending.find((entry) => entry.toolCallId === call.id);
+    if (byId) return byId;
+  }
+  // By name as the classifier matched it: a call checked as `Issue_Refund` is the one announced as `issue_refund`.
+  const name = normaliseToolName(call.name);
+  return pending.find((entry) => normaliseToolName(entry.toolName) === name);
 }
 
 /** Hosts send odd shapes (null content, missing tool calls); the core reads them as empty rather than crashing. */
