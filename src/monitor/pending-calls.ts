@@ -1,3 +1,4 @@
+import { normaliseToolName } from '../messages/index.js';
 import type { ToolCall } from '../messages/index.js';
 import { previewEnter, transition, type EnterPreview, type Workflow, type WorkflowSnapshot } from '../workflow/index.js';
 import type { PendingToolState } from './types.js';
@@ -14,7 +15,9 @@ export function pendingIndex(pending: readonly PendingToolState[], call: ToolCal
     const byId = pending.findIndex((entry) => entry.toolCallId === call.id);
     if (byId >= 0 || ran?.includes(call.id)) return byId;
   }
-  return pending.findIndex((entry) => !entry.allowed && entry.toolName === call.name && (call.id === undefined || entry.toolCallId === undefined));
+  // By name as the classifier matched it: a call checked as `Issue_Refund` is the one announced as `issue_refund`.
+  const name = normaliseToolName(call.name);
+  return pending.findIndex((entry) => !entry.allowed && normaliseToolName(entry.toolName) === name && (call.id === undefined || entry.toolCallId === undefined));
 }
 
 /**

@@ -4,12 +4,12 @@
  * it). The server and the stream gate call these; the in-process adapters make the same monitor calls.
  * @module
  */
-import type { Monitor } from '../monitor/index.js';
+import type { Monitor, ToolGuard } from '../monitor/index.js';
 import type { RenderedIntervention } from '../intervene/index.js';
-import type { AssistantTurn } from '../messages/index.js';
+import type { AssistantTurn, ToolCall } from '../messages/index.js';
 import { lazyModelRequest } from '../monitor/index.js';
 import { proxyError, type ProxyError } from './errors.js';
-import type { ChatCompletionRequest, OpenAIMessage } from './openai-types.js';
+import type { ChatCompletionRequest } from './openai-types.js';
 import { toChatMessages, withEdits } from './translate.js';
 
 /** What to do with a request: send it (edited when interventions apply) or refuse it. */
@@ -40,21 +40,29 @@ export interface RefusedToolCall {
   name: string;
   reason: string;
   constraints: string[];
+  /** Its position in the turn's `toolCalls`, when a check of that turn refused it (ids and names can repeat). */
+  index?: number;
 }
 
 /**
  * Runs `afterModel` on a complete response turn, then `beforeTool` on each of its tool calls in order: the
  * pre-emptive check, so a call whose state would break a critical constraint is refused (and recorded as a refused
- * attempt) before the client can execute it. Returns the refused calls; the others entered their states.
+ * attempt) before the client can execute it; `guard`, when given, is asked about each call the workflow allows.
+ * Returns the refused calls; the others entered their states.
  */
-export async function checkTurn(monitor: Monitor, sessionId: string, turn: AssistantTurn): Promise<RefusedToolCall[]> {
+export async function checkTurn(monitor: Monitor, sessionId: string, turn: AssistantTurn, guard?: ToolGuard): Promise<RefusedToolCall[]> {
   await monitor.afterModel(sessionId, turn);
   const refused: RefusedToolCall[] = [];
-  for (const call of turn.toolCalls) {
-    const decision = await monitor.beforeTool(sessionId, call);
-    if (decision.action === 'deny') refused.push({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: decision.reason, constraints: decision.constraints });
+  for (const [index, call] of turn.toolCalls.entries()) {
+    const decision = await monitor.beforeTool(sessionId, call, guard ? { guard } : undefined);
+    if (decision.action === 'deny') refused.push({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: decision.reason, constraints: decision.constraints, index });
   }
   return refused;
+}
+
+/** Every call of a turn refused for one reason (`why`, finishing "The call to X was refused: ..."), by position. */
+export function refusedAll(calls: readonly ToolCall[], why: string): RefusedToolCall[] {
+  return calls.map((call, index) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: `The call to ${call.name} was refused: ${why}, so it did not run.`, constraints: [], index }));
 }
 
 /** The text that replaces refused tool calls in the response: what the client (and its model, next turn) reads. */
@@ -68,20 +76,8 @@ export function isRefused(refused: readonly RefusedToolCall[], call: { id?: unkn
 }
 
 /**
- * A response message without its refused tool calls, saying why instead: the refusal text is appended to its
- * content, and when no call is left the message is a plain assistant message (`finishReason` becomes `stop`).
- */
-export function withoutRefused(message: OpenAIMessage, refused: readonly RefusedToolCall[]): { message: OpenAIMessage; allRemoved: boolean } {
-  const kept = (message.tool_calls ?? []).filter((call) => !isRefused(refused, call));
-  const text = refusalText(refused);
-  const content = typeof message.content === 'string' && message.content !== '' ? `${message.content}\n\n${text}` : text;
-  const { tool_calls: _removed, ...rest } = message;
-  return kept.length > 0 ? { message: { ...rest, content, tool_calls: kept }, allRemoved: false } : { message: { ...rest, content }, allRemoved: true };
-}
-
-/**
- * The turn as the client receives it once the refused calls are taken out: the refusal text after its content (as
- * {@link withoutRefused} and the stream gate write it) and the allowed calls. What the client sends back as the
+ * The turn as the client receives it once the refused calls are taken out: the refusal text after its content (as the
+ * proxy writes it, streamed or not) and the allowed calls. What the client sends back as the
  * assistant message of its next request, so what a conversation is placed by.
  */
 export function deliveredTurn(turn: AssistantTurn, refused: readonly RefusedToolCall[]): AssistantTurn {

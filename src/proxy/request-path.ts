@@ -12,6 +12,11 @@ export const BASE_PATH = '/v1';
 /** Routes matched whatever the case of their letters, so `/v1/Chat/Completions` cannot dodge the monitor. */
 const MONITORED_ROUTES = ['/v1/chat/completions'] as const;
 
+/** Whether a normalised path is a monitored route: only its monitored method reaches the upstream there. */
+export function isMonitoredRoute(path: string): boolean {
+  return (MONITORED_ROUTES as readonly string[]).includes(path);
+}
+
 /** Paths that are the proxy's own and need no key. */
 export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz', '/metrics']);
 

@@ -15,21 +15,27 @@ import type { Dispatcher } from 'undici';
 import { InvalidOptionError } from '../errors/index.js';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import { offeredToolNames, type AssistantTurn } from '../messages/index.js';
+import type { Logger, Monitor, ToolGuard } from '../monitor/index.js';
 import { localPlacement, type ConversationPlacement, type Placement } from '../session/index.js';
-import type { Logger, Monitor } from '../monitor/index.js';
-import { beforeCall, checkTurn, deliveredTurn, withoutRefused, type RefusedToolCall } from './enforce.js';
+import { answerHeaders, isEncoded, readText, sniffBody, type BodyKind } from './answer-body.js';
+import { decideCalls, offeredNames, type CheckTurn, type FoundCall } from './answer-calls.js';
+import { answerText, completionEvents, errorBodyOf, readCompletion, withoutRefusedCalls } from './answer-json.js';
 import { limitBody } from './body-limit.js';
+import { beforeCall, checkTurn, deliveredTurn, refusedAll, type RefusedToolCall } from './enforce.js';
 import { proxyError, sseError, type ProxyError } from './errors.js';
 import { createProxyMetrics, PROXY_METRICS, type ProxyMetrics } from './metrics.js';
-import type { ChatCompletion, ChatCompletionRequest } from './openai-types.js';
-import { isRefusedTarget, normaliseTarget, OPEN_PATHS, type NormalisedTarget } from './request-path.js';
+import type { ChatCompletionRequest } from './openai-types.js';
+import { isMonitoredRoute, isRefusedTarget, normaliseTarget, OPEN_PATHS, type NormalisedTarget } from './request-path.js';
 import { namedSessionOf } from './session-id.js';
 import { StreamGate } from './stream-gate.js';
-import { chatRequestProblem, toChatMessages, turnOf } from './translate.js';
+import { argumentsOf, chatRequestProblem, toChatMessages } from './translate.js';
 import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type Upstream } from './upstream.js';
 
-/** Checks one answer of this request: classified by the monitor, its tool calls checked; the calls refused. */
-type CheckTurn = (turn: AssistantTurn) => Promise<RefusedToolCall[]>;
+/**
+ * Decides the calls of one answer of this request (`decideCalls`, with the tools it offered): the first choice
+ * classified by the monitor and its calls checked, the rest refused on sight; `check` replaces the monitor's check.
+ */
+type Decide = (calls: readonly FoundCall[], content: string, check?: CheckTurn) => Promise<Map<FoundCall, RefusedToolCall>>;
 
 export { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS };
 
@@ -209,6 +215,10 @@ export function createProxy({
 
   async function passThrough(request: FastifyRequest, reply: FastifyReply) {
     const { path, query } = targetOf(request) as NormalisedTarget;
+    // Another method on a monitored route would reach an upstream that may generate on it too, unmonitored.
+    if (isMonitoredRoute(path)) {
+      return send(reply.header('allow', 'POST'), proxyError(405, 'invalid_request_error', 'method_not_allowed', `${path} takes POST only through the proxy, which monitors it.`));
+    }
     const abort = abortOnClientGone(reply.raw);
     const body = request.body === undefined ? undefined : limitBody(request.body as Readable, bodyLimitBytes);
     let response: Dispatcher.ResponseData | ProxyError;
@@ -230,6 +240,11 @@ export function createProxy({
     const body = request.body as ChatCompletionRequest;
     if (body.n !== undefined && body.n !== null && body.n !== 1) {
       return send(reply, proxyError(400, 'invalid_request_error', 'unsupported_n', 'The proxy monitors one choice per call: send n = 1 (or leave it out).', 'n'));
+    }
+    // Refused, not coerced: an upstream that reads "true" as true streams an answer to a request the proxy reads as not
+    // streamed, and guessing which strings a given upstream coerces is the ambiguity to avoid. OpenAI refuses it too.
+    if (body.stream != null && typeof body.stream !== 'boolean') {
+      return send(reply, proxyError(400, 'invalid_request_error', 'invalid_stream', `'stream' must be true or false (or left out), not a ${typeof body.stream}.`, 'stream'));
     }
     const named = namedSessionOf(request.headers, body);
     if (!named && requireSessionId) {
@@ -263,23 +278,33 @@ export function createProxy({
       return reply;
     }
     if (isProxyError(response)) return upstreamFailed(reply, response);
-    const eventStream = String(response.headers['content-type'] ?? '').includes('text/event-stream');
-    // The answer is checked with the tools this request offered, so the loop detector counts calls to any other.
+    // The answer is checked with the tools this request offered, so the loop detector counts calls to any other, and
+    // a call to a name not offered is refused.
     const offered = offeredToolNames(body.tools);
-    const check = async (turn: AssistantTurn) => {
-      const refused = await checkedTurn(sessionId, offered ? { ...turn, availableTools: offered } : turn);
-      if (placed) await recordAnswer(placed, deliveredTurn(turn, refused));
+    const check: CheckTurn = (turn, guard) => checkedTurn(sessionId, offered ? { ...turn, availableTools: offered } : turn, guard);
+    const names = offeredNames(body);
+    const decide: Decide = async (calls, content, using = check) => {
+      const refused = await decideCalls(calls, content, using, names);
+      if (placed) await recordAnswer(placed, firstChoiceDelivered(calls, content, refused));
       return refused;
     };
-    if (streamed && eventStream && response.statusCode < 300) return streamCompletion(reply, response, sessionId, abort, check);
-    return completion(reply, response, abort, check);
+    // A streamed request gets a stream whatever the upstream sent (its headers leave at once); any other answer is
+    // sniffed first, and goes on as what it is.
+    if (streamed && response.statusCode < 300) return streamCompletion(reply, response, response.body, sessionId, abort, decide);
+    return completion(reply, response, sessionId, abort, decide);
   }
 
-  /** A non-streamed answer: classified, its tool calls checked, refused ones taken out before the client sees it. */
-  async function completion(reply: FastifyReply, response: Dispatcher.ResponseData, abort: ClientGone, check: CheckTurn) {
-    let text: string;
+  /**
+   * An answer to a non-streamed request: read by what it is. JSON is parsed, every call in it decided, refused ones
+   * taken out before the client sees it; SSE goes through the stream gate; anything else is withheld (fail closed).
+   */
+  async function completion(reply: FastifyReply, response: Dispatcher.ResponseData, sessionId: string, abort: ClientGone, decide: Decide) {
+    let text = '';
+    let stream: AsyncIterable<Uint8Array> | undefined;
     try {
-      text = await response.body.text();
+      const sniffed = response.statusCode < 300 ? await sniffBody(response.body) : undefined;
+      if (sniffed?.kind === 'sse') stream = sniffed.body;
+      else text = await readText(sniffed?.body ?? response.body);
     } catch (error) {
       if (abort.aborted) {
         metrics.add(PROXY_METRICS.clientAborts);
@@ -287,30 +312,33 @@ export function createProxy({
       }
       return upstreamFailed(reply, upstreamBodyError(error, upstreamTimeoutMs));
     }
-    const headers = returnedHeaders(response.headers, { keepLength: false });
-    if (response.statusCode >= 300) return reply.code(response.statusCode).headers(headers).send(text); // the upstream's own error, unchanged
-    let completion: ChatCompletion;
-    try {
-      completion = JSON.parse(text) as ChatCompletion;
-    } catch {
-      logOnce('unreadable-response', 'The upstream answered a chat completion with a body that is not JSON; it was passed on unread.');
-      return reply.code(response.statusCode).headers(headers).send(text);
+    if (stream) return streamCompletion(reply, response, stream, sessionId, abort, decide);
+    if (response.statusCode >= 300) {
+      // The upstream's own error goes back unchanged, unless it carries calls a client could read (or is compressed,
+      // so the proxy cannot tell).
+      const status = response.statusCode >= 400 ? response.statusCode : 502;
+      if (isEncoded(response.headers)) return upstreamFailed(reply, unreadable(`it came with status ${response.statusCode}, compressed`, status));
+      const error = errorBodyOf(text);
+      if (error === undefined) return upstreamFailed(reply, unreadable(`it came with status ${response.statusCode} and carries tool calls`, status));
+      return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: false })).send(error);
     }
-    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
-    const turn = turnOf(choice?.message);
-    const refused = await check(turn);
-    if (refused.length === 0 || !choice?.message) return reply.code(response.statusCode).headers(headers).send(text);
-    metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.length);
-    const edited = withoutRefused(choice.message, refused);
-    const choices = completion.choices!.map((entry, index) => (index === 0 ? { ...entry, message: edited.message, ...(edited.allRemoved ? { finish_reason: 'stop' } : {}) } : entry));
-    return reply.code(response.statusCode).headers(headers).send(JSON.stringify({ ...completion, choices }));
+    const read = readCompletion(text);
+    if ('unreadable' in read) return upstreamFailed(reply, unreadable(read.unreadable));
+    const refused = await decide(read.calls, read.content);
+    const headers = answerHeaders(response.headers, 'json');
+    metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
+    return reply.code(response.statusCode).headers(headers).send(answerText(refused.size === 0 ? read.completion : withoutRefusedCalls(read, refused)));
   }
 
-  /** A streamed answer: text passes at once, tool calls wait for the end and their checks (see StreamGate). */
-  async function streamCompletion(reply: FastifyReply, response: Dispatcher.ResponseData, sessionId: string, abort: ClientGone, check: CheckTurn) {
+  /**
+   * An answer sent as a stream: text passes at once, tool calls wait for the end and their checks (see StreamGate).
+   * The body is sniffed once the headers are out: an SSE body (or none) goes through the gate; a JSON one is decided
+   * whole and sent as the events of a stream; anything else ends the stream with an error event.
+   */
+  async function streamCompletion(reply: FastifyReply, response: Dispatcher.ResponseData, body: AsyncIterable<Uint8Array>, sessionId: string, abort: ClientGone, decide: Decide) {
     reply.hijack();
     const out = reply.raw;
-    out.writeHead(response.statusCode, { ...returnedHeaders(response.headers, { keepLength: false }), [SESSION_HEADER]: sessionId });
+    out.writeHead(response.statusCode, { ...answerHeaders(response.headers, 'sse'), [SESSION_HEADER]: sessionId });
     // The headers go out with the first text, in one packet, when the upstream sent that text with its own headers;
     // else alone on the next turn of the event loop, so the client knows at once that the answer started.
     let wrote = false;
@@ -335,13 +363,20 @@ export function createProxy({
     });
     const decoder = new TextDecoder();
     let broken = false;
+    let kind: BodyKind = 'sse';
+    let json = '';
     try {
-      for await (const piece of response.body) {
-        // The events of one piece leave in one write.
-        out.cork();
-        parser.feed(decoder.decode(piece as Buffer, { stream: true }));
-        out.uncork();
-        if (gate.done || parseFailed) break;
+      const sniffed = await sniffBody(body);
+      kind = sniffed.kind;
+      if (kind === 'json') json = await readText(sniffed.body);
+      else if (kind !== 'other') {
+        for await (const piece of sniffed.body) {
+          // The events of one piece leave in one write.
+          out.cork();
+          parser.feed(decoder.decode(piece, { stream: true }));
+          out.uncork();
+          if (gate.done || parseFailed) break;
+        }
       }
     } catch {
       broken = !abort.aborted;
@@ -353,17 +388,28 @@ export function createProxy({
       out.destroy();
       return;
     }
+    if (kind === 'other') {
+      response.body.destroy();
+      out.end(streamFailed(unreadable('it is neither JSON nor server-sent events')));
+      return;
+    }
+    if (kind === 'json' && !broken) {
+      const read = readCompletion(json);
+      if ('unreadable' in read) return void out.end(streamFailed(unreadable(read.unreadable)));
+      const refused = await decide(read.calls, read.content);
+      metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
+      out.end(completionEvents(refused.size === 0 ? read.completion : withoutRefusedCalls(read, refused)));
+      return;
+    }
     if (gate.done || parseFailed) response.body.destroy();
-    const cutOff = broken || parseFailed || gate.end === 'cut-off';
-    const turn = gate.turn();
-    const refused = cutOff ? [] : gate.overflow ? allRefused(turn.toolCalls, 'its arguments were too large to check') : await check(turn);
-    if (cutOff) {
-      await check({ content: turn.content, toolCalls: [] });
+    if (broken || parseFailed || gate.end === 'cut-off') {
+      await decide([], gate.text);
       metrics.add(PROXY_METRICS.streamsCutOff);
       out.end(sseError(proxyError(502, 'upstream_error', 'stream_cut_off', 'The upstream stream ended before the response was complete; any tool calls in it were withheld.')));
       return;
     }
-    metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.length);
+    const refused = await decide(gate.calls(), gate.text, gate.overflow ? tooLargeToCheck : undefined);
+    metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
     if (gate.loop) metrics.add(PROXY_METRICS.streamsCutForLoops);
     out.end(gate.release(refused));
   }
@@ -387,13 +433,25 @@ export function createProxy({
     }
   }
 
+  /** An answer the proxy could not read, withheld: `why` says what was wrong with it. */
+  function unreadable(why: string, status = 502): ProxyError {
+    logOnce('unreadable-response', 'The upstream answered a chat completion with a body the proxy could not read; it was withheld.');
+    return proxyError(status, 'upstream_error', 'unreadable_upstream_response', `The upstream's answer could not be read (${why}), so it was withheld: a tool call in it could not have been checked.`);
+  }
+
+  /** The error event that ends a stream whose answer was withheld, counted as an upstream error. */
+  function streamFailed(error: ProxyError): string {
+    metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
+    return sseError(error);
+  }
+
   /** The pre-emptive checks of a turn; a failure of the checks themselves refuses every call (guards fail closed). */
-  async function checkedTurn(sessionId: string, turn: AssistantTurn): Promise<RefusedToolCall[]> {
+  async function checkedTurn(sessionId: string, turn: AssistantTurn, guard?: ToolGuard): Promise<RefusedToolCall[]> {
     try {
-      return await checkTurn(monitor, sessionId, turn);
+      return await checkTurn(monitor, sessionId, turn, guard);
     } catch (error) {
       logOnce('check-failed', `Checking a response failed (${(error as Error)?.message}); its tool calls were withheld.`);
-      return allRefused(turn.toolCalls, 'its policy check failed');
+      return refusedAll(turn.toolCalls, 'its policy check failed');
     }
   }
 
@@ -422,9 +480,18 @@ function send(reply: FastifyReply, error: ProxyError) {
   return reply.code(error.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(error.body));
 }
 
-function allRefused(calls: ReturnType<typeof turnOf>['toolCalls'], why: string): RefusedToolCall[] {
-  return calls.map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: `The call to ${call.name} was refused: ${why}, so it did not run.`, constraints: [] }));
+/**
+ * The first choice as the client receives it, for placing the conversation's next request: its text with the refusal
+ * text after it, and the calls left (see `deliveredTurn`).
+ */
+function firstChoiceDelivered(calls: readonly FoundCall[], content: string, refused: ReadonlyMap<FoundCall, RefusedToolCall>): AssistantTurn {
+  const first = calls.filter((call) => call.choice === 0);
+  const toolCalls = first.map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: typeof call.name === 'string' ? call.name : '', args: argumentsOf(call.arguments) }));
+  return deliveredTurn({ content, toolCalls }, first.flatMap((call) => (refused.has(call) ? [refused.get(call)!] : [])));
 }
+
+/** The check of an answer whose held calls outgrew the limit: none can be checked whole, so every one is refused. */
+const tooLargeToCheck: CheckTurn = async (turn) => refusedAll(turn.toolCalls, 'its arguments were too large to check');
 
 /** The raw request property that holds its normalised target, set before routing. */
 const TARGET = Symbol('panoptes.target');

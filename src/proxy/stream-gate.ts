@@ -1,50 +1,69 @@
 /**
- * What the proxy does with each chunk of a streamed chat completion, without I/O: text goes to the client at once,
- * tool-call deltas are held until the response has ended and its calls are checked, and the finish chunk (with
- * everything after it) waits for them. Streaming therefore cannot bypass a check: the stream's end runs the same
- * classification as a non-streamed response (the failure to avoid is LiteLLM's, whose post-call guardrails were
- * skipped on streams: BerriAI/litellm#35257).
+ * What the proxy does with each chunk of a streamed chat completion, without I/O: text goes to the client at once;
+ * every tool-call piece, in any choice (`tool_calls`, the legacy `function_call`, a `message` some upstreams put in a
+ * chunk), before or after the finish chunk, is taken out and held until the response has ended and its calls are
+ * checked; the finish chunk and everything after it wait for them. The client sees only the calls the gate put
+ * together and released whole, so it runs exactly what was checked. Streaming therefore cannot bypass a check: the
+ * stream's end runs the same classification as a non-streamed response (the failure to avoid is LiteLLM's, whose
+ * post-call guardrails were skipped on streams: BerriAI/litellm#35257).
  * @module
  */
 import type { LoopFinding, StreamWatch } from '../loops/index.js';
-import type { AssistantTurn } from '../messages/index.js';
-import type { ChatCompletionChunk, OpenAIToolCallDelta } from './openai-types.js';
+import { MAX_NESTING, nestsDeeperThan } from './answer-body.js';
+import { record, type FoundCall } from './answer-calls.js';
 import { isRefused, refusalText, type RefusedToolCall } from './enforce.js';
-import { argumentsOf } from './translate.js';
+import type { ChatCompletionChunk } from './openai-types.js';
+import { DONE_EVENT, sseEvent } from './sse.js';
 
-/** A tool call put together from its deltas. */
-interface HeldCall {
-  id?: string;
-  name: string;
+export { DONE_EVENT } from './sse.js';
+
+/**
+ * A tool call put together from its pieces. A piece that cannot be read breaks it: its name becomes `undefined`, so it
+ * is refused, and no later piece is added.
+ */
+interface HeldCall extends FoundCall {
+  name: string | undefined;
   arguments: string;
+  kind: 'function' | 'custom' | 'legacy';
 }
 
-/** The SSE line that ends an OpenAI stream. */
-export const DONE_EVENT = 'data: [DONE]\n\n';
+/** What the gate holds of one choice: its calls by their `index`, its legacy call, whether it sent text. A piece with no `index` is a call of its own. */
+interface HeldChoice {
+  calls: HeldCall[];
+  legacy?: HeldCall;
+  hasText: boolean;
+}
 
 /** How a stream's data ended: with `[DONE]`, after a finish chunk only, or cut off before its finish chunk. */
 export type StreamEnd = 'done' | 'finished' | 'cut-off';
 
+/** The fields of a delta (or a chunk's message) that carry calls: held, never passed on as they came. */
+const CALL_FIELDS = ['tool_calls', 'function_call'] as const;
+/** Most calls per choice: an `index` past it is dropped as malformed rather than allocating a huge list. */
+const MAX_CALL_INDEX = 1024;
+
 /**
- * Reads one streamed response, chunk by chunk. `push` returns the SSE text to send now (or nothing); `turn` is the
- * response as the monitor classifies it; `release` returns the SSE text of what was held, once the calls are checked.
+ * Reads one streamed response, chunk by chunk. `push` returns the SSE text to send now (or nothing); `calls()` and
+ * `text` are the response as the proxy decides it; `release` returns the SSE text of what was held, once decided.
  * @example
  * const gate = new StreamGate();
  * for (const data of events) { const now = gate.push(data); if (now) write(now); }
- * const refused = await checkTurn(monitor, sessionId, gate.turn());
- * write(gate.release(refused));
+ * const refused = await decideCalls(gate.calls(), gate.text, check, offered);
+ * write(gate.release([...refused.values()]));
  */
 export class StreamGate {
-  /** Data events that were not JSON, or not a chunk: dropped (a tool call inside one could not be checked). */
+  /** Data events that were not JSON, not a chunk, or nested too deep: dropped (a call inside one could not be checked). */
   malformed = 0;
   /** Whether `[DONE]` arrived. */
   done = false;
   #text = '';
-  readonly #calls: HeldCall[] = [];
+  readonly #choices = new Map<number, HeldChoice>();
+  /** Every call in the order its first piece came. */
+  readonly #order: HeldCall[] = [];
   /** The first chunk, whose `id`, `model`, `created` the released chunks copy. */
   #template: ChatCompletionChunk | undefined;
-  /** The finish chunk and everything after it (a usage chunk), as parsed chunks and raw data. */
-  readonly #held: Array<ChatCompletionChunk | string> = [];
+  /** The finish chunk and everything after it (a usage chunk), parsed, their calls taken out. */
+  readonly #held: ChatCompletionChunk[] = [];
   #finished = false;
   #heldChars = 0;
   /** Set when the held tool-call text passed `maxHeldChars`: the calls cannot be checked whole, so none is released. */
@@ -77,38 +96,47 @@ export class StreamGate {
       this.done = true;
       return undefined;
     }
-    let chunk: ChatCompletionChunk;
-    try {
-      chunk = JSON.parse(data) as ChatCompletionChunk;
-    } catch {
-      this.malformed++;
-      return undefined;
-    }
-    if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) {
+    const chunk = parseChunk(data);
+    if (!chunk) {
       this.malformed++;
       return undefined;
     }
     this.#template ??= chunk;
-    if (this.#finished) {
-      this.#held.push(data);
-      return undefined;
-    }
-    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-    if (!choice) return event(data); // a chunk without choices (usage, a keep-alive) before the finish
-    const delta = choice.delta;
-    if (typeof delta?.content === 'string' && this.#text.length < this.#maxTextChars) this.#text += delta.content;
-    const calls = Array.isArray(delta?.tool_calls) ? delta.tool_calls : undefined;
-    if (calls) for (const call of calls) this.#collect(call);
-    if (choice.finish_reason != null) {
+    const choices = (chunk.choices ?? []) as unknown[];
+    let passed: unknown[] | undefined; // a copy of the choices, made once a choice's call pieces are taken out
+    let finish = false;
+    choices.forEach((value, position) => {
+      const choice = record(value);
+      if (!choice) return;
+      const key = typeof choice.index === 'number' ? choice.index : position;
+      const held = this.#choice(key);
+      if (choice.finish_reason != null) finish = true;
+      const delta = record(choice.delta);
+      if (typeof delta?.content === 'string' && delta.content !== '') {
+        held.hasText = true;
+        if (key === 0 && this.#text.length < this.#maxTextChars) this.#text += delta.content;
+      }
+      for (const field of ['delta', 'message'] as const) {
+        const carrier = record(choice[field]);
+        if (!carrier || !CALL_FIELDS.some((name) => carrier[name] != null)) continue;
+        this.#collect(held, key, carrier);
+        const { tool_calls: _calls, function_call: _legacy, ...rest } = carrier;
+        passed ??= [...choices];
+        passed[position] = { ...record(passed[position]), [field]: rest };
+      }
+    });
+    const out: ChatCompletionChunk = passed ? { ...chunk, choices: passed as ChatCompletionChunk['choices'] } : chunk;
+    if (this.#finished || finish) {
       this.#finished = true;
-      this.#held.push(calls ? withoutToolCalls(chunk) : chunk);
+      this.#held.push(out);
       return undefined;
     }
-    this.#watchDelta(delta); // the delta itself still goes out: a cut ends the stream after it
-    if (!calls) return event(data);
-    // The text (or role) of a chunk that also carries tool-call pieces goes on; the pieces wait.
-    const hasMore = typeof delta?.content === 'string' || typeof delta?.role === 'string';
-    return hasMore ? event(JSON.stringify(withoutToolCalls(chunk))) : undefined;
+    const first = choices.length > 0 ? record(choices[0]) : undefined;
+    if (first && (typeof first.index !== 'number' || first.index === 0)) this.#watchDelta(record(first.delta)); // the delta itself still goes out: a cut ends the stream after it
+    // What a chunk that carried call pieces says besides (text, a role) goes on; the pieces wait. A chunk goes out as
+    // it was parsed, never as the upstream's bytes: a reader that takes a duplicated key otherwise sees what was read.
+    const says = !passed || out.choices!.some((choice) => Object.values(record(record(choice)?.delta) ?? {}).some((value) => value != null));
+    return says ? sseEvent(JSON.stringify(out)) : undefined;
   }
 
   /**
@@ -132,77 +160,134 @@ export class StreamGate {
     return this.done ? 'done' : this.#finished ? 'finished' : 'cut-off';
   }
 
-  /**
-   * The response for classification. A response cut off before its finish chunk has only its text: its tool calls
-   * may be incomplete, so they are never released, and a call that is never released never ran.
-   */
-  turn(): AssistantTurn {
-    const complete = this.end !== 'cut-off' && this.loop === undefined;
-    return {
-      content: this.#text,
-      toolCalls: complete ? this.#calls.filter(Boolean).map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, args: argumentsOf(call.arguments) })) : [],
-    };
+  /** The first choice's text, for classification (at most `maxTextChars` of it). */
+  get text(): string {
+    return this.#text;
   }
 
   /**
-   * The SSE text of what was held, for a stream that finished: each allowed tool call as one complete delta
-   * (renumbered from 0), the refusal text as a content delta, the finish chunk (`finish_reason: stop` when no call is
-   * left), what came after it, and `[DONE]`.
+   * Every call the stream carried, in the order each began, in every choice. None for a response cut off before its
+   * finish chunk (its calls may be incomplete, so they are never released, and a call never released never ran) or
+   * cut short for a loop. A call whose pieces could not be read has no name, so it is refused.
    */
-  release(refused: readonly RefusedToolCall[]): string {
-    const allowed = this.loop !== undefined ? [] : this.#calls.filter((call) => call !== undefined && !isRefused(refused, { id: call.id, function: { name: call.name } }));
+  calls(): FoundCall[] {
+    return this.end === 'cut-off' || this.loop !== undefined ? [] : this.#order;
+  }
+
+  /**
+   * The SSE text of what was held, for a stream that finished: per choice, each allowed call as one complete delta
+   * (renumbered from 0) and the refusal text as a content delta; then the finish chunks (`finish_reason: stop` for a
+   * choice with no call left), what came after them, and `[DONE]`. `refused`: the refusals of calls of `calls()`,
+   * as `decideCalls` returns them, or a list matched by id, else name.
+   */
+  release(refused: ReadonlyMap<FoundCall, RefusedToolCall> | readonly RefusedToolCall[]): string {
+    const refusalOf = refused instanceof Map ? (call: FoundCall) => refused.get(call) : (call: FoundCall) => (refused as readonly RefusedToolCall[]).find((entry) => isRefused([entry], { id: call.id, function: { name: call.name } }));
+    const calls = this.calls() as HeldCall[];
+    const stopped = new Set<number>();
     let out = '';
-    allowed.forEach((call, index) => {
-      const delta = { tool_calls: [{ index, ...(call.id === undefined ? {} : { id: call.id }), type: 'function', function: { name: call.name, arguments: call.arguments } }] };
-      out += event(JSON.stringify(this.#chunk(delta)));
-    });
-    if (refused.length > 0) out += event(JSON.stringify(this.#chunk({ content: `${this.#text === '' ? '' : '\n\n'}${refusalText(refused)}` })));
-    for (const held of this.#held) {
-      if (typeof held === 'string') out += event(held);
-      else out += event(JSON.stringify(allowed.length === 0 && this.#calls.length > 0 ? withFinishReason(held, 'stop') : held));
+    for (const [key, held] of [...this.#choices].sort(([a], [b]) => a - b)) {
+      const mine = calls.filter((call) => call.choice === key);
+      const reasons = mine.flatMap((call) => refusalOf(call) ?? []);
+      const allowed = mine.filter((call) => refusalOf(call) === undefined);
+      allowed.filter((call) => call.kind !== 'legacy').forEach((call, index) => (out += sseEvent(JSON.stringify(this.#chunk(key, { tool_calls: [toolCallDelta(call, index)] })))));
+      const legacy = allowed.find((call) => call.kind === 'legacy');
+      if (legacy) out += sseEvent(JSON.stringify(this.#chunk(key, { function_call: { name: legacy.name, arguments: legacy.arguments } })));
+      if (reasons.length > 0) out += sseEvent(JSON.stringify(this.#chunk(key, { content: `${held.hasText ? '\n\n' : ''}${refusalText(reasons)}` })));
+      if (mine.length > 0 && allowed.length === 0) stopped.add(key);
     }
+    for (const held of this.#held) out += sseEvent(JSON.stringify(withStops(held, stopped)));
     return out + DONE_EVENT;
   }
 
-  #collect(delta: OpenAIToolCallDelta): void {
-    const index = typeof delta.index === 'number' ? delta.index : this.#calls.length;
-    if (index < 0 || index > 1024) {
-      this.malformed++;
+  #choice(key: number): HeldChoice {
+    let held = this.#choices.get(key);
+    if (!held) this.#choices.set(key, (held = { calls: [], hasText: false }));
+    return held;
+  }
+
+  /** Puts the call pieces of one delta (or message) of choice `key` with the calls they belong to. */
+  #collect(held: HeldChoice, key: number, carrier: Record<string, unknown>): void {
+    const { tool_calls: calls, function_call: legacy } = carrier;
+    if (Array.isArray(calls)) {
+      for (const value of calls) {
+        const piece = record(value);
+        const index = piece?.index;
+        if (index !== undefined && !(Number.isInteger(index) && (index as number) >= 0 && (index as number) <= MAX_CALL_INDEX)) {
+          this.malformed++;
+          continue;
+        }
+        const custom = piece?.function === undefined && piece?.custom !== undefined;
+        const kind = custom ? 'custom' : 'function';
+        const call = index === undefined ? this.#newCall(key, kind) : (held.calls[index as number] ??= this.#newCall(key, kind));
+        this.#add(call, piece);
+      }
+    } else if (calls != null) {
+      this.#newCall(key, 'function').name = undefined; // not a list: nothing in it can be read
+    }
+    if (legacy != null) this.#add((held.legacy ??= this.#newCall(key, 'legacy')), { function: legacy });
+  }
+
+  #newCall(choice: number, kind: HeldCall['kind']): HeldCall {
+    const call: HeldCall = { choice, name: '', arguments: '', kind, ...(kind === 'custom' ? { custom: true } : {}) };
+    this.#order.push(call);
+    return call;
+  }
+
+  /** Adds one piece to its call; a piece of the wrong shape breaks the call. */
+  #add(call: HeldCall, piece: Record<string, unknown> | undefined): void {
+    if (call.name === undefined) return;
+    const { kind } = call;
+    const raw = kind === 'custom' ? piece?.custom : piece?.function;
+    const part = record(raw);
+    const name = part?.name;
+    const args = kind === 'custom' ? part?.input : part?.arguments;
+    if (!piece || (raw != null && !part) || (name != null && typeof name !== 'string') || (args != null && typeof args !== 'string') || (piece.id != null && typeof piece.id !== 'string')) {
+      call.name = undefined;
       return;
     }
-    const call = (this.#calls[index] ??= { name: '', arguments: '' });
-    this.#heldChars += (delta.function?.name?.length ?? 0) + (delta.function?.arguments?.length ?? 0);
+    this.#heldChars += (name?.length ?? 0) + (args?.length ?? 0);
     if (this.#heldChars > this.#maxHeldChars) {
       this.overflow = true;
       return;
     }
-    if (typeof delta.id === 'string') call.id = delta.id;
-    if (typeof delta.function?.name === 'string') call.name += delta.function.name;
-    if (typeof delta.function?.arguments === 'string') call.arguments += delta.function.arguments;
+    if (typeof piece?.id === 'string') call.id = piece.id;
+    if (typeof name === 'string') call.name += name;
+    if (typeof args === 'string') call.arguments += args;
   }
 
-  #chunk(delta: Record<string, unknown>): ChatCompletionChunk {
+  #chunk(index: number, delta: Record<string, unknown>): ChatCompletionChunk {
     const { choices: _choices, usage: _usage, ...rest } = this.#template ?? {};
-    return { ...rest, choices: [{ index: 0, delta, finish_reason: null }] };
+    return { ...rest, choices: [{ index, delta, finish_reason: null }] };
   }
 }
 
-function event(data: string): string {
-  return `data: ${data}\n\n`;
+/** A data event as a chunk: a JSON object, not nested too deep, whose `choices` (if any) is a list. */
+function parseChunk(data: string): ChatCompletionChunk | undefined {
+  if (nestsDeeperThan(data, MAX_NESTING)) return undefined;
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  const parsed = record(chunk);
+  return parsed && (parsed.choices == null || Array.isArray(parsed.choices)) ? (parsed as ChatCompletionChunk) : undefined;
 }
 
-function withoutToolCalls(chunk: ChatCompletionChunk): ChatCompletionChunk {
+function toolCallDelta(call: HeldCall, index: number): Record<string, unknown> {
+  const id = call.id === undefined ? {} : { id: call.id };
+  if (call.kind === 'custom') return { index, ...id, type: 'custom', custom: { name: call.name, input: call.arguments } };
+  return { index, ...id, type: 'function', function: { name: call.name, arguments: call.arguments } };
+}
+
+/** `chunk` with `finish_reason: stop` for each choice in `stopped` that finished for its (now withheld) calls. */
+function withStops(chunk: ChatCompletionChunk, stopped: ReadonlySet<number>): ChatCompletionChunk {
+  if (stopped.size === 0 || !Array.isArray(chunk.choices)) return chunk;
   return {
     ...chunk,
-    choices: chunk.choices!.map((choice, index) => {
-      if (index !== 0 || !choice.delta) return choice;
-      const { tool_calls: _held, ...delta } = choice.delta;
-      return { ...choice, delta };
+    choices: chunk.choices.map((choice, position) => {
+      const key = typeof choice?.index === 'number' ? choice.index : position;
+      return stopped.has(key) && (choice.finish_reason === 'tool_calls' || choice.finish_reason === 'function_call') ? { ...choice, finish_reason: 'stop' } : choice;
     }),
   };
-}
-
-function withFinishReason(chunk: ChatCompletionChunk, reason: string): ChatCompletionChunk {
-  if (!Array.isArray(chunk.choices) || chunk.choices[0]?.finish_reason !== 'tool_calls') return chunk;
-  return { ...chunk, choices: chunk.choices.map((choice, index) => (index === 0 ? { ...choice, finish_reason: reason } : choice)) };
 }

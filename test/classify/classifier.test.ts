@@ -50,6 +50,13 @@ describe('tool-call tier', () => {
     expect((await classifier.classify(turn('', 'lookup_customer'), 'refund'))[0]!.state).toBe('refund');
   });
 
+  it('recognises a call by its normalised name: case, spaces, invisible characters and look-alike letters', async () => {
+    for (const name of ['Issue_Refund', ' issue_refund ', 'issue_refund\u0000', 'issue\u200b_refund', '\u0456ssue_r\u0435fund', '\uff49ssue_refund']) {
+      const [result] = await classifier.classify(turn('', name), 'verify');
+      expect(result).toEqual({ state: 'refund', method: 'tool_call', confidence: 1, evidence: { kind: 'tool_call', toolName: name, toolCallId: 'c0' } });
+    }
+  });
+
   it('falls through to the text when no call is recognised', async () => {
     expect(await classifier.classify(turn('hello there', 'unknown_tool'), 'greeting')).toEqual([
       { state: 'greeting', method: 'pattern', confidence: 0.9, evidence: { kind: 'pattern', pattern: '\\bhello\\b', match: 'hello' } },

@@ -18,6 +18,7 @@ function reachableImports(entry: string, { staticOnly = false } = {}): Array<{ f
     for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
       if (staticOnly && match[2] !== undefined) continue; // an import() runs only when its code does
       const specifier = match[1] ?? match[2] ?? match[3]!;
+      if (specifier.includes('${')) continue; // an import written inside a template's text, not one of this file's
       if (specifier.startsWith('.')) visit(join(dirname(file), specifier.replace(/\.js$/, '.ts')));
       else found.push({ file: relative(ROOT, file), specifier });
     }

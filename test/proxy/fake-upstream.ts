@@ -133,3 +133,30 @@ export function hastyAgent(body: RequestBody): ScriptedTurn {
   if (ran('verify_identity') || !system.includes('verify')) return { content: '', toolCalls: [{ id: `call_refund_${turns}`, name: 'issue_refund', args: { order: 'A-1042', amount: 42 } }] };
   return { content: 'First I need to confirm who you are.', toolCalls: [{ id: `call_verify_${turns}`, name: 'verify_identity', args: { account: 'ACC-77' } }] };
 }
+
+/** The common fields of a fake chunk or completion. */
+const BASE = { id: 'chatcmpl-fake', created: 1_700_000_000, model: 'fake-model' };
+
+/** One streamed chunk's data with the given choices (raw shapes: any delta, any index, any finish). */
+export function chunkData(choices: Array<{ index?: number; delta?: Record<string, unknown>; finish_reason?: string | null; [key: string]: unknown }>, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ ...BASE, object: 'chat.completion.chunk', choices: choices.map((choice, at) => ({ index: at, finish_reason: null, ...choice })), ...extra });
+}
+
+/** A completion with the given raw choices (any message shape, any number of choices). */
+export function completionWith(choices: Array<{ message: Record<string, unknown>; finish_reason?: string }>): Record<string, unknown> {
+  return { ...BASE, object: 'chat.completion', choices: choices.map((choice, index) => ({ index, finish_reason: 'stop', logprobs: null, ...choice })), usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+}
+
+/** SSE text of the given data events. */
+export function sse(events: readonly string[]): string {
+  return events.map((data) => `data: ${data}\n\n`).join('');
+}
+
+/** A script that answers every chat completion with these bytes, status and content type, whatever was asked. */
+export function answerWith(body: string, { status = 200, contentType = 'application/json' }: { status?: number; contentType?: string | undefined } = {}): Script {
+  return (_body, _request, response) => {
+    response.writeHead(status, contentType === undefined ? {} : { 'content-type': contentType });
+    response.end(body);
+    return 'handled';
+  };
+}

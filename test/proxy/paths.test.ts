@@ -72,6 +72,16 @@ describe('request paths', () => {
     expect(running.upstream.requests.length).toBe(before);
   });
 
+  it.each(['PUT', 'GET', 'PATCH', 'DELETE'])('%s on the chat route (any spelling) is refused with 405, never passed through', async (method) => {
+    for (const target of ['/v1/chat/completions', '/v1/CHAT/completions', '/v1/chat/completions;a']) {
+      const before = running.upstream.requests.length;
+      const response = await rawRequest(running.url, { method, target, headers: { 'x-panoptes-key': KEY }, ...(method === 'PUT' || method === 'PATCH' ? { body: CHAT } : {}) });
+      expect(response.status).toBe(405);
+      expect(response.headers.allow).toBe('POST');
+      expect(running.upstream.requests.length).toBe(before);
+    }
+  });
+
   it('health and metrics need no key, by their exact paths only', async () => {
     expect((await rawRequest(running.url, { method: 'GET', target: '/healthz' })).status).toBe(200);
     expect((await rawRequest(running.url, { method: 'GET', target: '/metrics' })).status).toBe(200);
@@ -91,7 +101,7 @@ describe('request paths', () => {
         // What reached the upstream went by a canonical path: no dot segment, no empty segment, no encoded slash.
         for (const request of reached) expect(request.path.split('?')[0]).toBe((normaliseTarget(request.path) as { path: string }).path);
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 });

@@ -6,6 +6,11 @@ import { StreamGate } from '../../src/proxy/index.js';
 import { streamEvents } from './fake-upstream.js';
 
 const data = (text: string) => text.split('\n\n').filter(Boolean).map((line) => line.replace(/^data: /, ''));
+/** What the gate hands the checks: the first choice's text and every call, put together. */
+const turn = (gate: StreamGate) => ({
+  content: gate.text,
+  toolCalls: gate.calls().map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, args: JSON.parse((call.arguments as string) || '{}') })),
+});
 
 describe('StreamGate', () => {
   it('passes text deltas at once, holds tool-call deltas and the finish, and releases the allowed calls whole', () => {
@@ -15,7 +20,7 @@ describe('StreamGate', () => {
     expect(passed.filter(Boolean).map((text) => JSON.parse(data(text!)[0]!).choices[0].delta.content).join('')).toBe('One moment.');
     expect(passed.filter(Boolean).every((text) => !text!.includes('tool_calls'))).toBe(true);
     expect(gate.end).toBe('done');
-    expect(gate.turn()).toEqual({ content: 'One moment.', toolCalls: [{ id: 'a', name: 'verify_identity', args: { account: 'ACC-77' } }, { id: 'b', name: 'issue_refund', args: { amount: 42 } }] });
+    expect(turn(gate)).toEqual({ content: 'One moment.', toolCalls: [{ id: 'a', name: 'verify_identity', args: { account: 'ACC-77' } }, { id: 'b', name: 'issue_refund', args: { amount: 42 } }] });
 
     const released = gate.release([{ id: 'b', name: 'issue_refund', reason: 'The call to issue_refund was refused.', constraints: ['c'] }]);
     const chunks = data(released);
@@ -47,7 +52,7 @@ describe('StreamGate', () => {
           if (out) passedText += JSON.parse(data(out)[0]!).choices[0].delta.content ?? '';
         }
         expect(passedText).toBe(content);
-        expect(gate.turn()).toEqual({ content, toolCalls });
+        expect(turn(gate)).toEqual({ content, toolCalls });
       }),
       { numRuns: 300 },
     );
@@ -61,7 +66,7 @@ describe('StreamGate', () => {
     for (const event of events.slice(0, 5)) gate.push(event);
     expect(gate.malformed).toBe(2);
     expect(gate.end).toBe('cut-off');
-    expect(gate.turn()).toEqual({ content: 'Hi', toolCalls: [] });
+    expect(turn(gate)).toEqual({ content: 'Hi', toolCalls: [] });
   });
 
   it('holds at most maxHeldChars of tool-call text, then flags the response as too large to check', () => {

@@ -60,13 +60,15 @@ describe('the proxy cuts a chanting stream short', () => {
 });
 
 describe('the proxy tells the loop detector which tools the request offered', () => {
-  it('hints with the offered tools at the 2nd call to a tool that does not exist, and refuses the call after the 3rd', async () => {
+  it('withholds each call to a tool the request did not offer, yet counts it: a hint at the 2nd, a stop after the 3rd', async () => {
     running = await startProxy(() => ({ content: '', toolCalls: [{ name: 'lookup_order_history', args: { order: 'A-1042' } }] }), { monitor: { loops: true } });
     const messages = [...OPENING];
     for (let call = 0; call < 3; call++) {
       const completion = await running.client.chat.completions.create({ model: 'fake-model', messages, tools: TOOLS });
-      const toolCall = completion.choices[0]!.message.tool_calls![0]!;
-      messages.push({ role: 'assistant', content: null, tool_calls: [toolCall] }, { role: 'tool', tool_call_id: toolCall.id, content: 'error: no such tool' });
+      const { message } = completion.choices[0]!;
+      expect(message.tool_calls ?? []).toEqual([]);
+      expect(message.content).toContain('lookup_order_history was refused: it is not one of the tools this request offered');
+      messages.push({ role: 'assistant', content: message.content });
     }
     const systemOf = (index: number) => String(running!.upstream.requests[index]!.body!.messages[0]!.content);
     expect(systemOf(2)).toContain('the available tools are `verify_identity`, `issue_refund`');
