@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/index.js';
 import { systemClock } from '../clock/index.js';
 import { InvalidOptionError } from '../errors/index.js';
+import type { MonitorSession } from '../monitor/types.js';
 
 /**
  * Where sessions live between calls. Values are plain JSON, so an implementation may serialise them (Redis, a
@@ -44,12 +45,13 @@ export const DEFAULT_MAX_SESSIONS = 10_000;
 const SWEEP_INTERVAL_MS = 1000;
 
 /**
- * Keeps sessions in this process, bounded by age and count: the default store of a monitor.
+ * Keeps sessions in this process, bounded by age and count: the default store of a monitor. Its values are a
+ * monitor's sessions unless a type says otherwise, so `const store = createMemorySessionStore()` fits `createMonitor`.
  * @throws {InvalidOptionError} when `ttlMs` or `maxSessions` is not positive.
  * @example
  * const store = createMemorySessionStore<MonitorSession>({ ttlMs: 15 * 60_000, maxSessions: 1000 });
  */
-export function createMemorySessionStore<Value>({
+export function createMemorySessionStore<Value = MonitorSession>({
   ttlMs = DEFAULT_SESSION_TTL_MS,
   maxSessions = DEFAULT_MAX_SESSIONS,
   clock = systemClock,

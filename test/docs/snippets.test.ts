@@ -28,7 +28,7 @@ beforeAll(async () => {
   mkdirSync(PACKAGE, { recursive: true });
   // --ignore-scripts: `npm pack` would run `prepare` (a second build) first.
   const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', CONSUMER], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
-  const [{ filename }] = JSON.parse(stdout) as Array<{ filename: string }>;
+  const { filename } = (JSON.parse(stdout) as Array<{ filename: string }>)[0]!;
   await run('tar', ['-xzf', join(CONSUMER, filename), '-C', PACKAGE, '--strip-components=1']);
 }, 120_000);
 afterAll(() => rmSync(CONSUMER, { recursive: true, force: true }));
