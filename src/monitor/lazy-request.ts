@@ -12,21 +12,26 @@ export function lazyModelRequest(build: () => ChatMessage[]): ModelRequest {
   return new LazyModelRequest(build);
 }
 
-// A class rather than an object literal with a getter: a literal's accessor is defined anew on every call, which
-// costs microseconds on each model call of an agent's run; a class's getter is defined once, on its prototype.
+// A class rather than an object literal with a getter: a literal's accessor is made anew on every call (about 0.4 us).
+// `messages` is still an own, enumerable accessor, defined from one shared descriptor (about 0.1 us), so a request
+// that a listener spreads or logs with JSON.stringify keeps its messages; a getter on the prototype would be dropped.
 class LazyModelRequest implements ModelRequest {
+  declare readonly messages: ChatMessage[];
   #build: (() => ChatMessage[]) | undefined;
   #messages: ChatMessage[] | undefined;
+  static readonly #accessor: PropertyDescriptor = {
+    get(this: LazyModelRequest) {
+      if (this.#messages === undefined) {
+        this.#messages = this.#build!();
+        this.#build = undefined; // built once: what it closed over can go
+      }
+      return this.#messages;
+    },
+    enumerable: true,
+  };
 
   constructor(build: () => ChatMessage[]) {
     this.#build = build;
-  }
-
-  get messages(): ChatMessage[] {
-    if (this.#messages === undefined) {
-      this.#messages = this.#build!();
-      this.#build = undefined; // built once: what it closed over can go
-    }
-    return this.#messages;
+    Object.defineProperty(this, 'messages', LazyModelRequest.#accessor);
   }
 }

@@ -398,3 +398,18 @@ describe('peek', () => {
     expect(await monitor.peek('s1')).toEqual({ action: 'proceed', interventions: [] });
   });
 });
+
+describe('beforeModel results and lazy requests as plain data', () => {
+  it('keep their messages when spread or logged with JSON.stringify (they are read only if asked for)', async () => {
+    const monitor = createMonitor({ workflow: parseWorkflow('name: x\nstates: [{ name: a, initial: true }]') });
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    let built = 0;
+    const request = lazyModelRequest(() => (built++, messages));
+    const result = await monitor.beforeModel('s1', request);
+    expect(built).toBe(0); // nothing due: the messages were not built
+    expect({ ...result }).toMatchObject({ action: 'proceed', interventions: [], messages });
+    expect(JSON.parse(JSON.stringify(result))).toEqual({ action: 'proceed', interventions: [], messages });
+    expect(JSON.parse(JSON.stringify(request))).toEqual({ messages });
+    expect(built).toBe(1);
+  });
+});

@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
 const HEAVY = /^(fastify|undici|redis|@redis\/.*|eventsource-parser)$/;
 
 /** Every bare import reachable from `entry` through relative imports (static ones only, when asked), with the file that makes it. */
@@ -15,10 +15,11 @@ function reachableImports(entry: string, { staticOnly = false } = {}): Array<{ f
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      if (staticOnly && match[2] !== undefined) continue; // an import() runs only when its code does
-      const specifier = match[1] ?? match[2] ?? match[3]!;
-      if (specifier.includes('${')) continue; // an import written inside a template's text, not one of this file's
+    // The compiler's scanner: an import written inside a string (a template's text) is not one of this file's.
+    const text = readFileSync(file, 'utf8');
+    const { importedFiles } = ts.preProcessFile(text, true, true);
+    for (const { fileName: specifier, pos } of importedFiles) {
+      if (staticOnly && /import\s*\(\s*$/.test(text.slice(Math.max(0, pos - 20), pos))) continue; // an import() runs only when its code does
       if (specifier.startsWith('.')) visit(join(dirname(file), specifier.replace(/\.js$/, '.ts')));
       else found.push({ file: relative(ROOT, file), specifier });
     }
