@@ -10,7 +10,8 @@ import { hasErrorCode, PanoptesError, type ToolRefusal } from '../../src/index.j
  * otherwise; a refusal's message is meant for the model and the user, so pass it on (and, from the UI messages, to
  * the model on the next turn).
  *
- * Its code is `TOOL_CALL_DENIED`, the code of every refused tool call; `refusal` says who refused and why.
+ * Its code is `TOOL_CALL_DENIED`, the code of every refused tool call; `refusal` says who refused and why. (The
+ * LangChain adapter's error of the same name, thrown by its callback handler, carries the workflow's refusal alone.)
  * @example
  * return result.toUIMessageStreamResponse({ onError: (error) => (ToolCallRefusedError.isInstance(error) ? error.message : 'An error occurred.') });
  * // in a step's content

@@ -50,7 +50,8 @@ export interface AnswerRefusals {
  * The calls of a model's answer the guards refuse, decided as soon as the model answers, before anyone is asked to
  * approve them. A call is put to the real check (`decideToolCall`, recorded in the trace) only when the monitor's
  * preview (`afterModel`'s `toolPreviews`, nothing used up) or the rules alone (nothing recorded) refuse it; every
- * other call is checked when it runs, as before, since a human may edit it or approve it much later. A check that
+ * other call is checked when it runs, since a human may edit it or approve it much later (a preview
+ * assumes the answer's earlier calls allowed; the check when a call runs has the last word). A check that
  * fails or pauses (a data tool that asks a human through a LangGraph interrupt) leaves the call to that check too:
  * paused inside the model's node, the run would call the model again when it resumes. Only calls of the tools the
  * request offered (`offered`, when known) are decided: a structured-output call is no tool call, and a call of an
