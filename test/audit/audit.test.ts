@@ -117,6 +117,6 @@ describe('loops in transcripts', () => {
       'repeated-action:hint@8',
       'repeated-action:stronger-hint@10',
     ]);
-    expect(session.interventions).toContainEqual({ beforeMessage: 10, name: 'loop:repeated-action', strategy: 'system-prompt-append', blocked: false });
+    expect(session.interventions).toContainEqual({ message: 10, name: 'loop:repeated-action', strategy: 'system-prompt-append', blocked: false });
   });
 });
