@@ -40,7 +40,7 @@ describe('auditTranscripts', () => {
     const report = await auditTranscripts({ workflow, files: [join(dir, 'missing.json'), bad, EXAMPLES[0]!], logger: quietLogger() });
     expect(report.sessions.map((session) => session.id)).toEqual(['refund-clean']);
     expect(report.problems).toEqual([
-      { file: join(dir, 'missing.json'), text: 'cannot read the file: no such file' },
+      { file: join(dir, 'missing.json'), text: 'no such file; check the path' },
       { file: bad, line: 1, column: 36, text: 'not JSON: Unexpected end of JSON input' },
     ]);
     expect(auditExitCode(report)).toBe(2);

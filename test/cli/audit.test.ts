@@ -165,7 +165,7 @@ describe('panoptes audit on bad input', () => {
         `  ✗ ${FIXTURES}/mixed.jsonl:3:64: not JSON: Expected ',' or ']' after array element`,
         `  ✗ ${FIXTURES}/mixed.jsonl:4: expected a session object { "id", "messages": [...] }, got an array`,
         `  ✗ ${FIXTURES}/mixed.jsonl:5: session 'wrong-role': messages[1]: unknown role 'customer'; valid roles: system, developer, user, assistant, tool`,
-        `  ✗ ${FIXTURES}/missing.json: cannot read the file: no such file`,
+        `  ✗ ${FIXTURES}/missing.json: no such file; check the path`,
       ]),
     );
     // The good sessions around the bad ones were audited.
@@ -219,7 +219,7 @@ describe('panoptes audit on bad input', () => {
   it('exits 2 with the loader\'s message when the workflow cannot be read', async () => {
     const result = await panoptes('audit', '--workflow', 'nope.yaml', 'examples/transcripts/refund-clean.json');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("nope.yaml error cannot read workflow file 'nope.yaml': no such file");
+    expect(result.stderr).toBe('nope.yaml: no such file; check the path, or run `panoptes init` to write a starter workflow\n');
   });
 });
 
@@ -387,12 +387,12 @@ describe('panoptes rules check', () => {
     expect(result.stdout).toContain("examples/airline/policy.rules:56:1 error data flight: tool 'get_flight_status' is not one of the agent's tools");
     const missing = await panoptes('rules', 'check', '--tools', join(dir, 'none.json'), 'examples/airline/policy.rules');
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(`cannot read the tools file ${join(dir, 'none.json')}: no such file`);
+    expect(missing.stderr).toBe(`${join(dir, 'none.json')}: no such file; check the --tools path\n`);
   });
 
   it('reports a missing rulebase file', async () => {
     const result = await panoptes('rules', 'check', 'nope.rules');
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('nope.rules error cannot read rulebase: file not found');
+    expect(result.stdout).toContain('nope.rules error no such file; check the path, or run `panoptes init` to write a starter rulebase');
   });
 });

@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The messages a new user meets first, checked word for word through the built binary: a missing file, a workflow
+ * with a bad indentation or a duplicate state, the help text.
+ */
+const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+async function panoptes(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+let dir: string;
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (\`npm test\` does).`);
+  dir = mkdtempSync(join(tmpdir(), 'panoptes-messages-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const WORKFLOW_HINT = 'check the path, or run `panoptes init` to write a starter workflow';
+
+describe('a missing file: one line with the path, "no such file" and what to do', () => {
+  it('validate', async () => {
+    const result = await panoptes(ROOT, 'validate', 'nope/workflow.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n')).toContain(`  nope/workflow.yaml error no such file; ${WORKFLOW_HINT}`);
+  });
+
+  it('graph', async () => {
+    const result = await panoptes(ROOT, 'graph', 'nope/workflow.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`nope/workflow.yaml: no such file; ${WORKFLOW_HINT}\n`);
+  });
+
+  it('audit --workflow', async () => {
+    const result = await panoptes(ROOT, 'audit', '--workflow', 'nope/workflow.yaml', 'examples/transcripts/refund-clean.json');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`nope/workflow.yaml: no such file; ${WORKFLOW_HINT}\n`);
+  });
+
+  it('audit, a transcript', async () => {
+    const result = await panoptes(ROOT, 'audit', '--workflow', 'examples/workflows/customer-support.yaml', 'nope/chat.json');
+    expect(result.code).toBe(2);
+    expect(result.stdout.split('\n')).toContain('  ✗ nope/chat.json: no such file; check the path');
+  });
+
+  it('compile, the policy', async () => {
+    const result = await panoptes(ROOT, 'compile', 'nope/policy.md', '--scripted', 'examples/airline/compile/answers.json');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('nope/policy.md: no such file; check the path of the policy (a text or Markdown file)\n');
+  });
+
+  it('compile --scripted and --tools', async () => {
+    const scripted = await panoptes(ROOT, 'compile', 'examples/policies/refund-desk.md', '--scripted', 'nope/answers.json');
+    expect(scripted.code).toBe(2);
+    expect(scripted.stderr).toBe('nope/answers.json: no such file; check the --scripted path\n');
+    const tools = await panoptes(ROOT, 'compile', 'examples/policies/refund-desk.md', '--tools', 'nope/tools.json', '--scripted', 'examples/airline/compile/answers.json');
+    expect(tools.code).toBe(2);
+    expect(tools.stderr).toBe('nope/tools.json: no such file; check the --tools path\n');
+  });
+
+  it('test, a scenario file, the default folder and a scenario\'s workflow', async () => {
+    const file = await panoptes(ROOT, 'test', 'nope/scenario.yaml');
+    expect(file.code).toBe(1);
+    expect(file.stdout.split('\n')).toContain('  nope/scenario.yaml: no such file; check the path, or run `panoptes init` to write starter scenarios');
+    const folder = await panoptes(dir, 'test');
+    expect(folder.code).toBe(1);
+    expect(folder.stdout.split('\n')).toContain('  panoptes/scenarios: no such file; check the path, or run `panoptes init` to write starter scenarios');
+    const workflow = await panoptes(ROOT, 'test', '--workflow', 'nope/workflow.yaml', 'test/fixtures/scenarios/no-workflow.yaml');
+    expect(workflow.code).toBe(1);
+    expect(workflow.stdout.split('\n')).toContain(`  the workflow nope/workflow.yaml: no such file; ${WORKFLOW_HINT}`);
+  });
+
+  it('rules check, and its --tools', async () => {
+    const file = await panoptes(ROOT, 'rules', 'check', 'nope/policy.rules');
+    expect(file.code).toBe(1);
+    expect(file.stdout.split('\n')).toContain('  nope/policy.rules error no such file; check the path, or run `panoptes init` to write a starter rulebase');
+    const tools = await panoptes(ROOT, 'rules', 'check', '--tools', 'nope/tools.json', 'examples/airline/policy.rules');
+    expect(tools.code).toBe(1);
+    expect(tools.stderr).toBe('nope/tools.json: no such file; check the --tools path\n');
+  });
+});
