@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ROOT_CONTEXT, type Meter, type Tracer } from '@opentelemetry/api';
 import { systemClock, type Clock } from '../clock/index.js';
 import type { Embedder } from '../embed/index.js';
-import { readFailureDiagnostic, readFailureReason } from '../diagnostics/index.js';
+import { readFailureDiagnostic, readFailureReason } from '../diagnostics/read-failure.js';
 import { InvalidOptionError } from '../errors/index.js';
 import { createMonitor, type Logger, type MonitorSession } from '../monitor/index.js';
 import { createMemorySessionStore } from '../store/index.js';

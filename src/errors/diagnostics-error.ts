@@ -1,4 +1,5 @@
-import { formatDiagnostic, isReadFailure, readFailureLine, type Diagnostic } from '../diagnostics/index.js';
+import { formatDiagnostic, type Diagnostic } from '../diagnostics/index.js';
+import { isReadFailure, readFailureLine } from '../diagnostics/read-failure.js';
 import { PanoptesError, type PanoptesErrorCode } from './panoptes-error.js';
 
 /**

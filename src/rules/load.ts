@@ -1,4 +1,5 @@
-import { readFailureDiagnostic, type Diagnostic } from '../diagnostics/index.js';
+import { type Diagnostic } from '../diagnostics/index.js';
+import { readFailureDiagnostic } from '../diagnostics/read-failure.js';
 import { RulebaseError } from '../errors/index.js';
 import { assertMaxBytes, DEFAULT_MAX_BYTES, readTextWithin } from '../limits/index.js';
 import { analyzeRulebase, tooLargeDiagnostic, type ParseRulebaseOptions, type Rulebase } from './rulebase.js';

@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatDiagnostic, readFailureDiagnostic, readFailureLine } from '../diagnostics/index.js';
+import { formatDiagnostic } from '../diagnostics/index.js';
+import { readFailureDiagnostic, readFailureLine } from '../diagnostics/read-failure.js';
 import { DEFAULT_MAX_BYTES, readTextWithin } from '../limits/index.js';
 import { parseScenario } from './parse.js';
 import type { Scenario } from './types.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { systemClock, type Clock } from '../clock/index.js';
 import { convertMessages, parseTranscripts } from '../audit/index.js';
-import { isReadFailure, readFailureDiagnostic, readFailureLine } from '../diagnostics/index.js';
+import { isReadFailure, readFailureDiagnostic, readFailureLine } from '../diagnostics/read-failure.js';
 import { WorkflowValidationError } from '../errors/index.js';
 import { createFactStore } from '../facts/index.js';
 import { createSentinel, type Sentinel } from '../guards/index.js';

@@ -16,7 +16,7 @@ export type {
   WorkflowDefinition,
 } from './types.js';
 export { SEVERITIES } from './types.js';
-export { loadWorkflow, MISSING_WORKFLOW_HINT, parseWorkflow, validateWorkflow, type WorkflowLoadOptions, type WorkflowValidationResult } from './load.js';
+export { loadWorkflow, parseWorkflow, validateWorkflow, type WorkflowLoadOptions, type WorkflowValidationResult } from './load.js';
 export { createWorkflow, type Workflow } from './workflow.js';
 export { workflowJsonSchema } from './schema.js';
 export { DEFAULT_MAX_BYTES } from '../limits/index.js';

@@ -1,4 +1,5 @@
-import { readFailureDiagnostic, type Diagnostic } from '../diagnostics/index.js';
+import type { Diagnostic } from '../diagnostics/index.js';
+import { readFailureDiagnostic } from '../diagnostics/read-failure.js';
 import { WorkflowValidationError } from '../errors/index.js';
 import { assertMaxBytes, DEFAULT_MAX_BYTES, readTextWithin } from '../limits/index.js';
 import { locate, whereIn, type Finding } from './findings.js';

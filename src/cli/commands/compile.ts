@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { compileRulebase, compileWorkflow, CompileError, type CompileRound, type CompilerMessage, type CompilerModel } from '../../authoring/index.js';
-import { formatDiagnostic, readFailureDiagnostic, readFailureLine } from '../../diagnostics/index.js';
+import { formatDiagnostic } from '../../diagnostics/index.js';
+import { readFailureDiagnostic, readFailureLine } from '../../diagnostics/read-failure.js';
 import { PanoptesError } from '../../errors/index.js';
 import type { ToolSpec } from '../../rules/index.js';
 import type { Output } from '../output.js';

@@ -1,4 +1,4 @@
-import { isReadFailure, readFailureLine } from '../../diagnostics/index.js';
+import { isReadFailure, readFailureLine } from '../../diagnostics/read-failure.js';
 import { workflowToMermaid } from '../../workflow/index.js';
 import { printFileReports, type Output } from '../output.js';
 import { checkWorkflowFile, describeWorkflow } from './validate.js';

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { readFailureDiagnostic, readFailureLine } from '../../diagnostics/index.js';
+import { readFailureDiagnostic, readFailureLine } from '../../diagnostics/read-failure.js';
 import { checkRulebaseFile, type ToolSpec } from '../../rules/index.js';
 import { printFileReports, type Output } from '../output.js';
 

@@ -1,6 +1,7 @@
 import { DEFAULT_MAX_BYTES, readTextWithin } from '../../limits/index.js';
-import { readFailureDiagnostic } from '../../diagnostics/index.js';
-import { findWorkflowCounterexamples, lintWorkflow, MISSING_WORKFLOW_HINT, validateWorkflow, type Workflow } from '../../workflow/index.js';
+import { readFailureDiagnostic } from '../../diagnostics/read-failure.js';
+import { MISSING_WORKFLOW_HINT } from '../../workflow/load.js';
+import { findWorkflowCounterexamples, lintWorkflow, validateWorkflow, type Workflow } from '../../workflow/index.js';
 import { plural, printFileReports, type FileReport, type Output } from '../output.js';
 
 export interface ValidateCommandOptions {
