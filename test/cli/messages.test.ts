@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,5 +92,29 @@ describe('a missing file: one line with the path, "no such file" and what to do'
     const tools = await panoptes(ROOT, 'rules', 'check', '--tools', 'nope/tools.json', 'examples/airline/policy.rules');
     expect(tools.code).toBe(1);
     expect(tools.stderr).toBe('nope/tools.json: no such file; check the --tools path\n');
+  });
+});
+
+describe('a workflow with a bad indentation', () => {
+  it('gives one error: file:line:column on the line that is wrong, what is wrong, and the fix', async () => {
+    const result = await panoptes(ROOT, 'validate', 'test/fixtures/workflows/bad-indentation.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n')).toEqual([
+      '✗ test/fixtures/workflows/bad-indentation.yaml',
+      "  test/fixtures/workflows/bad-indentation.yaml:9:6 error bad indentation: 'classification:' is indented 5 spaces, more than 'name:' on line 8 (4 spaces), which has a value, so nothing can be nested under it; indent it 4 spaces, like 'name:' on line 8",
+      '',
+      '1 file: 1 with errors (1 error, 0 warnings)',
+      '',
+    ]);
+  });
+
+  it('in a scenario file too', async () => {
+    const file = join(dir, 'greeting.yaml');
+    writeFileSync(file, ['name: greeting', 'conversation:', '  - role: user', '     content: Hi', 'expect:', '  violations: []', ''].join('\n'));
+    const result = await panoptes(ROOT, 'test', '--workflow', 'examples/workflows/customer-support.yaml', file);
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n')).toContain(
+      `  ${file}:4:6 error bad indentation: 'content: Hi' is indented 5 spaces, more than 'role:' on line 3 (4 spaces), which has a value, so nothing can be nested under it; indent it 4 spaces, like 'role:' on line 3`,
+    );
   });
 });
