@@ -118,3 +118,18 @@ describe('a workflow with a bad indentation', () => {
     );
   });
 });
+
+describe('a workflow with a state defined twice', () => {
+  it('reports the duplicate once, with both positions, and not the references its lost name left behind', async () => {
+    const file = 'test/fixtures/workflows/duplicate-state.yaml';
+    const result = await panoptes(ROOT, 'validate', file);
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n')).toEqual([
+      `✗ ${file}`,
+      `  ${file}:27:11 error states[3].name: state 'verify_identity' is defined twice: at line 21, column 11 and at line 27, column 11; rename one of them: it is probably meant to be 'account_action', which 5 references use and no state defines (transitions[4].to, transitions[7].from, transitions[8].from, constraints[0].trigger, constraints[2].trigger)`,
+      '',
+      '1 file: 1 with errors (1 error, 0 warnings)',
+      '',
+    ]);
+  });
+});
