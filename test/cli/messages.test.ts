@@ -133,3 +133,55 @@ describe('a workflow with a state defined twice', () => {
     ]);
   });
 });
+
+describe('panoptes --help', () => {
+  it('describes every command in one accurate line, and says where the details are', async () => {
+    const result = await panoptes(ROOT, '--help');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines.slice(lines.indexOf('Commands:'))).toEqual([
+      'Commands:',
+      '  validate [options] <files...>     check workflow files for errors and lints',
+      '  graph [options] <file>            print a workflow as a Mermaid diagram',
+      '  audit [options] <transcripts...>  replay transcripts against a workflow',
+      '  rules                             check .rules files: rules check <files...>',
+      '  test [options] [files...]         run scenarios and check their expectations',
+      '  compile [options] <policy>        draft a workflow from a policy with a model',
+      '  init [options]                    write a starter panoptes/ folder',
+      '  serve [options]                   run the OpenAI-compatible proxy',
+      '  help [command]                    display help for command',
+      '',
+      'Run `panoptes <command> --help` for its options and exit codes.',
+      '',
+    ]);
+    expect(lines[2]).toBe('Monitor LLM agents against YAML workflows: check workflows and rules, test');
+  });
+
+  it('keeps each command\'s full description in its own help', async () => {
+    const result = await panoptes(ROOT, 'audit', '--help');
+    expect(result.stdout).toContain('replay recorded conversations through a workflow monitor');
+  });
+});
+
+describe('panoptes serve: a bad setting names the flag, variable or key', () => {
+  const base = ['serve', '--upstream', 'http://127.0.0.1:9/v1', '--workflow', 'examples/workflows/customer-support.yaml'];
+  it('a flag', async () => {
+    const result = await panoptes(ROOT, ...base, '--port', 'abc');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('command line error --port: not a whole number: received "abc"; expected a TCP port from 0 to 65535 (0 picks a free port)');
+  });
+
+  it('a variable', async () => {
+    const result = await run(process.execPath, [BIN, ...base], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', PANOPTES_PORT: 'abc' } }).catch((error: { code: number; stderr: string }) => error);
+    expect((result as { code: number }).code).toBe(1);
+    expect(result.stderr).toContain('environment error PANOPTES_PORT: not a whole number: received "abc"; expected a TCP port from 0 to 65535 (0 picks a free port)');
+  });
+
+  it('a config key', async () => {
+    const config = join(dir, 'panoptes.yaml');
+    writeFileSync(config, 'port: 99999\n');
+    const result = await panoptes(ROOT, ...base, '--config', config);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${config}:1:7 error port: out of range: received 99999; expected a TCP port from 0 to 65535 (0 picks a free port)`);
+  });
+});
