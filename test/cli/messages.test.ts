@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,3 +185,38 @@ describe('panoptes serve: a bad setting names the flag, variable or key', () => 
     expect(result.stderr).toContain(`${config}:1:7 error port: out of range: received 99999; expected a TCP port from 0 to 65535 (0 picks a free port)`);
   });
 });
+
+describe('panoptes compile: the $schema line resolves once panoptes is installed', () => {
+  const compile = (cwd: string, ...out: string[]) =>
+    panoptes(cwd, 'compile', join(ROOT, 'examples/policies/refund-desk.md'), '--scripted', join(ROOT, 'examples/policies/compiled/refund-desk.answers.json'), ...out);
+  const schemaOf = (text: string) => /^# yaml-language-server: \$schema=(.*)$/m.exec(text)?.[1];
+
+  it('from where the file is written to node_modules/panoptes/workflow.schema.json in its project', async () => {
+    const project = join(dir, 'project');
+    mkdirSync(join(project, 'node_modules/panoptes'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), '{ "name": "my-agent" }\n');
+    writeFileSync(join(project, 'node_modules/panoptes/workflow.schema.json'), '{}\n');
+    for (const [out, expected] of [
+      ['panoptes/workflow.yaml', '../node_modules/panoptes/workflow.schema.json'],
+      ['workflow.yaml', './node_modules/panoptes/workflow.schema.json'],
+      ['a/b/workflow.yaml', '../../node_modules/panoptes/workflow.schema.json'],
+    ] as const) {
+      mkdirSync(dirname(join(project, out)), { recursive: true });
+      const result = await compile(project, '--out', out);
+      expect(result.code).toBe(0);
+      const schema = schemaOf(readFileSync(join(project, out), 'utf8'));
+      expect(schema).toBe(expected);
+      expect(existsSync(resolve(dirname(join(project, out)), schema!))).toBe(true);
+    }
+  });
+
+  it('where npm install will put it, when panoptes is not installed yet; from the working folder on stdout', async () => {
+    const project = join(dir, 'fresh');
+    mkdirSync(join(project, 'panoptes'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), '{ "name": "fresh" }\n');
+    await compile(project, '--out', 'panoptes/workflow.yaml');
+    expect(schemaOf(readFileSync(join(project, 'panoptes/workflow.yaml'), 'utf8'))).toBe('../node_modules/panoptes/workflow.schema.json');
+    expect(schemaOf((await compile(project)).stdout)).toBe('./node_modules/panoptes/workflow.schema.json');
+  });
+});
+

@@ -6,6 +6,7 @@ import { readFailureDiagnostic, readFailureLine } from '../../diagnostics/read-f
 import { PanoptesError } from '../../errors/index.js';
 import type { ToolSpec } from '../../rules/index.js';
 import type { Output } from '../output.js';
+import { schemaReference } from '../schema-reference.js';
 import { writeErrorReason, writeFileAtomic } from '../write-file-atomic.js';
 
 export interface CompileCommandOptions {
@@ -57,7 +58,9 @@ export async function compileCommand(policyFile: string, options: CompileCommand
   };
   try {
     const maxRepairs = options.maxRepairs ?? 3;
-    const workflow = await compileWorkflow(policy, { model: recorded, maxRepairs, header, onRound: onRound('workflow'), ...(tools ? { tools } : {}), source: options.out ?? 'workflow.yaml' });
+    // On standard output the file's place is unknown: it is taken to be written in the working folder.
+    const schema = schemaReference(options.out ?? 'workflow.yaml');
+    const workflow = await compileWorkflow(policy, { model: recorded, maxRepairs, header, schema, onRound: onRound('workflow'), ...(tools ? { tools } : {}), source: options.out ?? 'workflow.yaml' });
     for (const diagnostic of workflow.diagnostics) output.err(`  ${formatDiagnostic(diagnostic)}`);
     if (options.out === undefined) output.out(workflow.yaml.trimEnd());
     else await writeFileAtomic(options.out, workflow.yaml);
