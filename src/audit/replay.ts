@@ -51,8 +51,9 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
   let entering = 0;
   const listeners = [
     monitor.on('loop', ({ sessionId, report }) => {
-      // The replay's session key is internal to the audit; the report names the transcript instead.
-      if (sessionId === key) loops.push({ kind: report.kind, action: report.action, message: current, detail: report.message.replace(` in session '${key}'`, '') });
+      // The detector's own message names the replay's internal session key and counts monitor steps; the finding's
+      // detail is all a reader needs beside the message index.
+      if (sessionId === key) loops.push({ kind: report.kind, action: report.action, message: current, detail: report.detail });
     }),
     monitor.on('state-change', ({ sessionId, to }) => {
       if (sessionId !== key) return;

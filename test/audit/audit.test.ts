@@ -118,5 +118,7 @@ describe('loops in transcripts', () => {
       'repeated-action:stronger-hint@10',
     ]);
     expect(session.interventions).toContainEqual({ message: 10, name: 'loop:repeated-action', strategy: 'system-prompt-append', blocked: false });
+    // The detector's own message counts monitor steps; the audit names places by message index only.
+    expect(session.loops[0]!.detail).toBe('you called `track_parcel` 4 times in a row with the same arguments and got the same result each time it answered');
   });
 });
