@@ -55,6 +55,22 @@ describe('budgets never throw', () => {
     expect(state.react).toMatchObject({ status: 'uncertain', reasonCode: 'budget_iterations', iterations: 30 });
   });
 
+  it('holds when the run is streamed, in any mode, or read through streamEvents', async () => {
+    const { search } = searchTool();
+    const graph = () => createReactGraph({ model: searchingUntil(Infinity), tools: [search], finishSchema: answerSchema, maxIterations: 13, ...noWait }).compile();
+    for (const streamMode of ['values', 'updates', 'messages', 'debug', 'tasks'] as const) {
+      let chunks = 0;
+      for await (const _chunk of await graph().stream(ask, { streamMode, recursionLimit: 2 })) chunks++;
+      expect(chunks).toBeGreaterThan(0);
+    }
+    let last: unknown;
+    for await (const chunk of await graph().stream(ask, { streamMode: 'values' })) last = chunk;
+    expect((last as { react: unknown }).react).toMatchObject({ status: 'uncertain', reasonCode: 'budget_iterations', iterations: 13 });
+    const ends = [];
+    for await (const event of graph().streamEvents(ask, { version: 'v2', recursionLimit: 2 })) if (event.event === 'on_chain_end' && event.name === 'panoptes_react') ends.push(event);
+    expect(ends).toHaveLength(1);
+  });
+
   it('reactRecursionLimit leaves room for the whole budget', () => {
     expect(reactRecursionLimit(13)).toBeGreaterThanOrEqual(2 * 13 + 4);
   });

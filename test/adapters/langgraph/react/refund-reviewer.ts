@@ -45,8 +45,18 @@ export function refundVerdict(criterion: string, facts: Record<string, any>): { 
  * The scripted reviewer: it reads the last opening message (the criterion of the evaluation in hand), searches the
  * policy, reads the case's fields, and finishes with the verdict its facts give.
  */
-export function refundReviewer(options: { extraStep?: (messages: BaseMessage[]) => AIMessage | undefined } = {}) {
-  return readingModel((messages) => {
+export function refundReviewer(options: ReviewOptions = {}) {
+  return readingModel((messages) => reviewStep(messages, options));
+}
+
+interface ReviewOptions {
+  /** A call the reviewer makes after reading the case, before deciding, or undefined. */
+  extraStep?: (messages: BaseMessage[]) => AIMessage | undefined;
+}
+
+/** The reviewer's next call, from its request. */
+export function reviewStep(messages: BaseMessage[], options: ReviewOptions = {}): AIMessage {
+  {
     const openingAt = messages.findLastIndex((message) => message.getType() === 'human' && String(message.content).startsWith('Criterion '));
     const criterion = /^Criterion (\S+):/.exec(String(messages[openingAt]?.content))?.[1] ?? '';
     const since = messages.slice(openingAt + 1).filter((message) => message.getType() === 'tool');
@@ -57,5 +67,5 @@ export function refundReviewer(options: { extraStep?: (messages: BaseMessage[]) 
     if (extra) return extra;
     const verdict = refundVerdict(criterion, (JSON.parse(String(facts.content)) as { facts: Record<string, unknown> }).facts);
     return call('finish', { status: verdict.status, confidence: 0.9, citations: [{ source: 'refund-policy.md', section: verdict.section, quote: verdict.quote }], rationale: verdict.rationale });
-  });
+  }
 }

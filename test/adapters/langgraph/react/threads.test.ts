@@ -1,10 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
-import { createReactGraph, createVerificationGraph } from '../../../../adapters/langgraph/index.js';
-import { InvalidOptionError } from '../../../../src/index.js';
+import { createGraphMonitor, createReactGraph, createVerificationGraph } from '../../../../adapters/langgraph/index.js';
+import { InvalidOptionError, loadWorkflow } from '../../../../src/index.js';
+import { recordingLogger } from '../../langchain/helpers.js';
 import { answerSchema, calls, lastHuman, noWait, readingModel, searchTool } from './helpers.js';
-import { FILED_IN_TIME, lateClaim, promptClaim, refundPolicy, refundReviewer } from './refund-reviewer.js';
+import { FILED_IN_TIME, lateClaim, promptClaim, refundPolicy, refundReviewer, reviewStep } from './refund-reviewer.js';
 
 const claimsThread = () => ({ configurable: { thread_id: `claims-${Math.random()}` } });
 
@@ -51,6 +53,23 @@ describe('a verification thread holding several evaluations', () => {
     expect(spent.result).toMatchObject({ status: 'uncertain', reasonCode: 'budget_iterations', usage: { iterations: 3 } });
     const next = await verifier.invoke({ caseBundle: lateClaim, criterion: FILED_IN_TIME }, thread);
     expect(next.result).toMatchObject({ status: 'not_met', rationale: 'filed after 120 days', usage: { iterations: 3 } });
+  });
+
+  it('starts the workflow monitor afresh with each evaluation: a verdict before any search is refused on the second case too', async () => {
+    const monitor = createGraphMonitor({ workflow: await loadWorkflow(fileURLToPath(new URL('../../../../examples/verification/verifier.yaml', import.meta.url))), logger: recordingLogger() });
+    // gives a verdict before reading anything; once refused, reviews as the reviewer does
+    const model = readingModel((messages) => {
+      const since = messages.slice(messages.findLastIndex((message) => message.getType() === 'human'));
+      return since.some((message) => message.getType() === 'tool') ? reviewStep(messages) : calls(['finish', { status: 'met', confidence: 0.9, citations: [], rationale: 'looks fine' }]);
+    });
+    const verifier = createVerificationGraph({ model, retriever: refundPolicy, checkpointer: new MemorySaver(), monitor, ...noWait });
+    const thread = claimsThread();
+    for (const caseBundle of [promptClaim, lateClaim]) {
+      const { result } = await verifier.invoke({ caseBundle, criterion: FILED_IN_TIME }, thread);
+      expect(result!.trace[0]).toMatchObject({ action: 'finish', error: true });
+      expect(result!.trace[0]!.observation).toContain("It would break the rule 'search_before_deciding'");
+      expect(result).toMatchObject({ status: caseBundle === promptClaim ? 'met' : 'not_met' });
+    }
   });
 
   it('refuses a checkpointed run without a thread id, naming the fix, before anything runs', async () => {
