@@ -108,7 +108,7 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     clock = systemClock,
     logger = console,
   } = options;
-  const { maxAttempts = 4, initialIntervalMs = 1000, backoffFactor = 2, maxIntervalMs = 8000, jitter = true } = retry;
+  const { maxAttempts = 4, initialIntervalMs = 1000, backoffFactor = 2, maxIntervalMs = 8000, jitter = true, retryOn = isTransientModelError } = retry;
   const failed = createFailureLog(logger, isGraphBubbleUp);
   const warned = new Set<string>();
   const warn = (message: string) => {
@@ -192,13 +192,15 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     ...(typeof fallback === 'function' ? { fallbackFunction: fallback as never } : {}),
     fallbackSchema: extension.fallbackSchema ?? (finishSchema as FinishSchema),
     maxAttempts,
+    retryOn,
     begin,
   });
 
   const graph = new ReactStateGraph({ state: extension.state ?? ReactAnnotation, input: extension.input, output: extension.output } as never);
   graph.reactRuntime = { ...extension.runtime, telemetry, recursionLimit: reactRecursionLimit(maxIterations) };
   graph.addNode('model', modelNode as never, {
-    retryPolicy: { maxAttempts, initialInterval: 0, backoffFactor: 1, jitter: false, logWarning: false, retryOn: isTransientModelError },
+    // LangGraph's own wait is 0: the model node waits the backoff through `sleep` at its next attempt (tests inject it)
+    retryPolicy: { maxAttempts, initialInterval: 0, backoffFactor: 1, jitter: false, logWarning: false, retryOn },
     errorHandler: onModelError as never,
     ends: ['tools', 'model', 'settle', exit, END],
     ...(modelTimeoutMs === undefined ? {} : { timeout: modelTimeoutMs }),

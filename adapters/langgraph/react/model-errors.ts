@@ -1,7 +1,7 @@
 import type { Runnable } from '@langchain/core/runnables';
 import type { AIMessage, BaseMessage } from '@langchain/core/messages';
 import { Command, isGraphBubbleUp, isNodeTimeoutError, type NodeError } from '@langchain/langgraph';
-import { isTransientModelError, type Clock } from '../../../src/index.js';
+import type { Clock } from '../../../src/index.js';
 import { evaluationMessages, type EvaluationStart } from './evaluation.js';
 import type { FinishSchema } from './finish-tool.js';
 import { ended } from './model-call.js';
@@ -16,6 +16,8 @@ export interface ModelErrorSettings {
   /** Validates what the fallback function returns. */
   fallbackSchema: FinishSchema;
   maxAttempts: number;
+  /** The errors the retry policy retried. */
+  retryOn: (error: unknown) => boolean;
   /** Where a run that ends here goes. */
   exit: string;
   clock: Clock;
@@ -31,13 +33,13 @@ export interface ModelErrorSettings {
  * error, this evaluation's messages and the state; without either, the run ends `llm_error`.
  */
 export function modelErrorHandler(settings: ModelErrorSettings) {
-  const { fallbackModel, fallbackFunction, fallbackSchema, maxAttempts, exit, clock, redact, begin } = settings;
+  const { fallbackModel, fallbackFunction, fallbackSchema, maxAttempts, retryOn, exit, clock, redact, begin } = settings;
   return async function onModelError(given: ReactGraphState, nodeError: NodeError): Promise<Command> {
     // The model node failed before its update applied: an evaluation it was beginning begins here instead.
     const start = begin(given);
     const state = start ? { ...given, messages: start.messages, react: start.update.react } : given;
     const error = (nodeError as { error?: unknown }).error ?? nodeError;
-    const attempts = state.react.modelAttempts + (isTransientModelError(error) ? maxAttempts : 1);
+    const attempts = state.react.modelAttempts + (retryOn(error) ? maxAttempts : 1);
     const detail = describeError(error, redact);
     const lastMessageId = state.messages.at(-1)?.id ?? state.react.lastMessageId;
     const go = (goto: string, react: Partial<ReactControllerState>) => {

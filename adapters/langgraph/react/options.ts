@@ -28,6 +28,8 @@ export interface ReactRetryOptions {
   maxIntervalMs?: number;
   /** Lengthen each wait by up to a quarter at random, so runs that hit one rate limit together do not retry together. @default true */
   jitter?: boolean;
+  /** Which errors are worth another attempt (LangGraph's `retryOn`). @default `isTransientModelError`: 429, 408, 409, 5xx, timeouts, the network */
+  retryOn?: (error: unknown) => boolean;
 }
 
 /** What a fallback function receives: the error that ended the model's part, this evaluation's messages and the graph's state. */
@@ -130,6 +132,7 @@ export function assertReactOptions(options: ReactGraphOptions<unknown>): void {
   positiveInteger('retry.maxAttempts', retry.maxAttempts);
   for (const key of ['initialIntervalMs', 'maxIntervalMs'] as const) if (retry[key] !== undefined && !(retry[key]! >= 0)) throw new InvalidOptionError({ parameter: `retry.${key}`, value: retry[key], fix: 'Pass a number of milliseconds, 0 or more.' });
   positive('retry.backoffFactor', retry.backoffFactor);
+  if (retry.retryOn !== undefined && typeof retry.retryOn !== 'function') throw new InvalidOptionError({ parameter: 'retry.retryOn', value: typeof retry.retryOn, fix: 'Pass a function of the error that says whether to try again.' });
 }
 
 function positiveInteger(parameter: string, value: number | undefined): void {

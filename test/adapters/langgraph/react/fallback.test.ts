@@ -59,4 +59,11 @@ describe('retries', () => {
     expect(react).toMatchObject({ status: 'finished', modelAttempts: 3 });
     expect(performance.now() - started).toBeGreaterThanOrEqual(55); // 20 ms, then 40 ms
   });
+
+  it('retry only what retryOn says is worth it', async () => {
+    const { search } = searchTool();
+    const model = fakeModel().respond(httpError(429)).respond(calls(['finish', { answer: 'yes', confidence: 0.9 }]));
+    const { react } = await createReactGraph({ model, tools: [search], finishSchema: answerSchema, retry: { retryOn: () => false }, ...noWait }).compile().invoke({ messages: [new HumanMessage('Covered?')] });
+    expect(react).toMatchObject({ status: 'uncertain', reasonCode: 'llm_error', modelAttempts: 1 });
+  });
 });
