@@ -1,7 +1,7 @@
 import type { AIMessage, BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { truncateText, verifyCitations, type Citation } from '../../../src/index.js';
 import { evaluationMessages } from './evaluation.js';
-import { toolCallRecord } from './tool-calls.js';
+import { toolCallRecord } from './tool-record.js';
 import type { FallbackVerdict } from './verification-fallback.js';
 import type { CriterionResult, CriterionStatus, TraceStep, VerificationState, VerificationUsage } from './verification-state.js';
 import { retrievedDocuments } from './verification-tools.js';

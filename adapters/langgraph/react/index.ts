@@ -9,7 +9,8 @@ export { DEFAULT_MAX_FINISH_REPAIRS, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS,
 export { FINISH_TOOL, type FinishSchema } from './finish-tool.js';
 export { NO_TOOL_CALL_NUDGE } from './model-call.js';
 export { resumeCommand } from './resume.js';
-export { earlierToolAnswer, toolCallRecord, type ToolCallRecord } from './tool-calls.js';
+export { earlierToolAnswer } from './tool-calls.js';
+export { toolCallRecord, type ToolCallRecord } from './tool-record.js';
 export { createVerificationGraph, DEFAULT_ABSTAIN_BELOW, DEFAULT_MAX_CASE_BYTES, DEFAULT_MAX_CRITERION_BYTES, verificationFinishSchema, type VerificationGraph, type VerificationGraphOptions, type VerificationNode } from './verification-graph.js';
 export {
   VerificationAnnotation,

@@ -9,7 +9,7 @@ import { toChatMessages, toToolCall } from '../../langchain/translate.js';
 import { FINISH_TOOL } from './finish-tool.js';
 import { currentRunTrace } from './run-trace.js';
 import type { ReactControllerState, ReactGraphState } from './state.js';
-import type { ToolCallRecord } from './tool-calls.js';
+import type { ToolCallRecord } from './tool-record.js';
 
 /** What the model is told when it answered without calling a tool: a ReAct run ends only through `finish`. */
 export const NO_TOOL_CALL_NUDGE = 'You answered without calling a tool. Call a tool to gather what you still need, or call finish with your answer.';

@@ -5,7 +5,7 @@ import { context as otelContext, type Attributes } from '@opentelemetry/api';
 import { ATTR, type ReactRunSummary, type ReactRunTrace, type ReactTelemetry, type SPAN } from '../../../src/index.js';
 import { evaluationMessages } from './evaluation.js';
 import type { ReactControllerState } from './state.js';
-import { toolCallRecord } from './tool-calls.js';
+import { toolCallRecord } from './tool-record.js';
 
 /** What one traced invocation of a ReAct graph has seen so far: what its span and metrics report at its end. */
 interface RunRecord {

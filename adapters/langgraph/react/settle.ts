@@ -5,7 +5,7 @@ import { evaluationMessages } from './evaluation.js';
 import { ended } from './model-call.js';
 import { noteRun } from './run-trace.js';
 import type { ReactControllerState, ReactGraphState } from './state.js';
-import { toolCallRecord } from './tool-calls.js';
+import { toolCallRecord } from './tool-record.js';
 
 /** The limits the routers read. */
 export interface RouteLimits {

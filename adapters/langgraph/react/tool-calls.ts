@@ -4,23 +4,7 @@ import { ATTR, canonicalJson, SPAN, type Clock, type ReactTelemetry } from '../.
 import { evaluationMessages } from './evaluation.js';
 import { currentRunTrace } from './run-trace.js';
 import type { ReactControllerState } from './state.js';
-
-/** What Panoptes records on a tool message it made or timed, in `response_metadata.panoptes`. */
-export interface ToolCallRecord {
-  /** How long the tool ran, in milliseconds (0 for a cached answer). */
-  durationMs: number;
-  /** The answer is an earlier identical call's, replayed: the tool did not run. */
-  cached?: boolean;
-  /** The call was `finish` with arguments the schema rejects. */
-  invalidFinish?: boolean;
-  /** The model sent arguments that are not JSON. */
-  malformed?: boolean;
-}
-
-/** The record Panoptes keeps on a tool message, if any. */
-export function toolCallRecord(message: BaseMessage): ToolCallRecord | undefined {
-  return (message.response_metadata as { panoptes?: ToolCallRecord } | undefined)?.panoptes;
-}
+import type { ToolCallRecord } from './tool-record.js';
 
 /** What a wrapped tool receives from `ToolNode` besides its arguments: the config, the graph state and the call. */
 interface WrappedToolRuntime {
