@@ -66,7 +66,21 @@ export function beginEvaluation(
 }
 
 /**
- * The messages a new input added to a thread whose evaluation has ended: those after the last message the
+ * Whether a new input arrived on a thread whose evaluation has not ended (it paused on an interrupt, and was sent a
+ * new input instead of a resumption): within an evaluation, nothing but tool answers follows the last message the
+ * controller wrote or read.
+ */
+export function inputPending(messages: readonly BaseMessage[], react: Pick<ReactControllerState, 'lastMessageId'>): boolean {
+  if (react.lastMessageId === undefined) return false;
+  for (let at = messages.length - 1; at >= 0; at--) {
+    if (messages[at]!.id === react.lastMessageId) return false;
+    if (messages[at]!.getType() !== 'tool') return true;
+  }
+  return false;
+}
+
+/**
+ * The messages a new input added to a thread whose evaluation has ended (or paused): those after the last message the
  * controller wrote or read, but the tool answers to its last calls (a tools step may end a run after the model node
  * wrote). On a thread that recorded none, those after its last model answer or tool answer.
  */

@@ -7,7 +7,7 @@ import { createFailureLog } from '../../langchain/fail-open.js';
 import { wrapModelNode } from '../model-node.js';
 import { GuardedToolNode } from '../tool-node.js';
 import { ReactStateGraph, type ReactRuntime } from './compiled-graph.js';
-import { beginEvaluation, inputAfterEvaluation, withId, type EvaluationStart, type ThreadHistory } from './evaluation.js';
+import { beginEvaluation, inputAfterEvaluation, inputPending, withId, type EvaluationStart, type ThreadHistory } from './evaluation.js';
 import { assertFinishSchema, FINISH_TOOL, finishDefinition, finishOutcome, finishTool, type FinishSchema } from './finish-tool.js';
 import { reactModelNode } from './model-call.js';
 import { modelErrorHandler, toolsErrorHandler } from './model-errors.js';
@@ -123,10 +123,10 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
   // Where a run goes once it has ended: the extension's last node, else the end.
   const exit = extension.conclude ? 'conclude' : END;
   const limits: RouteLimits = { maxIterations, maxFinishRepairs, clock, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
-  // Without a `prepare` node, a new input on a thread whose evaluation ended first reaches the model node, which
-  // begins the new evaluation there (no extra step per run).
+  // Without a `prepare` node, a new input on a thread whose evaluation ended (or paused) first reaches the model
+  // node, which begins the new evaluation there (no extra step per run).
   const begin = (state: ReactGraphState): EvaluationStart | undefined =>
-    extension.prepare || state.react.status === 'running' ? undefined : beginEvaluation({ ...inputAfterEvaluation(state.messages, state.react), added: false, react: state.react, panoptes: state.panoptes }, history as ThreadHistory);
+    extension.prepare || (state.react.status === 'running' && !inputPending(state.messages, state.react)) ? undefined : beginEvaluation({ ...inputAfterEvaluation(state.messages, state.react), added: false, react: state.react, panoptes: state.panoptes }, history as ThreadHistory);
 
   const inner = reactModelNode({
     model: bind(model),

@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
-import { MemorySaver } from '@langchain/langgraph';
+import { tool } from '@langchain/core/tools';
+import { interrupt, MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createGraphMonitor, createReactGraph, createVerificationGraph } from '../../../../adapters/langgraph/index.js';
 import { InvalidOptionError, loadWorkflow } from '../../../../src/index.js';
 import { recordingLogger } from '../../langchain/helpers.js';
@@ -98,6 +100,19 @@ describe('a ReAct thread holding several evaluations', () => {
     expect(second.messages.map((message) => message.getType())).toEqual(['human', 'ai', 'tool', 'ai', 'tool']);
     expect(runs).toEqual(['Is an MRI covered?', 'Is a CT scan covered?']);
     expect(model.calls[2]!.messages.map((message) => message.getType())).toEqual(['human']);
+  });
+
+  it('answers a new question on a thread paused by an interrupt afresh', async () => {
+    const { search } = searchTool();
+    const review = tool(async () => `reviewer said: ${String(interrupt('approve?'))}`, { name: 'human_review', description: 'Ask a human.', schema: z.object({}) });
+    const model = readingModel((messages) => (lastHuman(messages) === 'Refund B1?' ? calls(['human_review', {}]) : messages.at(-1)?.getType() === 'human' ? calls(['search', { query: lastHuman(messages) }]) : calls(['finish', { answer: `about ${lastHuman(messages)}`, confidence: 0.9 }])));
+    const graph = createReactGraph({ model, tools: [search, review], finishSchema: answerSchema, ...noWait }).compile({ checkpointer: new MemorySaver() });
+    const thread = claimsThread();
+    const paused = await graph.invoke({ messages: [new HumanMessage('Refund B1?')] }, thread);
+    expect(paused.react.status).toBe('running');
+    const next = await graph.invoke({ messages: [new HumanMessage('Is a CT scan covered?')] }, thread);
+    expect(next.react).toMatchObject({ status: 'finished', output: { answer: 'about Is a CT scan covered?' }, iterations: 2, evaluation: 2 });
+    expect(next.messages.map((message) => message.getType())).toEqual(['human', 'ai', 'tool', 'ai', 'tool']);
   });
 
   it("keeps the conversation for the model with history: 'keep', and marks the evaluation continued", async () => {
