@@ -65,6 +65,17 @@ export function beginEvaluation(
   };
 }
 
+/** The state a node works on once it began an evaluation: the thread as the model reads it, the fresh controller state. */
+export function stateAfterStart<State extends { messages: BaseMessage[]; react: ReactControllerState; panoptes?: string | null }>(state: State, start: EvaluationStart): State {
+  return { ...state, messages: start.messages, react: start.update.react, ...(start.update.panoptes === undefined ? {} : { panoptes: start.update.panoptes }) };
+}
+
+/** A node's update when it began an evaluation: the beginning's (the removals, the input, the fresh state), then its own. */
+export function updateAfterStart<Update extends { messages?: BaseMessage[]; react?: Partial<ReactControllerState> }>(start: EvaluationStart | undefined, update: Update): Update {
+  if (!start) return update;
+  return { ...start.update, ...update, messages: [...start.update.messages, ...(update.messages ?? [])], react: { ...start.update.react, ...update.react } };
+}
+
 /**
  * Whether a new input arrived on a thread whose evaluation has not ended (it paused on an interrupt, and was sent a
  * new input instead of a resumption): within an evaluation, nothing but tool answers follows the last message the

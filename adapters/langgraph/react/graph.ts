@@ -7,7 +7,7 @@ import { createFailureLog } from '../../langchain/fail-open.js';
 import { wrapModelNode } from '../model-node.js';
 import { GuardedToolNode } from '../tool-node.js';
 import { ReactStateGraph, type ReactRuntime } from './compiled-graph.js';
-import { beginEvaluation, inputAfterEvaluation, inputPending, withId, type EvaluationStart, type ThreadHistory } from './evaluation.js';
+import { beginEvaluation, inputAfterEvaluation, inputPending, stateAfterStart, updateAfterStart, withId, type EvaluationStart, type ThreadHistory } from './evaluation.js';
 import { assertFinishSchema, FINISH_TOOL, finishDefinition, finishOutcome, finishTool, type FinishSchema } from './finish-tool.js';
 import { reactModelNode } from './model-call.js';
 import { modelErrorHandler, toolsErrorHandler } from './model-errors.js';
@@ -161,7 +161,7 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
   const finishesHere = !monitor && !sentinel;
   const modelNode = async (given: ReactGraphState, config: LangGraphRunnableConfig) => {
     const start = begin(given);
-    const state = start ? { ...given, messages: start.messages, react: start.update.react, ...(start.update.panoptes === undefined ? {} : { panoptes: '' }) } : given;
+    const state = start ? stateAfterStart(given, start) : given;
     let update = ((await (callModel as (state: ReactGraphState, config: LangGraphRunnableConfig) => Promise<ModelNodeUpdate>)(state, config)) ?? {}) as ModelNodeUpdate;
     let route = routeModel(afterUpdate(state, update));
     if (finishesHere && route === 'tools') {
@@ -180,8 +180,7 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     noteRun(next);
     // A run that ends here is concluded here too: one step fewer.
     const concluded = route === exit && extension.conclude ? ((await extension.conclude({ ...state, ...next }, config)) as Record<string, unknown>) : {};
-    const out = { ...update, ...concluded };
-    return new Command({ goto: route === exit ? END : route, update: start ? { ...start.update, ...out, messages: [...start.update.messages, ...written], react: { ...start.update.react, ...update.react } } : out });
+    return new Command({ goto: route === exit ? END : route, update: updateAfterStart(start, { ...update, ...concluded }) });
   };
   const runnableTools = [...tools.map((original) => reactTool(original, { clock, cache: cacheToolCalls, telemetry })), finishTool(finishSchema as FinishSchema, clock)];
   const toolNode = monitor || sentinel ? new GuardedToolNode(runnableTools, { logger, ...(monitor ? { monitor } : {}), ...(sentinel ? { sentinel } : {}), ...(sessionId === undefined ? {} : { sessionId }) }) : new ToolNode(runnableTools);

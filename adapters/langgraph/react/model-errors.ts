@@ -2,7 +2,7 @@ import type { Runnable } from '@langchain/core/runnables';
 import type { AIMessage, BaseMessage } from '@langchain/core/messages';
 import { Command, isGraphBubbleUp, isNodeTimeoutError, type NodeError } from '@langchain/langgraph';
 import type { Clock } from '../../../src/index.js';
-import { evaluationMessages, type EvaluationStart } from './evaluation.js';
+import { evaluationMessages, stateAfterStart, updateAfterStart, type EvaluationStart } from './evaluation.js';
 import type { FinishSchema } from './finish-tool.js';
 import { ended } from './model-call.js';
 import type { ReactFallbackContext } from './options.js';
@@ -37,15 +37,14 @@ export function modelErrorHandler(settings: ModelErrorSettings) {
   return async function onModelError(given: ReactGraphState, nodeError: NodeError): Promise<Command> {
     // The model node failed before its update applied: an evaluation it was beginning begins here instead.
     const start = begin(given);
-    const state = start ? { ...given, messages: start.messages, react: start.update.react } : given;
+    const state = start ? stateAfterStart(given, start) : given;
     const error = (nodeError as { error?: unknown }).error ?? nodeError;
     const attempts = state.react.modelAttempts + (retryOn(error) ? maxAttempts : 1);
     const detail = describeError(error, redact);
     const lastMessageId = state.messages.at(-1)?.id ?? state.react.lastMessageId;
     const go = (goto: string, react: Partial<ReactControllerState>) => {
       noteRun({ react: { ...state.react, ...react }, messages: state.messages });
-      const update = { react: { ...react, ...(lastMessageId ? { lastMessageId } : {}) } };
-      return new Command({ goto, update: start ? { ...start.update, react: { ...start.update.react, ...update.react } } : update });
+      return new Command({ goto, update: updateAfterStart(start, { react: { ...react, ...(lastMessageId ? { lastMessageId } : {}) } }) });
     };
     if (!state.react.fallbackUsed && fallbackModel) return go('model', { fallbackUsed: true, modelAttempts: attempts, detail });
     if (!state.react.fallbackUsed && fallbackFunction) {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { createGraphMonitor, createReactGraph, createVerificationGraph } from '../../../../adapters/langgraph/index.js';
 import { InvalidOptionError, loadWorkflow } from '../../../../src/index.js';
 import { recordingLogger } from '../../langchain/helpers.js';
-import { answerSchema, calls, lastHuman, noWait, readingModel, searchTool } from './helpers.js';
+import { answerSchema, calls, httpError, lastHuman, noWait, readingModel, searchTool } from './helpers.js';
 import { FILED_IN_TIME, lateClaim, promptClaim, refundPolicy, refundReviewer, reviewStep } from './refund-reviewer.js';
 
 const claimsThread = () => ({ configurable: { thread_id: `claims-${Math.random()}` } });
@@ -113,6 +113,19 @@ describe('a ReAct thread holding several evaluations', () => {
     const next = await graph.invoke({ messages: [new HumanMessage('Is a CT scan covered?')] }, thread);
     expect(next.react).toMatchObject({ status: 'finished', output: { answer: 'about Is a CT scan covered?' }, iterations: 2, evaluation: 2 });
     expect(next.messages.map((message) => message.getType())).toEqual(['human', 'ai', 'tool', 'ai', 'tool']);
+  });
+
+  it('begins the new evaluation in the error handler when the model fails on its first call, and hands it to the fallback', async () => {
+    const { search } = searchTool();
+    let down = false;
+    const model = readingModel((messages) => (down ? httpError(401, 'key revoked') : messages.at(-1)?.getType() === 'human' ? calls(['search', { query: lastHuman(messages) }]) : calls(['finish', { answer: `about ${lastHuman(messages)}`, confidence: 0.9 }])));
+    const fallback = readingModel((messages) => calls(['finish', { answer: `fallback on ${lastHuman(messages)} (${messages.length} messages)`, confidence: 0.5 }]));
+    const graph = createReactGraph({ model, fallback, tools: [search], finishSchema: answerSchema, ...noWait }).compile({ checkpointer: new MemorySaver() });
+    const thread = claimsThread();
+    await graph.invoke({ messages: [new HumanMessage('Is an MRI covered?')] }, thread);
+    down = true;
+    const { react } = await graph.invoke({ messages: [new HumanMessage('Is a CT scan covered?')] }, thread);
+    expect(react).toMatchObject({ status: 'finished', output: { answer: 'fallback on Is a CT scan covered? (1 messages)' }, fallbackUsed: true, evaluation: 2, modelAttempts: 2 }); // the failed call and the fallback's
   });
 
   it("keeps the conversation for the model with history: 'keep', and marks the evaluation continued", async () => {
