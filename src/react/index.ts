@@ -6,3 +6,4 @@ export { classifyModelError, isTransientModelError, type ModelErrorClass } from 
 export { normalizeQuoteText, verifyCitations, type CitableDocument, type Citation, type CitationCheck, type RejectedCitation } from './citations.js';
 export { budgetExceeded, costOf, priceOf, truncateText, type ModelPrice, type PriceTable, type ReactReasonCode, type RunBudget, type RunTotals, type TokenUsage } from './budgets.js';
 export { mapWithConcurrency } from './concurrency.js';
+export { createReactTelemetry, type ReactRunSummary, type ReactRunTrace, type ReactTelemetry } from './telemetry.js';
