@@ -1,0 +1,240 @@
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { policySourceNames, splitPolicy, type PolicyChunk, type PriceTable } from '../../react/index.js';
+import type { Output } from '../output.js';
+import { parseAnswers, parseCases, parseCriteria, parsePrices, parseResults, readInput, VerifyInputError, type AnswerInput, type CaseInput, type CriterionInput, type ResultLine } from '../verify/inputs.js';
+import { verifyProgress, type ProgressStream } from '../verify/progress.js';
+import { renderVerifyHtml, type ReportResult } from '../verify/report-html.js';
+import { formatDuration, summaryTable, VerifyTally } from '../verify/summary.js';
+import { writeErrorReason, writeFileAtomic } from '../write-file-atomic.js';
+
+export interface VerifyCommandOptions {
+  /** Policy files, Markdown or text. */
+  policy: string[];
+  /** YAML file of criteria: `- { id, text }`. */
+  criteria: string;
+  /** JSONL file of cases: one object with an `id` per line. */
+  cases: string;
+  /** `provider:name` for LangChain's `initChatModel`. @default 'openai:gpt-4o-mini' */
+  model?: string;
+  /** A JSON file of scripted verdicts, instead of a model: an offline run. */
+  scripted?: string;
+  /** With `scripted`: how long each scripted answer takes, in milliseconds. @default 0 */
+  scriptedDelay?: number;
+  /** Runs (a case and a criterion) at once. @default 4 */
+  concurrency?: number;
+  /** The results file (JSONL, one line per case and criterion); stdout without it. */
+  out?: string;
+  /** Also write an HTML report here. */
+  html?: string;
+  /** Go on with the results already in `out`: pairs with a line there are not run again. */
+  resume?: boolean;
+  /** JSON prices per million tokens by model name, for the cost column. */
+  prices?: string;
+  /** Model calls a run may make. @default 10 */
+  maxIterations?: number;
+}
+
+/** The adapter module the command loads when it runs (typed here by hand: the core never names an adapter's module). */
+interface CliVerifierModule {
+  cliVerifier(options: { policy: string[]; criteria: CriterionInput[]; model?: string; scripted?: { answers: AnswerInput[]; file: string; delayMs?: number }; prices?: PriceTable; maxIterations?: number }): Promise<{
+    graph: unknown;
+    label: string;
+    verifyCases(
+      graph: unknown,
+      cases: Iterable<{ id: string; caseBundle: Record<string, unknown> }>,
+      criteria: CriterionInput[],
+      options: { concurrency: number; skip: (caseId: string, criterionId: string) => boolean; onResult: (result: ResultLine) => void; signal: AbortSignal },
+    ): Promise<{ verified: number; skipped: number; stopped: boolean }>;
+  }>;
+}
+
+/**
+ * `panoptes verify`: every case against every criterion of a written policy, with the ReAct verification graph.
+ * One JSON line per case and criterion is written as each run ends, so a run killed midway goes on with `--resume`
+ * and verifies no pair twice. Progress on stderr (a bar on a terminal), then a summary table per criterion, and with
+ * `--html` a report for a reviewer.
+ * @returns 0 when every pair has a result, 1 when some runs failed (the model or the retriever), 2 when an input is
+ * bad or the model cannot be loaded, 130 when stopped by Ctrl-C (resume with `--resume`).
+ */
+export async function verifyCommand(options: VerifyCommandOptions, output: Output, progressStream: ProgressStream = process.stderr): Promise<number> {
+  const started = performance.now();
+  let criteria: CriterionInput[];
+  let cases: CaseInput[];
+  let chunks: PolicyChunk[];
+  let answers: AnswerInput[] | undefined;
+  let prices: PriceTable | undefined;
+  let resumed: ResultLine[] = [];
+  try {
+    chunks = await readPolicies(options.policy);
+    criteria = parseCriteria(await readInput(options.criteria, 'criteria file'), options.criteria);
+    cases = parseCases(await readInput(options.cases, 'cases file'), options.cases);
+    if (options.scripted !== undefined) answers = parseAnswers(await readInput(options.scripted, 'scripted answers'), options.scripted, new Set(cases.map((item) => item.id)), new Set(criteria.map((criterion) => criterion.id)));
+    if (options.prices !== undefined) prices = parsePrices(await readInput(options.prices, 'prices file'), options.prices);
+    resumed = await previousResults(options, output);
+  } catch (error) {
+    if (!(error instanceof VerifyInputError)) throw error;
+    output.err(error.message);
+    return 2;
+  }
+
+  const inJob = new Set(cases.flatMap((item) => criteria.map((criterion) => pairKey(item.id, criterion.id))));
+  const done = new Set<string>();
+  const tally = new VerifyTally(criteria.map((criterion) => criterion.id));
+  for (const result of resumed) {
+    const key = pairKey(result.caseId, result.criterionId);
+    if (!inJob.has(key) || done.has(key)) continue;
+    done.add(key);
+    tally.add(result);
+  }
+
+  let verifier: Awaited<ReturnType<CliVerifierModule['cliVerifier']>>;
+  try {
+    const module = (await import(ADAPTER).catch((error: unknown) => {
+      throw new Error(`panoptes verify needs @langchain/core and @langchain/langgraph: npm install @langchain/core @langchain/langgraph (${(error as Error).message})`);
+    })) as CliVerifierModule;
+    verifier = await module.cliVerifier({
+      policy: options.policy,
+      criteria,
+      ...(options.model !== undefined ? { model: options.model } : {}),
+      ...(answers ? { scripted: { answers, file: basename(options.scripted!), delayMs: options.scriptedDelay ?? 0 } } : {}),
+      ...(prices ? { prices } : {}),
+      ...(options.maxIterations ? { maxIterations: options.maxIterations } : {}),
+    });
+  } catch (error) {
+    output.err((error as Error).message);
+    return 2;
+  }
+
+  const total = inJob.size;
+  const keep: ReportResult[] | undefined = options.html !== undefined && options.out === undefined ? [] : undefined;
+  let fd: number | undefined;
+  try {
+    if (options.out !== undefined) fd = openSync(options.out, 'a');
+  } catch (error) {
+    output.err(`${options.out}: cannot write the results: ${writeErrorReason(error)}`);
+    return 2;
+  }
+  const progress = verifyProgress(progressStream, total, tally, { resumed: done.size });
+  const stop = new AbortController();
+  let interrupts = 0;
+  const onInterrupt = () => {
+    if (++interrupts > 1) process.exit(130);
+    stop.abort();
+  };
+  process.on('SIGINT', onInterrupt);
+  progress.start();
+  let summary: { verified: number; skipped: number; stopped: boolean };
+  try {
+    summary = await verifier.verifyCases(verifier.graph, cases, criteria, {
+      concurrency: options.concurrency ?? 4,
+      signal: stop.signal,
+      skip: (caseId, criterionId) => done.has(pairKey(caseId, criterionId)),
+      onResult: (result) => {
+        // caseId first, so a line reads as what it is about
+        const { caseId, criterionId, ...rest } = result;
+        const line = `${JSON.stringify({ caseId, criterionId, ...rest })}\n`;
+        // written at once and in one call: a kill loses at most the runs in flight, never a line already reported
+        if (fd !== undefined) writeSync(fd, line);
+        else output.out(line.slice(0, -1));
+        tally.add(result);
+        keep?.push(result as unknown as ReportResult);
+        progress.tick();
+      },
+    });
+  } catch (error) {
+    progress.finish();
+    output.err(`the job failed: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    if (fd !== undefined) closeSync(fd);
+  }
+  progress.finish();
+
+  const print = options.out === undefined ? output.err : output.out;
+  for (const line of summaryTable(tally)) print(line);
+  const elapsed = performance.now() - started;
+  const previously = done.size > 0 ? ` (${done.size} from an earlier run)` : '';
+  print(`\n${tally.total.results} of ${total} verdicts${previously} in ${formatDuration(elapsed)}, ${summary.verified} run now with ${verifier.label}, concurrency ${options.concurrency ?? 4}`);
+
+  if (options.html !== undefined) {
+    try {
+      const results = keep ?? (await jobResults(options.out!, inJob));
+      const subtitle = `${cases.length} case${cases.length === 1 ? '' : 's'} from ${basename(options.cases)} · ${criteria.length} criteri${criteria.length === 1 ? 'on' : 'a'} from ${basename(options.criteria)} · policy: ${policySourceNames(options.policy).join(', ')} · ${verifier.label}`;
+      const html = renderVerifyHtml({ title: `Verification: ${basename(options.cases)} against ${basename(options.criteria)}`, subtitle, cases, criteria, chunks, results, tally });
+      await writeFileAtomic(options.html, html);
+    } catch (error) {
+      output.err(`${options.html}: cannot write the report: ${writeErrorReason(error)}`);
+      return 2;
+    }
+  }
+  const written = [options.out, options.html].filter((file) => file !== undefined);
+  if (written.length > 0) print(`wrote ${written.join(', ')}`);
+  if (summary.stopped) {
+    output.err(`stopped after ${tally.total.results} of ${total}: run the same command with --resume to go on`);
+    return 130;
+  }
+  if (tally.total.failed > 0) {
+    output.err(`${tally.total.failed} run${tally.total.failed === 1 ? '' : 's'} failed (llm_error or retrieval_error): their lines say why in "detail"; delete those lines and run with --resume to try them again`);
+    return 1;
+  }
+  return 0;
+}
+
+/** The adapter module, as the built CLI finds it. */
+const ADAPTER = '../../../adapters/langgraph/react/verify-cli.js';
+
+function pairKey(caseId: string, criterionId: string): string {
+  return `${caseId}\u0000${criterionId}`;
+}
+
+/** The policy files' chunks, as the retriever cuts them (the report shows citations in them). */
+async function readPolicies(files: string[]): Promise<PolicyChunk[]> {
+  if (files.length === 0) throw new VerifyInputError('--policy needs at least one file');
+  const names = policySourceNames(files);
+  const chunks: PolicyChunk[] = [];
+  for (const [index, file] of files.entries()) {
+    const text = await readInput(file, 'policy file');
+    const found = splitPolicy(text, { source: names[index]!, format: ['.txt', '.text'].includes(extname(file).toLowerCase()) ? 'text' : 'markdown' });
+    if (found.length === 0) throw new VerifyInputError(`${file}:1:1: the policy file has no text`);
+    chunks.push(...found);
+  }
+  return chunks;
+}
+
+/**
+ * The results an earlier run left in `--out`, for `--resume` (an unfinished last line is cut off); without
+ * `--resume`, an error when that file already has results, so a finished job is never overwritten by mistake.
+ */
+async function previousResults(options: VerifyCommandOptions, output: Output): Promise<ResultLine[]> {
+  if (options.out === undefined) {
+    if (options.resume) throw new VerifyInputError('--resume needs --out: the results file to go on with');
+    return [];
+  }
+  const size = await stat(options.out).then(
+    (found) => (found.isDirectory() ? -1 : found.size),
+    () => 0,
+  );
+  if (size < 0) throw new VerifyInputError(`${options.out}: --out is a folder, not a file`);
+  if (size === 0) return [];
+  if (!options.resume) throw new VerifyInputError(`${options.out} already has results: pass --resume to go on with them, or choose another --out`);
+  const { results, validBytes, droppedPartialLine } = parseResults(await readFile(options.out, 'utf8'), options.out);
+  if (droppedPartialLine || validBytes < size) {
+    const fd = openSync(options.out, 'r+');
+    try {
+      ftruncateSync(fd, validBytes);
+    } finally {
+      closeSync(fd);
+    }
+    if (droppedPartialLine) output.err(`${options.out}: dropped an unfinished last line (the earlier run was stopped while writing it); that pair runs again`);
+  }
+  return results;
+}
+
+/** Every result of the job in the results file, for the report (the file's last line for a pair wins). */
+async function jobResults(file: string, inJob: ReadonlySet<string>): Promise<ReportResult[]> {
+  const { results } = parseResults(await readFile(file, 'utf8'), file);
+  return results.filter((result) => inJob.has(pairKey(result.caseId, result.criterionId))) as unknown as ReportResult[];
+}
