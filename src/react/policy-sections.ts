@@ -129,10 +129,9 @@ function normalizeWithOffsets(text: string): { text: string; offsets: number[] }
         .replace(/[\u2018\u2019\u201b\u2032]/g, "'")
         .replace(/[\u201c\u201d\u201f\u2033]/g, '"')
         .replace(/[\u2010-\u2015]/g, '-');
-      for (const unit of mapped) {
-        out += unit;
-        offsets.push(offset);
-      }
+      out += mapped;
+      // one offset per UTF-16 unit of the output, as indexOf counts them
+      for (let unit = 0; unit < mapped.length; unit++) offsets.push(offset);
     }
     offset += character.length;
   }

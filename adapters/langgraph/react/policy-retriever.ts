@@ -80,7 +80,32 @@ export function policyRetriever(sources: PolicySource | readonly PolicySource[],
   if (chunks.length === 0) throw new InvalidOptionError({ parameter: 'sources', value: list.length === 0 ? [] : 'policies with no text', fix: 'Pass at least one policy file or text with something in it.' });
   const documents = chunks.map((chunk, id) => toDocument(chunk, id));
   const search = embeddings ? vectorSearch(documents, embeddings, { k, kind: index, ...(hnsw ? { hnsw } : {}), ...(logger ? { logger } : {}) }) : fullTextSearch(documents, k);
-  return new PolicySectionRetriever(documents, search);
+  return new PolicySectionRetriever(documents, remembered(search));
+}
+
+/** Distinct queries whose answers a retriever keeps. */
+const REMEMBERED_QUERIES = 256;
+
+/**
+ * The search with its latest answers kept: a job asks the same questions of an index that never changes (every case
+ * searched with a criterion's words), and a fuzzy full-text search or a query embedding costs far more than a lookup.
+ */
+function remembered(search: (query: string) => Promise<Document[]>): (query: string) => Promise<Document[]> {
+  const answers = new Map<string, Promise<Document[]>>();
+  return (query) => {
+    const key = String(query);
+    const known = answers.get(key);
+    if (known) {
+      answers.delete(key);
+      answers.set(key, known);
+      return known.then((documents) => [...documents]);
+    }
+    const answer = search(key);
+    answers.set(key, answer);
+    answer.catch(() => answers.delete(key));
+    if (answers.size > REMEMBERED_QUERIES) answers.delete(answers.keys().next().value!);
+    return answer.then((documents) => [...documents]);
+  };
 }
 
 function toDocument(chunk: PolicyChunk, id: number): Document {

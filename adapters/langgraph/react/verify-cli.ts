@@ -61,7 +61,8 @@ export async function cliVerifier(options: CliVerifierOptions): Promise<CliVerif
   const model = options.scripted ? new ScriptedVerifier(options.scripted.answers, options.criteria, options.scripted) : await chatModel(options.model ?? 'openai:gpt-4o-mini');
   const graph = createVerificationGraph({
     model: model as BaseChatModel,
-    retriever,
+    // The retriever as a function: the same search without a LangChain run (callbacks, a run tree) per call.
+    retriever: (query: string) => retriever._getRelevantDocuments(query),
     searchTool: { description: `Search the policy (${sources.join(', ')}). Returns the matching passages with their source and section.` },
     ...(options.prices ? { prices: options.prices } : {}),
     ...(options.maxIterations ? { maxIterations: options.maxIterations } : {}),

@@ -130,9 +130,12 @@ export function parseAnswers(text: string, file: string, caseIds: ReadonlySet<st
   } catch (error) {
     throw new VerifyInputError(`${jsonPosition(text, file, error as Error)}: not JSON: ${jsonReason(error as Error)}`);
   }
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines });
-  const at = (path: Array<string | number>) => position(file, lines, (document.getIn(path, true) as Node | undefined)?.range?.[0] ?? (document.contents?.range?.[0] ?? 0));
+  // Positions come from a YAML parse of the same text (JSON is YAML), made only for an error: it costs more than JSON.parse.
+  const at = (path: Array<string | number>) => {
+    const lines = new LineCounter();
+    const document = parseDocument(text, { lineCounter: lines });
+    return position(file, lines, (document.getIn(path, true) as Node | undefined)?.range?.[0] ?? (document.contents?.range?.[0] ?? 0));
+  };
   if (!Array.isArray(value) || value.length === 0) throw new VerifyInputError(`${at([])}: expected a non-empty JSON list of answers ({ case, criterion, status, confidence, citations, rationale })`);
   const seen = new Set<string>();
   return value.map((answer: unknown, index) => {
