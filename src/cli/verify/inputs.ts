@@ -131,10 +131,14 @@ export function parseAnswers(text: string, file: string, caseIds: ReadonlySet<st
     throw new VerifyInputError(`${jsonPosition(text, file, error as Error)}: not JSON: ${jsonReason(error as Error)}`);
   }
   // Positions come from a YAML parse of the same text (JSON is YAML), made only for an error: it costs more than JSON.parse.
-  const at = (path: Array<string | number>) => {
+  // With `key`, the position of that key in the map at `path` (an unknown field is pointed at by its name).
+  const at = (path: Array<string | number>, key?: string) => {
     const lines = new LineCounter();
     const document = parseDocument(text, { lineCounter: lines });
-    return position(file, lines, (document.getIn(path, true) as Node | undefined)?.range?.[0] ?? (document.contents?.range?.[0] ?? 0));
+    const node = document.getIn(path, true) as Node | undefined;
+    const pair = key !== undefined && isMap(node) ? node.items.find((item) => isScalar(item.key) && item.key.value === key) : undefined;
+    const keyNode = pair?.key as Node | undefined;
+    return position(file, lines, keyNode?.range?.[0] ?? node?.range?.[0] ?? document.contents?.range?.[0] ?? 0);
   };
   if (!Array.isArray(value) || value.length === 0) throw new VerifyInputError(`${at([])}: expected a non-empty JSON list of answers ({ case, criterion, status, confidence, citations, rationale })`);
   const seen = new Set<string>();
@@ -142,7 +146,7 @@ export function parseAnswers(text: string, file: string, caseIds: ReadonlySet<st
     if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) throw new VerifyInputError(`${at([index])}: answer ${index + 1} is not an object`);
     const record = answer as Record<string, unknown>;
     for (const key of Object.keys(record)) {
-      if (!ANSWER_FIELDS.includes(key)) throw new VerifyInputError(`${at([index, key])}: unknown field '${key}' in answer ${index + 1}${suggest(key, ANSWER_FIELDS)}; an answer has: ${ANSWER_FIELDS.join(', ')}`);
+      if (!ANSWER_FIELDS.includes(key)) throw new VerifyInputError(`${at([index], key)}: unknown field '${key}' in answer ${index + 1}${suggest(key, ANSWER_FIELDS)}; an answer has: ${ANSWER_FIELDS.join(', ')}`);
     }
     const caseId = typeof record.case === 'string' || typeof record.case === 'number' ? String(record.case) : undefined;
     if (caseId === undefined || !caseIds.has(caseId)) throw new VerifyInputError(`${at([index, 'case'])}: answer ${index + 1} is for case ${JSON.stringify(record.case)}, which the cases file does not have`);
@@ -156,7 +160,7 @@ export function parseAnswers(text: string, file: string, caseIds: ReadonlySet<st
     citations.forEach((citation: unknown, position) => {
       const fields = (typeof citation === 'object' && citation !== null ? citation : {}) as Record<string, unknown>;
       const unknown = Object.keys(fields).find((key) => !CITATION_FIELDS.includes(key));
-      if (unknown) throw new VerifyInputError(`${at([index, 'citations', position, unknown])}: unknown field '${unknown}' in a citation of answer ${index + 1}${suggest(unknown, CITATION_FIELDS)}; a citation has: ${CITATION_FIELDS.join(', ')}`);
+      if (unknown) throw new VerifyInputError(`${at([index, 'citations', position], unknown)}: unknown field '${unknown}' in a citation of answer ${index + 1}${suggest(unknown, CITATION_FIELDS)}; a citation has: ${CITATION_FIELDS.join(', ')}`);
       if (typeof fields.quote !== 'string' || fields.quote.trim() === '') throw new VerifyInputError(`${at([index, 'citations', position])}: citation ${position + 1} of answer ${index + 1} has no quote`);
     });
     const key = `${caseId}\u0000${record.criterion}`;
