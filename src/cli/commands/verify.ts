@@ -34,20 +34,23 @@ export interface VerifyCommandOptions {
   prices?: string;
   /** Model calls a run may make. @default 10 */
   maxIterations?: number;
+  /** Threads that run graphs, the cases shared among them. @default 1 */
+  workers?: number;
 }
 
 /** The adapter module the command loads when it runs (typed here by hand: the core never names an adapter's module). */
 interface CliVerifierModule {
-  cliVerifier(options: { policy: string[]; criteria: CriterionInput[]; model?: string; scripted?: { answers: AnswerInput[]; file: string; delayMs?: number }; prices?: PriceTable; maxIterations?: number }): Promise<{
-    graph: unknown;
-    label: string;
-    verifyCases(
-      graph: unknown,
-      cases: Iterable<{ id: string; caseBundle: Record<string, unknown> }>,
-      criteria: CriterionInput[],
-      options: { concurrency: number; skip: (caseId: string, criterionId: string) => boolean; onResult: (result: ResultLine) => void; signal: AbortSignal },
-    ): Promise<{ verified: number; skipped: number; stopped: boolean }>;
-  }>;
+  runCliJob(
+    job: {
+      verifier: { policy: string[]; criteria: CriterionInput[]; model?: string; scripted?: { answers: AnswerInput[]; file: string; delayMs?: number }; prices?: PriceTable; maxIterations?: number };
+      cases: Array<{ id: string; caseBundle: Record<string, unknown> }>;
+      done: string[];
+      concurrency: number;
+      workers: number;
+    },
+    onResult: (result: ResultLine) => void,
+    signal: AbortSignal,
+  ): Promise<{ label: string; summary: { verified: number; skipped: number; stopped: boolean } }>;
 }
 
 /**
@@ -89,23 +92,21 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
     tally.add(result);
   }
 
-  let verifier: Awaited<ReturnType<CliVerifierModule['cliVerifier']>>;
+  let module: CliVerifierModule;
   try {
-    const module = (await import(ADAPTER).catch((error: unknown) => {
-      throw new Error(`panoptes verify needs @langchain/core and @langchain/langgraph: npm install @langchain/core @langchain/langgraph (${(error as Error).message})`);
-    })) as CliVerifierModule;
-    verifier = await module.cliVerifier({
-      policy: options.policy,
-      criteria,
-      ...(options.model !== undefined ? { model: options.model } : {}),
-      ...(answers ? { scripted: { answers, file: basename(options.scripted!), delayMs: options.scriptedDelay ?? 0 } } : {}),
-      ...(prices ? { prices } : {}),
-      ...(options.maxIterations ? { maxIterations: options.maxIterations } : {}),
-    });
+    module = (await import(ADAPTER)) as CliVerifierModule;
   } catch (error) {
-    output.err((error as Error).message);
+    output.err(`panoptes verify needs @langchain/core and @langchain/langgraph: npm install @langchain/core @langchain/langgraph (${(error as Error).message})`);
     return 2;
   }
+  const verifierOptions = {
+    policy: options.policy,
+    criteria,
+    ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(answers ? { scripted: { answers, file: basename(options.scripted!), delayMs: options.scriptedDelay ?? 0 } } : {}),
+    ...(prices ? { prices } : {}),
+    ...(options.maxIterations ? { maxIterations: options.maxIterations } : {}),
+  };
 
   const total = inJob.size;
   const keep: ReportResult[] | undefined = options.html !== undefined && options.out === undefined ? [] : undefined;
@@ -126,15 +127,16 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
   process.on('SIGINT', onInterrupt);
   progress.start();
   let summary: { verified: number; skipped: number; stopped: boolean };
+  let label: string;
+  let anyResult = false;
   try {
-    summary = await verifier.verifyCases(verifier.graph, cases, criteria, {
-      concurrency: options.concurrency ?? 4,
-      signal: stop.signal,
-      skip: (caseId, criterionId) => done.has(pairKey(caseId, criterionId)),
-      onResult: (result) => {
-        // caseId first, so a line reads as what it is about
-        const { caseId, criterionId, ...rest } = result;
-        const line = `${JSON.stringify({ caseId, criterionId, ...rest })}\n`;
+    ({ summary, label } = await module.runCliJob(
+      { verifier: verifierOptions, cases, done: [...done], concurrency: options.concurrency ?? 4, workers: options.workers ?? 1 },
+      (result) => {
+        anyResult = true;
+        // the pair and the verdict first, so a line reads as what it is about; the trace and usage after
+        const { caseId, criterionId, status, confidence, reasonCode, detail, rationale, citations, rejectedCitations, ...rest } = result;
+        const line = `${JSON.stringify({ caseId, criterionId, status, confidence, reasonCode, detail, rationale, citations, rejectedCitations, ...rest })}\n`;
         // written at once and in one call: a kill loses at most the runs in flight, never a line already reported
         if (fd !== undefined) writeSync(fd, line);
         else output.out(line.slice(0, -1));
@@ -142,11 +144,13 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
         keep?.push(result as unknown as ReportResult);
         progress.tick();
       },
-    });
+      stop.signal,
+    ));
   } catch (error) {
     progress.finish();
-    output.err(`the job failed: ${(error as Error).message}`);
-    return 1;
+    // before any result, a model that cannot be loaded (or a bad option): an input problem
+    output.err(anyResult ? `the job failed: ${(error as Error).message}` : (error as Error).message);
+    return anyResult ? 1 : 2;
   } finally {
     process.off('SIGINT', onInterrupt);
     if (fd !== undefined) closeSync(fd);
@@ -157,12 +161,12 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
   for (const line of summaryTable(tally)) print(line);
   const elapsed = performance.now() - started;
   const previously = done.size > 0 ? ` (${done.size} from an earlier run)` : '';
-  print(`\n${tally.total.results} of ${total} verdicts${previously} in ${formatDuration(elapsed)}, ${summary.verified} run now with ${verifier.label}, concurrency ${options.concurrency ?? 4}`);
+  print(`\n${tally.total.results} of ${total} verdicts${previously} in ${formatDuration(elapsed)}, ${summary.verified} run now with ${label}, concurrency ${options.concurrency ?? 4}`);
 
   if (options.html !== undefined) {
     try {
       const results = keep ?? (await jobResults(options.out!, inJob));
-      const subtitle = `${cases.length} case${cases.length === 1 ? '' : 's'} from ${basename(options.cases)} · ${criteria.length} criteri${criteria.length === 1 ? 'on' : 'a'} from ${basename(options.criteria)} · policy: ${policySourceNames(options.policy).join(', ')} · ${verifier.label}`;
+      const subtitle = `${cases.length} case${cases.length === 1 ? '' : 's'} from ${basename(options.cases)} · ${criteria.length} criteri${criteria.length === 1 ? 'on' : 'a'} from ${basename(options.criteria)} · policy: ${policySourceNames(options.policy).join(', ')} · ${label}`;
       const html = renderVerifyHtml({ title: `Verification: ${basename(options.cases)} against ${basename(options.criteria)}`, subtitle, cases, criteria, chunks, results, tally });
       await writeFileAtomic(options.html, html);
     } catch (error) {
