@@ -2,8 +2,7 @@
  * `panoptes verify` at scale: 1,000 expense claims x 5 criteria through the built CLI, the scripted model answering
  * after 50 ms, 20 runs at once. Each run makes 2 model calls (a search with the case's id, then finish), so the ideal
  * is 5,000 x 2 x 50 ms / 20 = 25 s; the target is 1.3 x that. In the same run, a baseline makes the same 10,000
- * waits of 50 ms, 20 at once, with no graph: what the machine's timers alone cost. The job runs again with
- * `--workers 2` (the cases shared between two threads), for comparison. Memory: the CLI's resident size
+ * waits of 50 ms, 20 at once, with no graph: what the machine's timers alone cost. Memory: the CLI's resident size
  * sampled while it runs (Linux /proc), its peak, and how much it grew from the first quarter of the job to the end.
  * A second row runs 1,000 pairs in-process through `verifyCases` on a graph with a `MemorySaver`, and counts the
  * threads left in it: none unless `keepThreads`.
@@ -57,8 +56,8 @@ function residentMb(pid: number): number | undefined {
   }
 }
 
-async function cliRun(files: ReturnType<typeof jobFiles>, workers: number): Promise<{ wallMs: number; rss: Array<{ atMs: number; mb: number }>; code: number | null; stderr: string }> {
-  const args = [join(ROOT, 'dist/src/cli/main.js'), 'verify', '--policy', join(EXAMPLE, 'travel-policy.md'), '--criteria', join(EXAMPLE, 'criteria.yaml'), '--cases', files.cases, '--scripted', files.answers, '--scripted-delay', String(DELAY_MS), '--concurrency', String(CONCURRENCY), '--workers', String(workers), '--out', files.out];
+async function cliRun(files: ReturnType<typeof jobFiles>): Promise<{ wallMs: number; rss: Array<{ atMs: number; mb: number }>; code: number | null; stderr: string }> {
+  const args = [join(ROOT, 'dist/src/cli/main.js'), 'verify', '--policy', join(EXAMPLE, 'travel-policy.md'), '--criteria', join(EXAMPLE, 'criteria.yaml'), '--cases', files.cases, '--scripted', files.answers, '--scripted-delay', String(DELAY_MS), '--concurrency', String(CONCURRENCY), '--out', files.out];
   const started = performance.now();
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -87,42 +86,38 @@ async function scaleRows(): Promise<BenchRow[]> {
   try {
     const files = jobFiles(folder);
     const baselineMs = await timersOnly();
-    const rows: BenchRow[] = [];
-    let idealMs = 0;
-    for (const workers of [1, 2]) {
-      rmSync(files.out, { force: true });
-      const run = await cliRun(files, workers);
-      if (run.code !== 0) throw new Error(`panoptes verify exited ${run.code}: ${run.stderr.slice(-2000)}`);
-      const results = readFileSync(files.out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { status: string; usage: { iterations: number } });
-      const calls = results.reduce((sum, result) => sum + result.usage.iterations, 0);
-      idealMs = (calls * DELAY_MS) / CONCURRENCY;
-      const ratio = run.wallMs / idealMs;
-      const peak = Math.max(...run.rss.map((sample) => sample.mb));
-      const quarter = run.rss.find((sample) => sample.atMs >= run.wallMs / 4)?.mb ?? Number.NaN;
-      const last = run.rss.at(-1)?.mb ?? Number.NaN;
-      rows.push({
-        suite: SUITE,
-        name: `${CASES.toLocaleString('en-US')} cases x 5 criteria, scripted model ${DELAY_MS} ms, concurrency ${CONCURRENCY}${workers > 1 ? `, --workers ${workers}` : ''}: panoptes verify wall time`,
-        samples: 1,
-        p50Us: run.wallMs * 1000,
-        p99Us: run.wallMs * 1000,
-        meanUs: run.wallMs * 1000,
-        extra: {
-          'ideal us': Math.round(idealMs * 1000),
-          'ratio to ideal': Number(ratio.toFixed(3)),
-          'ratio to the timers alone': Number((run.wallMs / baselineMs).toFixed(3)),
-          'result lines': results.length,
-          'model calls': calls,
-          'peak RSS MB': Math.round(peak),
-          'RSS MB at a quarter of the job': Math.round(quarter),
-          'RSS MB at the end': Math.round(last),
-          'load average (1 min) at the end': Number(loadavg()[0]!.toFixed(1)),
-        },
-        ...(workers === 1 ? { target: '<= 1.3 x ideal', met: ratio <= 1.3 && results.length === CASES * 5 } : {}),
-      });
-    }
+    const run = await cliRun(files);
+    if (run.code !== 0) throw new Error(`panoptes verify exited ${run.code}: ${run.stderr.slice(-2000)}`);
+    const results = readFileSync(files.out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { status: string; usage: { iterations: number } });
+    const calls = results.reduce((sum, result) => sum + result.usage.iterations, 0);
+    const idealMs = (calls * DELAY_MS) / CONCURRENCY;
+    const ratio = run.wallMs / idealMs;
+    const peak = Math.max(...run.rss.map((sample) => sample.mb));
+    const quarter = run.rss.find((sample) => sample.atMs >= run.wallMs / 4)?.mb ?? Number.NaN;
+    const last = run.rss.at(-1)?.mb ?? Number.NaN;
+    const row: BenchRow = {
+      suite: SUITE,
+      name: `${CASES.toLocaleString('en-US')} cases x 5 criteria, scripted model ${DELAY_MS} ms, concurrency ${CONCURRENCY}: panoptes verify wall time`,
+      samples: 1,
+      p50Us: run.wallMs * 1000,
+      p99Us: run.wallMs * 1000,
+      meanUs: run.wallMs * 1000,
+      extra: {
+        'ideal us': Math.round(idealMs * 1000),
+        'ratio to ideal': Number(ratio.toFixed(3)),
+        'ratio to the timers alone': Number((run.wallMs / baselineMs).toFixed(3)),
+        'result lines': results.length,
+        'model calls': calls,
+        'peak RSS MB': Math.round(peak),
+        'RSS MB at a quarter of the job': Math.round(quarter),
+        'RSS MB at the end': Math.round(last),
+        'load average (1 min) at the end': Number(loadavg()[0]!.toFixed(1)),
+      },
+      target: '<= 1.3 x ideal',
+      met: ratio <= 1.3 && results.length === CASES * 5,
+    };
     const baseline: BenchRow = { suite: SUITE, name: `baseline: the same ${(CASES * 5 * CALLS_PER_RUN).toLocaleString('en-US')} waits of ${DELAY_MS} ms, ${CONCURRENCY} at once, no graph: wall time`, samples: 1, p50Us: baselineMs * 1000, p99Us: baselineMs * 1000, meanUs: baselineMs * 1000, extra: { 'ratio to ideal': Number((baselineMs / idealMs).toFixed(3)) } };
-    return [baseline, ...rows];
+    return [baseline, row];
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

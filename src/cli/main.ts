@@ -114,7 +114,6 @@ program
   .option('--scripted <answers.json>', 'answer from a JSON list of verdicts instead of a model (offline runs, tests)')
   .addOption(new Option('--scripted-delay <ms>', 'with --scripted: how long each answer takes').default(0).argParser(nonNegativeInteger))
   .addOption(new Option('--concurrency <n>', 'runs (a case and a criterion) at once').default(4).argParser(positiveInteger))
-  .addOption(new Option('--workers <n>', 'threads that run the graphs, the cases shared among them (a fast model at high concurrency keeps one busy)').default(1).argParser(positiveInteger))
   .option('--out <file>', 'write the results here, one JSON line per case and criterion as each ends (default: stdout)')
   .option('--html <file>', 'also write an HTML report: each verdict with its rationale and its citations in the policy')
   .option('--resume', 'go on with the results already in --out: no case and criterion runs twice')

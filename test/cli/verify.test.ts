@@ -84,18 +84,6 @@ describe('panoptes verify (built binary)', () => {
     expect(lines(out)).toHaveLength(30);
   });
 
-  it('shares the cases among worker threads with --workers, with the same verdicts', async () => {
-    const folder = scratch();
-    const [one, two] = [join(folder, 'one.jsonl'), join(folder, 'two.jsonl')];
-    expect((await panoptes(...job('--out', one))).code).toBe(0);
-    const shared = await panoptes(...job('--out', two, '--workers', '2', '--concurrency', '3'));
-    expect(shared.code).toBe(0);
-    expect(shared.stdout).toContain('30 of 30 verdicts in ');
-    const verdicts = (file: string) => Object.fromEntries(lines(file).map((result) => [`${result.caseId}/${result.criterionId}`, result.status]));
-    expect(lines(two)).toHaveLength(30);
-    expect(verdicts(two)).toEqual(verdicts(one));
-  });
-
   it('counts a pair the scripted answers miss as a failed run, and exits 1', async () => {
     const folder = scratch();
     const answers = JSON.parse(readFileSync(join(ROOT, EXAMPLE, 'answers.json'), 'utf8')) as Array<{ case: string; criterion: string }>;

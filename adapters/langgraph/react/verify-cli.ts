@@ -77,60 +77,14 @@ export interface CliJob {
   /** Pairs done by an earlier run, as `<case id>\u0000<criterion id>`. */
   done: string[];
   concurrency: number;
-  /** Threads that run graphs: 1 runs them in this thread; more split the cases among worker threads, round robin. */
-  workers: number;
 }
 
-/**
- * Runs a verify job: every pair not done, `concurrency` at once, each result to `onResult` in this thread as it
- * ends. With `workers` above 1, each worker thread builds its own verifier and runs its share of the cases with its
- * share of the concurrency: LangGraph's machinery costs a few milliseconds of CPU per model call, so a fast model at
- * high concurrency keeps one thread busy, and a second core then shortens the job.
- */
+/** Runs a verify job: every pair not done, `concurrency` at once, each result to `onResult` as it ends. */
 export async function runCliJob(job: CliJob, onResult: (result: CaseCriterionResult) => void, signal: AbortSignal): Promise<{ label: string; summary: VerifyCasesSummary }> {
-  const verifier = await cliVerifier(job.verifier); // in this thread too: a model that cannot load fails here, once
+  const verifier = await cliVerifier(job.verifier);
   const done = new Set(job.done);
-  const skip = (caseId: string, criterionId: string) => done.has(`${caseId}\u0000${criterionId}`);
-  const workers = Math.max(1, Math.min(job.workers, job.cases.length));
-  if (workers === 1) {
-    const summary = await verifyCases(verifier.graph, job.cases, job.verifier.criteria, { concurrency: job.concurrency, skip, onResult, signal });
-    return { label: verifier.label, summary };
-  }
-  const { Worker } = await import('node:worker_threads');
-  const summaries = await Promise.all(
-    Array.from({ length: workers }, (_, index) => {
-      const cases = job.cases.filter((_item, position) => position % workers === index);
-      const ids = new Set(cases.map((item) => item.id));
-      // the concurrency shared out: 20 over 3 workers is 7, 7 and 6
-      const concurrency = Math.max(1, Math.floor(job.concurrency / workers) + (index < job.concurrency % workers ? 1 : 0));
-      const share: WorkerInput = { verifier: job.verifier, cases, done: job.done.filter((key) => ids.has(key.slice(0, key.indexOf('\u0000')))), concurrency };
-      return new Promise<VerifyCasesSummary>((resolve, reject) => {
-        const worker = new Worker(new URL('./verify-worker.js', import.meta.url), { workerData: share });
-        const stop = () => worker.postMessage('stop');
-        signal.addEventListener('abort', stop, { once: true });
-        worker.on('message', (message: { result?: CaseCriterionResult; summary?: VerifyCasesSummary; error?: string }) => {
-          if (message.result) onResult(message.result);
-          else if (message.summary) resolve(message.summary);
-          else if (message.error) reject(new Error(message.error));
-        });
-        worker.on('error', reject);
-        worker.on('exit', (code) => {
-          signal.removeEventListener('abort', stop);
-          if (code !== 0) reject(new Error(`a worker thread exited with code ${code}`));
-        });
-      });
-    }),
-  );
-  const summary = summaries.reduce((total, part) => ({ verified: total.verified + part.verified, skipped: total.skipped + part.skipped, stopped: total.stopped || part.stopped }), { verified: 0, skipped: 0, stopped: false });
+  const summary = await verifyCases(verifier.graph, job.cases, job.verifier.criteria, { concurrency: job.concurrency, skip: (caseId, criterionId) => done.has(`${caseId}\u0000${criterionId}`), onResult, signal });
   return { label: verifier.label, summary };
-}
-
-/** What a worker thread of {@link runCliJob} receives. @internal */
-export interface WorkerInput {
-  verifier: CliVerifierOptions;
-  cases: CaseToVerify[];
-  done: string[];
-  concurrency: number;
 }
 
 /** The model through LangChain's `initChatModel`, imported only now: `langchain` and the provider are the user's. */

@@ -34,8 +34,6 @@ export interface VerifyCommandOptions {
   prices?: string;
   /** Model calls a run may make. @default 10 */
   maxIterations?: number;
-  /** Threads that run graphs, the cases shared among them. @default 1 */
-  workers?: number;
 }
 
 /** The adapter module the command loads when it runs (typed here by hand: the core never names an adapter's module). */
@@ -46,7 +44,6 @@ interface CliVerifierModule {
       cases: Array<{ id: string; caseBundle: Record<string, unknown> }>;
       done: string[];
       concurrency: number;
-      workers: number;
     },
     onResult: (result: ResultLine) => void,
     signal: AbortSignal,
@@ -131,7 +128,7 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
   let anyResult = false;
   try {
     ({ summary, label } = await module.runCliJob(
-      { verifier: verifierOptions, cases, done: [...done], concurrency: options.concurrency ?? 4, workers: options.workers ?? 1 },
+      { verifier: verifierOptions, cases, done: [...done], concurrency: options.concurrency ?? 4 },
       (result) => {
         anyResult = true;
         // the pair and the verdict first, so a line reads as what it is about; the trace and usage after
