@@ -84,6 +84,22 @@ describe('panoptes verify (built binary)', () => {
     expect(lines(out)).toHaveLength(30);
   });
 
+  it('stops on Ctrl-C after the runs in flight, every line whole, and exits 130', async () => {
+    const out = join(scratch(), 'results.jsonl');
+    const child = spawn(process.execPath, [BIN, ...job('--scripted-delay', '150', '--concurrency', '2', '--out', out)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const started = Date.now();
+    while (!(existsSync(out) && readFileSync(out, 'utf8').split('\n').length > 4) && Date.now() - started < 15_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const written = lines(out); // every line parses
+    expect(written.length).toBeLessThan(30);
+    expect(readFileSync(out, 'utf8').endsWith('\n')).toBe(true);
+    expect(stderr).toContain(`stopped after ${written.length} of 30: run the same command with --resume to go on`);
+  });
+
   it('counts a pair the scripted answers miss as a failed run, and exits 1', async () => {
     const folder = scratch();
     const answers = JSON.parse(readFileSync(join(ROOT, EXAMPLE, 'answers.json'), 'utf8')) as Array<{ case: string; criterion: string }>;
