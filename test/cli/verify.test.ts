@@ -100,17 +100,39 @@ describe('panoptes verify (built binary)', () => {
     expect(stderr).toContain(`stopped after ${written.length} of 30: run the same command with --resume to go on`);
   });
 
-  it('counts a pair the scripted answers miss as a failed run, and exits 1', async () => {
+  it('counts a pair the scripted answers miss as a failed run (exit 1), which --resume runs again', async () => {
     const folder = scratch();
     const answers = JSON.parse(readFileSync(join(ROOT, EXAMPLE, 'answers.json'), 'utf8')) as Array<{ case: string; criterion: string }>;
-    writeFileSync(join(folder, 'answers.json'), JSON.stringify(answers.filter((answer) => !(answer.case === 'EXP-1003' && answer.criterion === 'meals'))));
+    writeFileSync(join(folder, 'partial.json'), JSON.stringify(answers.filter((answer) => !(answer.case === 'EXP-1003' && answer.criterion === 'meals'))));
     const out = join(folder, 'results.jsonl');
-    const { code, stderr } = await panoptes('verify', '--policy', `${EXAMPLE}/travel-policy.md`, '--criteria', `${EXAMPLE}/criteria.yaml`, '--cases', `${EXAMPLE}/claims.jsonl`, '--scripted', join(folder, 'answers.json'), '--out', out);
-    expect(code).toBe(1);
-    expect(stderr).toContain('1 run failed (llm_error or retrieval_error)');
-    const failed = lines(out).find((result) => result.caseId === 'EXP-1003' && result.criterionId === 'meals') as unknown as { status: string; reasonCode: string; detail: string };
+    const args = (file: string, ...more: string[]) => ['verify', '--policy', `${EXAMPLE}/travel-policy.md`, '--criteria', `${EXAMPLE}/criteria.yaml`, '--cases', `${EXAMPLE}/claims.jsonl`, '--scripted', file, '--out', out, ...more];
+    const first = await panoptes(...args(join(folder, 'partial.json')));
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain('1 run failed (llm_error or retrieval_error), the first with: Error: partial.json has no answer for case "EXP-1003", criterion "meals"');
+    expect(first.stderr).toContain('run the same command with --resume to try them again');
+    const failed = lines(out).find((result) => result.caseId === 'EXP-1003' && result.criterionId === 'meals') as unknown as { status: string; reasonCode: string };
     expect(failed).toMatchObject({ status: 'uncertain', reasonCode: 'llm_error' });
-    expect(failed.detail).toContain('answers.json has no answer for case "EXP-1003", criterion "meals"');
+
+    const html = join(folder, 'report.html');
+    const second = await panoptes(...args(`${EXAMPLE}/answers.json`, '--resume', '--html', html));
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('30 of 30 verdicts (29 from an earlier run) in ');
+    expect(second.stdout).toContain(', 1 run now with ');
+    const after = lines(out);
+    expect(after).toHaveLength(31); // the pair's new line follows its failed one, and is its result
+    expect(after.at(-1)).toMatchObject({ caseId: 'EXP-1003', criterionId: 'meals', status: 'not_met' });
+    expect(readFileSync(html, 'utf8').match(/<article class="verdict /g)).toHaveLength(30);
+    expect(readFileSync(html, 'utf8')).not.toContain('has no answer');
+  });
+
+  it('stops a job whose first 10 runs all fail (a wrong key, no network)', async () => {
+    const folder = scratch();
+    writeFileSync(join(folder, 'one.json'), JSON.stringify([{ case: 'EXP-1006', criterion: 'submitted_on_time', status: 'met', confidence: 0.9, citations: [], rationale: 'x' }]));
+    const out = join(folder, 'results.jsonl');
+    const { code, stderr } = await panoptes('verify', '--policy', `${EXAMPLE}/travel-policy.md`, '--criteria', `${EXAMPLE}/criteria.yaml`, '--cases', `${EXAMPLE}/claims.jsonl`, '--scripted', join(folder, 'one.json'), '--concurrency', '2', '--out', out);
+    expect(code).toBe(1);
+    expect(stderr).toContain('stopped: the first 10 runs all failed, the first with: Error: one.json has no answer for case "EXP-1001", criterion "receipts"');
+    expect(lines(out).length).toBeLessThan(15);
   });
 
   it('loads --model with initChatModel, and says so when it cannot', async () => {

@@ -97,7 +97,11 @@ async function chatModel(spec: string): Promise<unknown> {
     throw new Error(`--model needs the \`langchain\` package and a provider package (e.g. @langchain/openai): npm install langchain @langchain/openai (${(error as Error).message})`);
   }
   try {
-    return await universal.initChatModel(spec, { temperature: 0 });
+    const model = (await universal.initChatModel(spec, { temperature: 0 })) as { _getModelInstance?: (config: object) => Promise<unknown> };
+    // initChatModel makes the provider's model at its first call: make it now, so a missing key or package fails
+    // here, once, rather than in every run of the job
+    if (typeof model._getModelInstance === 'function') await model._getModelInstance({});
+    return model;
   } catch (error) {
     throw new Error(`cannot load the model '${spec}': ${(error as Error).message}; write it as provider:name, e.g. openai:gpt-4o-mini, and install the provider's package`);
   }

@@ -55,7 +55,8 @@ interface CliVerifierModule {
  * One JSON line per case and criterion is written as each run ends, so a run killed midway goes on with `--resume`
  * and verifies no pair twice. Progress on stderr (a bar on a terminal), then a summary table per criterion, and with
  * `--html` a report for a reviewer.
- * @returns 0 when every pair has a result, 1 when some runs failed (the model or the retriever), 2 when an input is
+ * @returns 0 when every pair has a result, 1 when some runs failed (the model or the retriever; `--resume` runs them
+ * again, and a job whose first 10 runs all fail stops there), 2 when an input is
  * bad or the model cannot be loaded, 130 when stopped by Ctrl-C (resume with `--resume`).
  */
 export async function verifyCommand(options: VerifyCommandOptions, output: Output, progressStream: ProgressStream = process.stderr): Promise<number> {
@@ -82,9 +83,12 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
   const inJob = new Set(cases.flatMap((item) => criteria.map((criterion) => pairKey(item.id, criterion.id))));
   const done = new Set<string>();
   const tally = new VerifyTally(criteria.map((criterion) => criterion.id));
-  for (const result of resumed) {
-    const key = pairKey(result.caseId, result.criterionId);
-    if (!inJob.has(key) || done.has(key)) continue;
+  // A pair's last line is its result. A run that failed (the model or the retriever, not the verdict) is not done:
+  // --resume runs it again, and its new line follows the old one.
+  const latest = new Map<string, ResultLine>();
+  for (const result of resumed) latest.set(pairKey(result.caseId, result.criterionId), result);
+  for (const [key, result] of latest) {
+    if (!inJob.has(key) || failedRun(result)) continue;
     done.add(key);
     tally.add(result);
   }
@@ -126,6 +130,10 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
   let summary: { verified: number; skipped: number; stopped: boolean };
   let label: string;
   let anyResult = false;
+  // Runs that all fail from the start (a wrong key, no network) would fill the file with failures: stop early.
+  let failuresBeforeAVerdict = 0;
+  let firstFailure: string | undefined;
+  let gaveUp = false;
   try {
     ({ summary, label } = await module.runCliJob(
       { verifier: verifierOptions, cases, done: [...done], concurrency: options.concurrency ?? 4 },
@@ -140,6 +148,14 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
         tally.add(result);
         keep?.push(result as unknown as ReportResult);
         progress.tick();
+        if (!failedRun(result)) failuresBeforeAVerdict = -Infinity;
+        else {
+          firstFailure ??= String(result.detail ?? '');
+          if (++failuresBeforeAVerdict === GIVE_UP_AFTER) {
+            gaveUp = true;
+            stop.abort();
+          }
+        }
       },
       stop.signal,
     ));
@@ -173,15 +189,29 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
   }
   const written = [options.out, options.html].filter((file) => file !== undefined);
   if (written.length > 0) print(`wrote ${written.join(', ')}`);
+  if (gaveUp) {
+    output.err(`stopped: the first ${GIVE_UP_AFTER} runs all failed, the first with: ${firstFailure}`);
+    output.err('fix the cause and run the same command with --resume: failed runs run again');
+    return 1;
+  }
   if (summary.stopped) {
     output.err(`stopped after ${tally.total.results} of ${total}: run the same command with --resume to go on`);
     return 130;
   }
   if (tally.total.failed > 0) {
-    output.err(`${tally.total.failed} run${tally.total.failed === 1 ? '' : 's'} failed (llm_error or retrieval_error): their lines say why in "detail"; delete those lines and run with --resume to try them again`);
+    output.err(`${tally.total.failed} run${tally.total.failed === 1 ? '' : 's'} failed (llm_error or retrieval_error), the first with: ${firstFailure}`);
+    output.err('run the same command with --resume to try them again');
     return 1;
   }
   return 0;
+}
+
+/** Runs that fail one after the other from the start of a job before it stops. */
+const GIVE_UP_AFTER = 10;
+
+/** A run that ended without a verdict because the model or the retriever failed: --resume runs it again. */
+function failedRun(result: { [field: string]: unknown }): boolean {
+  return result.reasonCode === 'llm_error' || result.reasonCode === 'retrieval_error';
 }
 
 /** The adapter module, as the built CLI finds it. */
@@ -234,8 +264,9 @@ async function previousResults(options: VerifyCommandOptions, output: Output): P
   return results;
 }
 
-/** Every result of the job in the results file, for the report (the file's last line for a pair wins). */
+/** Every result of the job in the results file, for the report: a pair's last line. */
 async function jobResults(file: string, inJob: ReadonlySet<string>): Promise<ReportResult[]> {
-  const { results } = parseResults(await readFile(file, 'utf8'), file);
-  return results.filter((result) => inJob.has(pairKey(result.caseId, result.criterionId))) as unknown as ReportResult[];
+  const latest = new Map<string, ResultLine>();
+  for (const result of parseResults(await readFile(file, 'utf8'), file).results) latest.set(pairKey(result.caseId, result.criterionId), result);
+  return [...latest].filter(([key]) => inJob.has(key)).map(([, result]) => result) as unknown as ReportResult[];
 }
