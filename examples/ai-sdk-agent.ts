@@ -14,7 +14,7 @@ import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type St
 import { MockLanguageModelV3 } from 'ai/test';
 import { fileURLToPath } from 'node:url';
 import pc from 'picocolors';
-import { guardTools, isToolCallRefusal, panoptesMiddleware, panoptesStopCondition, sessionIdFromMetadata } from 'panoptes/ai-sdk';
+import { guardTools, panoptesMiddleware, panoptesStopCondition, sessionIdFromMetadata, ToolCallRefusedError } from 'panoptes/ai-sdk';
 import { createMonitor, loadWorkflow, type RenderedIntervention } from 'panoptes';
 
 const WORKFLOW = fileURLToPath(new URL('./workflows/customer-support.yaml', import.meta.url));
@@ -120,9 +120,9 @@ async function main() {
 async function tellStep(stepResult: StepResult<ToolSet>) {
   if (stepResult.text) say.agent(stepResult.text);
   for (const call of stepResult.toolCalls) say.agent(pc.dim(`calls ${call.toolName}(${JSON.stringify(call.input)})`));
-  for (const toolResult of stepResult.toolResults) {
-    if (isToolCallRefusal(toolResult.output)) say.panoptes(pc.yellow(`refused ${toolResult.toolName} before it ran; the model reads: "${toolResult.output.reason}"`));
-    else say.tool(`${toolResult.toolName} -> ${JSON.stringify(toolResult.output)}`);
+  for (const part of stepResult.content) {
+    if (part.type === 'tool-result') say.tool(`${part.toolName} -> ${JSON.stringify(part.output)}`);
+    else if (part.type === 'tool-error' && ToolCallRefusedError.isInstance(part.error)) say.panoptes(pc.yellow(`refused ${part.toolName} before it ran; the model reads: "${part.error.message}"`));
   }
 }
 

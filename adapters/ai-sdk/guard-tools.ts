@@ -1,35 +1,23 @@
-import type { ModelMessage, Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import type { ModelMessage, ToolExecutionOptions, ToolSet } from 'ai';
 import { policyNeedsApproval, recordApprovalOf, wasApproved } from './approvals.js';
 import {
   assertSentinelOption,
   guardToolCall,
   InvalidOptionError,
   isSentinelSessions,
+  needsOnlyApproval,
   recordToolResult,
   toolRefusal,
   type Logger,
   type Monitor,
   type SentinelSource,
+  type ToolCall,
   type ToolRefusal,
 } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
-import { sessionOfCall, type ToolSessionId } from './tool-call-sessions.js';
+import { sessionOfCall, workflowWouldRefuse, type ToolSessionId } from './tool-call-sessions.js';
+import { ToolCallRefusedError } from './tool-call-refused-error.js';
 import { toCoreToolCall } from './translate.js';
-
-/**
- * Marks a {@link ToolCallRefusal}; a string, so the mark survives the JSON of UI messages.
- * @example
- * if (output.type === REFUSAL_TYPE) showWarning(output.reason);
- */
-export const REFUSAL_TYPE = 'panoptes-refusal';
-
-/**
- * What a guarded tool returns instead of running: the model reads `reason` as an error result; the app can read
- * who refused and why.
- */
-export interface ToolCallRefusal extends ToolRefusal {
-  type: typeof REFUSAL_TYPE;
-}
 
 /** Options of {@link guardTools}. Give a monitor, a sentinel, or both. */
 export interface GuardToolsOptions {
@@ -56,23 +44,25 @@ export interface GuardToolsOptions {
    * approval: a call the sentinel blocks on nothing but such confirmations gets `needsApproval`, so the host asks
    * the app's user with a `tool-approval-request`; an approving `tool-approval-response` records the confirmations
    * for that exact call when the approved call runs, and the call is checked again and runs. A denial never runs it.
-   * Combined with a tool's own `needsApproval` (either one asks). With per-conversation sentinels, needs `sessionId`.
+   * Combined with a tool's own `needsApproval` (either one asks; neither asks about a call the guards refuse). With
+   * per-conversation sentinels, needs `sessionId`.
    * @default false
    */
   approvals?: boolean;
 }
 
-/** The tools `guardTools` returns: the same tools, whose output may also be a refusal. */
-export type GuardedTools<TOOLS extends ToolSet> = {
-  [NAME in keyof TOOLS]: TOOLS[NAME] extends Tool<infer INPUT, infer OUTPUT> ? Tool<INPUT, OUTPUT | ToolCallRefusal> : TOOLS[NAME];
-};
-
 /**
  * Wraps each tool's `execute` so a call is checked before it runs, by the core's `guardToolCall`: the monitor first
  * (workflow order), then the sentinel (the rules) as the monitor's guard, so a call the workflow refuses never
- * reaches the rules and a call the rules refuse never enters the workflow's trace. A refused call does not run; it
- * returns a {@link ToolCallRefusal}, which the model receives as an `error-text` tool result carrying the reason, so
- * it can correct course on its next call. Tools without `execute` (answered by the client) are returned as they are.
+ * reaches the rules and a call the rules refuse never enters the workflow's trace. A refused call does not run:
+ * `execute` throws a {@link ToolCallRefusedError}, which the AI SDK turns into a tool error, so the model's next
+ * request carries an `error-text` result with the reason and a `useChat` UI shows the call as `output-error`. Tools
+ * without `execute` (answered by the client) are returned as they are.
+ *
+ * A tool that asks for approval (its own `needsApproval`, or `approvals`) asks only about calls the guards allow: its
+ * `needsApproval` first looks for a refusal (the monitor's preview of the call, which `panoptesMiddleware` on the
+ * same monitor recorded, then the rules), and a call that will be refused needs no approval; it is refused at once,
+ * and its refusal is recorded once. An allowed call is checked again when it runs, after the approval.
  *
  * The monitor fails open (a monitor error lets the rules decide alone); the sentinel fails closed (it denies what it
  * could not prove, by design of the guards).
@@ -81,7 +71,7 @@ export type GuardedTools<TOOLS extends ToolSet> = {
  * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
  * await generateText({ model, tools: guardTools({ issue_refund, verify_identity }, { monitor }), prompt, stopWhen: stepCountIs(8) });
  */
-export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, sentinel, sessionId, logger = console, approvals = false }: GuardToolsOptions): GuardedTools<TOOLS> {
+export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, sentinel, sessionId, logger = console, approvals = false }: GuardToolsOptions): TOOLS {
   if (monitor === undefined && sentinel === undefined) {
     throw new InvalidOptionError({ parameter: 'monitor', value: undefined, fix: 'Pass a monitor (createMonitor), a sentinel (createSentinel), or both.' });
   }
@@ -100,7 +90,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
   const failOpen = createFailOpen(logger);
 
   const rules = sentinel === undefined ? {} : { sentinel };
-  const sessionOf = (options: ToolExecutionOptions, lookup: { forget?: boolean } = {}): string | undefined => {
+  const sessionOf = (options: ToolExecutionOptions, lookup: { keep?: boolean } = {}): string | undefined => {
     if (monitor === undefined && !perConversation) return undefined;
     const id = sessionOfCall(options, sessionId, monitor, lookup);
     if (id === undefined && monitor !== undefined) {
@@ -109,9 +99,8 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     return id;
   };
 
-  async function refusalOf(name: string, input: unknown, options: ToolExecutionOptions): Promise<ToolCallRefusal | undefined> {
-    const call = toCoreToolCall(options.toolCallId, name, input);
-    const id = sessionOf(options);
+  /** The guards' verdict on a call (recorded in the monitor's trace): its refusal, or `undefined` when it may run. */
+  async function refusalOf(call: ToolCall, id: string | undefined, options: ToolExecutionOptions): Promise<ToolRefusal | undefined> {
     const userMessages = sentinel === undefined ? undefined : userTexts(options.messages);
     const decision =
       id === undefined || monitor === undefined
@@ -123,7 +112,45 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
             sessionId: id,
             onMonitorError: (error) => failOpen.note('The pre-emptive check (monitor.beforeTool)', 'The pre-emptive check (monitor.beforeTool) failed; the call goes on unchanged.', error),
           });
-    return decision.allowed ? undefined : { type: REFUSAL_TYPE, ...toolRefusal(name, decision) };
+    return decision.allowed ? undefined : toolRefusal(call.name, decision);
+  }
+
+  // Calls decided in `needsApproval`, by tool call id, for their `execute`: the refusal it throws, or ALLOWED for a call
+  // that check let in (its workflow state is entered; a second check would enter it again).
+  const decided = new Map<string, ToolRefusal | typeof ALLOWED>();
+
+  /**
+   * Before anyone is asked to approve a call: its refusal when the guards will refuse it, decided and recorded now, so
+   * the host runs it at once and `execute` throws the refusal; `undefined` for a call the guards allow, which is
+   * checked (and recorded) when it runs, after the approval. Only a call the monitor's preview or the rules refuse is
+   * put to the real check: a preview uses nothing up, and an approval may come long after (or never).
+   */
+  async function refusedBeforeApproval(name: string, input: unknown, options: ToolExecutionOptions): Promise<ToolRefusal | undefined> {
+    const call = toCoreToolCall(options.toolCallId, name, input);
+    const id = sessionOf(options, { keep: true }); // `execute` takes it
+    const byWorkflow = monitor !== undefined && id !== undefined && (await workflowWouldRefuse(monitor, options.toolCallId));
+    if (!byWorkflow && !(await rulesWouldRefuse(call, id, options))) return undefined;
+    const refusal = await refusalOf(call, id, options);
+    remember(decided, options.toolCallId, refusal ?? ALLOWED);
+    return refusal;
+  }
+
+  /** The rules alone, nothing recorded: a refusal no approval can lift (with `approvals`, the policy's confirmations can). */
+  async function rulesWouldRefuse(call: ToolCall, id: string | undefined, options: ToolExecutionOptions): Promise<boolean> {
+    if (sentinel === undefined) return false;
+    const decision = await guardToolCall(call, { sentinel, sessionId: id, userMessages: userTexts(options.messages) });
+    return !decision.allowed && !(approvals && decision.check !== undefined && needsOnlyApproval(decision.check));
+  }
+
+  /** What `execute` does first: the refusal decided before approval, else the check of the call as it runs now. */
+  async function refusalBeforeRun(name: string, input: unknown, options: ToolExecutionOptions): Promise<ToolRefusal | undefined> {
+    const early = decided.get(options.toolCallId);
+    decided.delete(options.toolCallId);
+    if (early !== undefined && early !== ALLOWED) return early;
+    await approval?.recordIfApproved(name, input, options);
+    if (early === ALLOWED) return undefined;
+    // Kept: recording the result after the call runs asks for the session again, and forgets it then.
+    return refusalOf(toCoreToolCall(options.toolCallId, name, input), sessionOf(options, { keep: true }), options);
   }
 
   // What became of a call that ran, for the sentinel: a write's confirmation consumed and its data invalidated, a
@@ -134,7 +161,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
       : (name, input, options, outcome) =>
           recordToolResult(toCoreToolCall(options.toolCallId, name, input), outcome, {
             sentinel,
-            sessionId: perConversation ? sessionOf(options, { forget: true }) : undefined,
+            sessionId: perConversation ? sessionOf(options) : undefined,
             onError: (error) => failOpen.note('sentinel.recordResult', 'Recording a tool result for the policy failed; its facts expire with their TTL instead.', error),
           });
 
@@ -153,18 +180,10 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
         }
       : undefined;
 
+  const guard: Guard = { refusalBeforeRun, refusedBeforeApproval, resultOf, approval };
   const guarded: Record<string, unknown> = {};
-  for (const [name, tool] of Object.entries(tools)) guarded[name] = guardTool(name, tool, refusalOf, resultOf, approval);
-  return guarded as GuardedTools<TOOLS>;
-}
-
-/**
- * Whether a tool output is a refusal by `guardTools`.
- * @example
- * const refused = result.toolResults.filter((toolResult) => isToolCallRefusal(toolResult.output));
- */
-export function isToolCallRefusal(value: unknown): value is ToolCallRefusal {
-  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === REFUSAL_TYPE && typeof (value as { reason?: unknown }).reason === 'string';
+  for (const [name, tool] of Object.entries(tools)) guarded[name] = guardTool(name, tool, guard);
+  return guarded as TOOLS;
 }
 
 type AnyTool = ToolSet[string];
@@ -173,16 +192,24 @@ interface Approval {
   recordIfApproved(name: string, input: unknown, options: ToolExecutionOptions): Promise<void>;
 }
 type ResultRecorder = (name: string, input: unknown, options: ToolExecutionOptions, outcome: { ok: true; result: unknown } | { ok: false }) => void;
-type ModelOutputOptions = Parameters<NonNullable<Tool['toModelOutput']>>[0];
-type ModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
+type NeedsApprovalOptions = { toolCallId: string; messages: ModelMessage[]; experimental_context?: unknown };
+interface Guard {
+  refusalBeforeRun(name: string, input: unknown, options: ToolExecutionOptions): Promise<ToolRefusal | undefined>;
+  refusedBeforeApproval(name: string, input: unknown, options: ToolExecutionOptions): Promise<ToolRefusal | undefined>;
+  resultOf: ResultRecorder | undefined;
+  approval: Approval | undefined;
+}
 
-function guardTool(
-  name: string,
-  tool: AnyTool,
-  refusalOf: (name: string, input: unknown, options: ToolExecutionOptions) => Promise<ToolCallRefusal | undefined>,
-  resultOf: ResultRecorder | undefined,
-  approval: Approval | undefined,
-): AnyTool {
+const ALLOWED = 'allowed';
+/** Calls decided before approval and kept for their `execute`; one approved much later (or denied) is forgotten past this. */
+const DECIDED_LIMIT = 10_000;
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.set(key, value);
+  if (map.size > DECIDED_LIMIT) map.delete(map.keys().next().value!);
+}
+
+function guardTool(name: string, tool: AnyTool, { refusalBeforeRun, refusedBeforeApproval, resultOf, approval }: Guard): AnyTool {
   const original = tool.execute;
   if (typeof original !== 'function') return tool;
   const execute = original.bind(tool) as (input: unknown, options: ToolExecutionOptions) => unknown;
@@ -190,12 +217,8 @@ function guardTool(
   // streaming tool stays a generator and any other stays a plain async function.
   const guardedExecute = isAsyncGeneratorFunction(original)
     ? async function* guardedStreamingExecute(input: unknown, options: ToolExecutionOptions) {
-        await approval?.recordIfApproved(name, input, options);
-        const refusal = await refusalOf(name, input, options);
-        if (refusal !== undefined) {
-          yield refusal;
-          return;
-        }
+        const refusal = await refusalBeforeRun(name, input, options);
+        if (refusal !== undefined) throw new ToolCallRefusedError(refusal);
         // The last value a streaming tool yields is its output, as the host reads it.
         let last: unknown;
         try {
@@ -207,9 +230,8 @@ function guardTool(
         resultOf?.(name, input, options, { ok: true, result: last });
       }
     : async function guardedExecute(input: unknown, options: ToolExecutionOptions) {
-        await approval?.recordIfApproved(name, input, options);
-        const refusal = await refusalOf(name, input, options);
-        if (refusal !== undefined) return refusal;
+        const refusal = await refusalBeforeRun(name, input, options);
+        if (refusal !== undefined) throw new ToolCallRefusedError(refusal);
         let output: unknown;
         try {
           output = await execute(input, options);
@@ -220,19 +242,17 @@ function guardTool(
         resultOf?.(name, input, options, { ok: true, result: output });
         return output;
       };
-  const toModelOutput = async function guardedToModelOutput(options: ModelOutputOptions): Promise<ModelOutput> {
-    if (isToolCallRefusal(options.output)) return { type: 'error-text', value: options.output.reason };
-    if (tool.toModelOutput) return tool.toModelOutput(options);
-    // The host's own default when a tool has no toModelOutput (ai: create-tool-model-output.ts).
-    return typeof options.output === 'string' ? { type: 'text', value: options.output } : { type: 'json', value: options.output === undefined ? null : options.output };
-  };
-  if (!approval) return { ...tool, execute: guardedExecute, toModelOutput } as AnyTool;
   const own = tool.needsApproval;
-  const needsApproval = async function guardedNeedsApproval(input: unknown, options: { toolCallId: string; messages: ModelMessage[]; experimental_context?: unknown }) {
+  if (!approval && (own === undefined || own === false)) return { ...tool, execute: guardedExecute } as AnyTool;
+  const needsApproval = async function guardedNeedsApproval(input: unknown, options: NeedsApprovalOptions) {
+    const executionOptions = options as ToolExecutionOptions;
+    // The host asks again when an approved call comes back to run (to check it still needs approval): that call is
+    // checked when it runs, so it is not decided here a second time.
+    if (!wasApproved(options.messages, options.toolCallId) && (await refusedBeforeApproval(name, input, executionOptions)) !== undefined) return false;
     const asked = typeof own === 'function' ? await (own as (input: unknown, options: unknown) => boolean | PromiseLike<boolean>)(input, options) : own === true;
-    return asked || approval.needed(name, input, options as ToolExecutionOptions);
+    return asked || (approval !== undefined && (await approval.needed(name, input, executionOptions)));
   };
-  return { ...tool, execute: guardedExecute, toModelOutput, needsApproval } as AnyTool;
+  return { ...tool, execute: guardedExecute, needsApproval } as AnyTool;
 }
 
 function isAsyncGeneratorFunction(fn: unknown): boolean {

@@ -4,7 +4,8 @@
  * @module panoptes/ai-sdk
  */
 export { panoptesMiddleware, type PanoptesMiddlewareOptions } from './middleware.js';
-export { guardTools, isToolCallRefusal, REFUSAL_TYPE, type GuardedTools, type GuardToolsOptions, type ToolCallRefusal } from './guard-tools.js';
+export { guardTools, type GuardToolsOptions } from './guard-tools.js';
+export { ToolCallRefusedError } from './tool-call-refused-error.js';
 export { panoptesStopCondition, type PanoptesStopCondition, type PanoptesStopConditionOptions } from './stop-condition.js';
 export { policyTools, type PolicyToolOutput, type PolicyToolsOptions } from './policy-tools.js';
 export { SESSION_ID_HEADER, sessionIdFromMetadata } from './session-id.js';

@@ -66,9 +66,15 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console, cutLo
   const classify = async (id: string, content: Parameters<ClassifyResponse>[1], params: CallOptions): Promise<void> => {
     let turn: ReturnType<typeof toAssistantTurn> | undefined;
     try {
-      turn = toAssistantTurn(content, params.tools?.map((tool) => tool.name));
-      rememberToolCalls(monitor, id, turn.toolCalls); // synchronously, before the host can run any of them
-      const after = calls.afterModel(id, turn);
+      const answer = (turn = toAssistantTurn(content, params.tools?.map((tool) => tool.name)));
+      let after: ReturnType<typeof calls.afterModel> | undefined;
+      try {
+        after = calls.afterModel(id, answer);
+      } finally {
+        // Synchronously, before the host can run any of the calls: their session, and the monitor's classification,
+        // whose preview of each call lets `guardTools` refuse a call before anyone is asked to approve it.
+        rememberToolCalls(monitor, id, answer.toolCalls, isPromiseLike(after) ? Promise.resolve(after).catch(() => undefined) : after);
+      }
       if (isPromiseLike(after)) await after;
     } catch (error) {
       failOpen.failed('Classifying a response (monitor.afterModel)', error);

@@ -1,6 +1,5 @@
 import type { StepResult, ToolSet } from 'ai';
 import { InvalidOptionError, type LoopToolResult, type Monitor } from '../../src/index.js';
-import { isToolCallRefusal } from './guard-tools.js';
 import { sessionIdFromMetadata } from './session-id.js';
 
 /** Options of {@link panoptesStopCondition}. */
@@ -55,11 +54,11 @@ export function panoptesStopCondition({ monitor, sessionId }: PanoptesStopCondit
   };
 }
 
-/** A step's tool results as the loop detector reads them: errors and refusals count as failures. */
+/** A step's tool results as the loop detector reads them: errors (refusals among them) count as failures. */
 function loopToolResults<TOOLS extends ToolSet>(content: StepResult<TOOLS>['content']): LoopToolResult[] {
   return content.flatMap((part): LoopToolResult[] => {
     if (part.type === 'tool-result') {
-      return [{ toolCallId: part.toolCallId, name: part.toolName, content: part.output, isError: isToolCallRefusal(part.output) }];
+      return [{ toolCallId: part.toolCallId, name: part.toolName, content: part.output, isError: false }];
     }
     if (part.type === 'tool-error') {
       const { error } = part;

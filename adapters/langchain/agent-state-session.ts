@@ -2,6 +2,7 @@ import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { Command, isCommand, ReducedValue, StateSchema } from '@langchain/langgraph';
 import { z } from 'zod';
 import { blockOf } from './block-message.js';
+import { unrestoredCalls } from './refused-calls.js';
 
 /**
  * The agent-state field the middleware adds when its monitor comes from `createGraphMonitor`: the thread's session
@@ -21,10 +22,11 @@ export function sessionTextOf(state: unknown): string | null | undefined {
 /**
  * A model call's answer with the session written into agent state. When the model ran, the agent already takes its
  * answer from the model (also through other middleware), so the command only writes the session; when Panoptes
- * answered instead (a block), the command carries that answer too.
+ * answered instead (a block) or changed the answer (calls refused at once), the command carries that answer too,
+ * which replaces the model's by its id.
  */
 export function modelAnswerWithSession(answer: BaseMessage, panoptes: string): Command {
-  return new Command({ update: blockOf(answer) ? { messages: [answer], panoptes } : { panoptes } });
+  return new Command({ update: blockOf(answer) || unrestoredCalls(answer).length > 0 ? { messages: [answer], panoptes } : { panoptes } });
 }
 
 /** A tool call's result (its message, or the tool's own command) with the session written into agent state. */

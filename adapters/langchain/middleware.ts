@@ -1,4 +1,4 @@
-import type { BaseMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import {
@@ -14,6 +14,7 @@ import {
   systemTimers,
   within,
   WorkflowViolationError,
+  type AfterModelResult,
   type BeforeModelResult,
   type ChatMessage,
   type Logger,
@@ -30,7 +31,8 @@ import { createFailureLog, failOpenWith } from './fail-open.js';
 import { requestToChatMessages, withChatMessages, withSystemText } from './model-request.js';
 import { policyToolsFindingSession } from './policy-tools.js';
 import { namedSessionId } from './session-id.js';
-import { decideToolCall, refusalMessage, runRecorded } from './tool-decision.js';
+import { refusalMessages, restorationForToolCall, unrestoredCalls, withoutRefusedCalls, withRefusedCalls, withRestoration, withRestoredAnswers } from './refused-calls.js';
+import { decideToolCall, refusalMessage, refusalsOfAnswer, runRecorded } from './tool-decision.js';
 import { toAssistantTurn, toChatMessages, toToolCall } from './translate.js';
 
 /**
@@ -68,8 +70,7 @@ export interface PanoptesMiddlewareOptions {
   /**
    * What a hard block does: end the run with an AI message saying why, or throw the monitor's error
    * (`WorkflowViolationError`, or `LoopDetectedError` when a loop reached stop) out of
-   * `agent.invoke` (the thread keeps that message). `'throw'` adds an `afterModel` hook, which costs one graph step
-   * (about 1 ms) on every model call; `'end'` needs none, because an answer without tool calls ends the run.
+   * `agent.invoke` (the thread keeps that message) from the `afterModel` hook.
    * @default 'end'
    */
   onBlock?: 'end' | 'throw';
@@ -107,12 +108,19 @@ export interface PanoptesMiddlewareOptions {
  * - `wrapModelCall`: applies the monitor's pending interventions to this call's request only (the thread's stored
  *   history never holds a correction), adds the sentinel's fact summary to the system prompt, calls the model, and
  *   classifies the response. A hard block skips the model and answers with an AI message saying why; the answer
- *   has no tool calls, so the agent's own routing ends the run there.
- * - `afterModel` (only with `onBlock: 'throw'`): throws `WorkflowViolationError` on that answer, unwrapped (an error
- *   thrown inside `wrapModelCall` would reach the caller wrapped in LangChain's `MiddlewareError`).
+ *   has no tool calls, so the agent's own routing ends the run there. Then it refuses at once the answer's calls
+ *   the guards refuse (the monitor's preview or the rules say no; such a call gets the real check now, recorded
+ *   once), so no later middleware sees them: `humanInTheLoopMiddleware`, listed before or after this one, never
+ *   asks a human about a call Panoptes refuses. Every other call is checked when it runs.
+ * - `afterModel`: when every call of the answer was refused, puts them back in the answer with their error
+ *   `ToolMessage`s and sends the run back to the model. With `onBlock: 'throw'`, throws `WorkflowViolationError`
+ *   on a blocked answer, unwrapped (an error thrown inside `wrapModelCall` would reach the caller wrapped in
+ *   LangChain's `MiddlewareError`). The hook is one graph step (about 1 ms) per model call.
  * - `wrapToolCall`: asks the workflow (the monitor's pre-emptive check), then the sentinel's rules (the core's
  *   `guardToolCall`). A refused call never runs, and one the rules refuse never enters the workflow's trace; the
- *   model receives an error `ToolMessage` saying what to do instead.
+ *   model receives an error `ToolMessage` (status `error`, the reason as content) saying what to do instead. The
+ *   first result of an answer some of whose calls were refused at once also puts those calls back in the answer,
+ *   with their refusals.
  * - `afterAgent` (with `onReport` or `closeSession`): publishes the session's report.
  * - With a graph monitor, `wrapModelCall` and `wrapToolCall` first take the thread's session from agent state, and
  *   return it with their result (a `Command` that writes `panoptes`) when their step changed it.
@@ -157,6 +165,9 @@ export function panoptesMiddleware({
   const calls = monitor && syncFirst(monitor);
   // A monitor from createGraphMonitor keeps each thread's session in agent state, where the checkpointer persists it.
   const agentState = monitor && graphSessionAccess(monitor);
+  // Calls the check at the model's answer let in (a preview had said no): their state is entered, so their tool
+  // call must not check them again.
+  const checkedCalls = new Set<string>();
 
   return createMiddleware({
     name,
@@ -165,7 +176,10 @@ export function panoptesMiddleware({
 
     // Sync-first: with a session in memory the monitor answers at once, and the call pays no promise of Panoptes'
     // own beyond the one that waits for the model (each costs microseconds inside an agent's run).
-    wrapModelCall: function panoptesModelCall(request, handler) {
+    wrapModelCall: function panoptesModelCall(original, handler) {
+      // The model reads every answer whole, with the refusals of the calls refused at once (refused-calls.ts).
+      const restored = withRestoredAnswers(original.messages);
+      const request = restored === original.messages ? original : { ...original, messages: restored };
       // The thread in the core's form, converted at most once: to place a call that names no session, and for the
       // monitor when something is due.
       let thread: ChatMessage[] | undefined;
@@ -174,9 +188,16 @@ export function panoptesMiddleware({
       const callModel = (next: typeof request) => {
         const withFacts = sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next;
         return andThen(handler(withFacts), (response) => {
-          const turn = toAssistantTurn(response, offeredToolNames(next.tools));
-          // Recorded once the monitor has classified it, so a request that continues it finds that step done.
-          const answered = () => (sessions.answered(session, turn), response);
+          const offered = offeredToolNames(next.tools);
+          const turn = toAssistantTurn(response, offered);
+          // Recorded (the whole answer) once the monitor has classified it, so a request that continues it finds that
+          // step done; the agent gets the answer without the calls refused at once.
+          const answered = (classified?: AfterModelResult) =>
+            andThen(refusalsOfAnswer(response, { monitor, sentinel, sessionId: session, messages: next.messages }, classified, offered, failOpen), ({ refused, allowed }) => {
+              for (const id of allowed) checkedCalls.add(checkedCall(session, id));
+              sessions.answered(session, turn);
+              return refused.length === 0 ? response : withoutRefusedCalls(response, refused);
+            });
           if (!calls) return answered();
           return attempt(
             () => calls.afterModel(session, turn),
@@ -201,23 +222,33 @@ export function panoptesMiddleware({
       return onGraphSession(agentState, { sessionId: session, stored: sessionTextOf(request.state), where: 'agent state' }, check, modelAnswerWithSession, failed);
     },
 
-    ...(monitor && onBlock === 'throw'
-      ? {
-          afterModel: function panoptesAfterModel(state: { messages: BaseMessage[] }) {
-            const block = blockOf(state.messages.at(-1));
-            if (!block) return undefined;
-            const error = blockErrors.get(block.sessionId);
-            blockErrors.delete(block.sessionId);
-            throw error ?? new WorkflowViolationError({ intervention: block.intervention, modelMessage: block.text, sessionId: block.sessionId });
-          },
+    afterModel: {
+      canJumpTo: ['model'],
+      hook: function panoptesAfterModel(state: { messages: BaseMessage[] }) {
+        const answer = state.messages.at(-1);
+        const block = monitor && onBlock === 'throw' ? blockOf(answer) : undefined;
+        if (block) {
+          const error = blockErrors.get(block.sessionId);
+          blockErrors.delete(block.sessionId);
+          throw error ?? new WorkflowViolationError({ intervention: block.intervention, modelMessage: block.text, sessionId: block.sessionId });
         }
-      : {}),
+        if (!answer || !AIMessage.isInstance(answer) || (answer.tool_calls?.length ?? 0) > 0) return undefined;
+        const refused = unrestoredCalls(answer);
+        if (refused.length === 0) return undefined;
+        // Every call of the answer was refused at once: nothing is left to ask a human about (a jump skips the hooks
+        // after this one), and the model answers the refusals next.
+        return { messages: [withRefusedCalls(answer), ...refusalMessages(refused)], jumpTo: 'model' as const };
+      },
+    },
 
     wrapToolCall: function panoptesToolCall(request, handler) {
       const call = toToolCall(request.toolCall);
       const session = monitor || perConversation ? sessions.ofToolCall(request.runtime.configurable, call.id, request.state.messages) : undefined;
+      // The answer's calls refused at once go back into it with this result: no human can be asked about them now.
+      const restoration = restorationForToolCall(request.state.messages, call.id);
+      const checked = session !== undefined && call.id !== undefined && checkedCalls.delete(checkedCall(session, call.id));
       const decideAndRun = () =>
-        andThen(decideToolCall(call, { monitor, sentinel, sessionId: session, messages: request.state.messages }, failOpen), (decision) => {
+        andThen(checked ? ALLOWED : decideToolCall(call, { monitor, sentinel, sessionId: session, messages: request.state.messages }, failOpen), (decision) => {
           if (!decision.allowed) return refusalMessage(call, decision.reason);
           if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) {
             // The sentinel hears what became of the call: a write's confirmation consumed and its data invalidated,
@@ -230,9 +261,10 @@ export function panoptesMiddleware({
           policyCallSessions.set(id, session);
           return Promise.resolve(handler(request)).finally(() => policyCallSessions.delete(id));
         });
-      if (!agentState || session === undefined) return decideAndRun();
+      const run = restoration ? () => andThen(decideAndRun(), (result) => withRestoration(result, restoration)) : decideAndRun;
+      if (!agentState || session === undefined) return run();
       // The tool calls of one answer run side by side, each reading the session text the answer's step wrote.
-      return onGraphSession(agentState, { sessionId: session, stored: sessionTextOf(request.state), fanOut: true, where: 'agent state' }, decideAndRun, toolResultWithSession, failed);
+      return onGraphSession(agentState, { sessionId: session, stored: sessionTextOf(request.state), fanOut: true, where: 'agent state' }, run, toolResultWithSession, failed);
     },
 
     ...(monitor && (onReport || closeSession)
@@ -249,6 +281,9 @@ export function panoptesMiddleware({
       : {}),
   });
 }
+
+const ALLOWED = { allowed: true } as const;
+const checkedCall = (sessionId: string, toolCallId: string) => `${sessionId}\u0000${toolCallId}`;
 
 function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools }: { monitor?: Monitor; sentinel?: SentinelSource; sessionId?: string; onBlock: string; withPolicyTools: boolean }): void {
   if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createMonitor(), a sentinel from createSentinel(), or both.' });

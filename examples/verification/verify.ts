@@ -6,40 +6,22 @@
  * the three criteria of `policy.md`. Each result prints with its verified citations and a short trace. Offline by
  * default: the model is a scripted `fakeModel()` that reads its request (see `scripted-verifier.ts`); its first call
  * fails with a 429, which LangGraph's retry policy retries. With `OPENAI_API_KEY` set, `gpt-4o-mini` verifies
- * instead, and what it concludes is up to it. It imports `panoptes` and `panoptes/langgraph` as your project would.
+ * instead, and what it concludes is up to it. The verifier itself is made in `create-verifier.ts` (`langgraph.json` serves it);
+ * a model that fails for good hands over to the rules of `rule-fallback.ts`. It imports `panoptes` and
+ * `panoptes/langgraph` as your project would.
  */
 import { readFileSync } from 'node:fs';
 import { MemorySaver } from '@langchain/langgraph';
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import pc from 'picocolors';
-import { createLoopDetector, loadWorkflow } from 'panoptes';
-import { createGraphMonitor, createVerificationGraph, verifyCase, type CriterionResult } from 'panoptes/langgraph';
-import { policyRetriever } from './policy-retriever.js';
-import { scriptedVerifier } from './scripted-verifier.js';
+import { verifyCase, type CriterionResult } from 'panoptes/langgraph';
+import { chatModel, createVerifier } from './create-verifier.js';
 
 const here = (path: string) => new URL(path, import.meta.url);
 const criteria = JSON.parse(readFileSync(here('./criteria.json'), 'utf8')) as Array<{ id: string; text: string }>;
 const cases = ['met', 'not-met', 'missing-evidence', 'looping'];
 
-async function chatModel(): Promise<{ model: BaseChatModel; name: string }> {
-  if (!process.env.OPENAI_API_KEY) return { model: scriptedVerifier() as unknown as BaseChatModel, name: 'scripted model (offline)' };
-  const { ChatOpenAI } = await import('@langchain/openai');
-  return { model: new ChatOpenAI({ model: 'gpt-4o-mini', temperature: 0 }), name: 'gpt-4o-mini' };
-}
-
 const { model, name } = await chatModel();
-const verifier = createVerificationGraph({
-  model,
-  retriever: policyRetriever({ k: 2 }),
-  monitor: createGraphMonitor({ workflow: await loadWorkflow(here('./verifier.yaml').pathname) }),
-  loops: createLoopDetector({}),
-  maxIterations: 8,
-  maxTokens: 6000,
-  timeoutMs: 60_000,
-  retry: { initialIntervalMs: 200 },
-  checkpointer: new MemorySaver(),
-  prices: { 'gpt-4o-mini': { input: 0.15, output: 0.6 } },
-});
+const verifier = await createVerifier({ model, checkpointer: new MemorySaver() });
 
 console.log(pc.bold(`Verifying ${cases.length} cases against ${criteria.length} criteria with ${name}\n`));
 for (const file of cases) {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ROOT_CONTEXT, type Meter, type Tracer } from '@opentelemetry/api';
 import { systemClock, type Clock } from '../clock/index.js';
 import type { Embedder } from '../embed/index.js';
+import { readFailureDiagnostic, readFailureReason } from '../diagnostics/read-failure.js';
 import { InvalidOptionError } from '../errors/index.js';
 import { createMonitor, type Logger, type MonitorSession } from '../monitor/index.js';
 import { createMemorySessionStore } from '../store/index.js';
@@ -128,8 +129,7 @@ async function readTranscripts(file: string): Promise<{ transcripts: Transcript[
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    return { transcripts: [], problems: [{ file, text: `cannot read the file: ${reason}` }] };
+    return { transcripts: [], problems: [{ file, text: readFailureReason(readFailureDiagnostic(file, error)) }] };
   }
   return parseTranscripts(text, { file });
 }

@@ -15,6 +15,7 @@ export { replayTranscript } from './replay.js';
 export type {
   AuditDeviation,
   AuditIntervention,
+  AuditRefusal,
   AuditReport,
   AuditStep,
   AuditViolation,

@@ -1,21 +1,22 @@
 import { SEVERITIES, type Severity } from '../workflow/index.js';
 import { auditExitCode, DEFAULT_FAIL_ON } from './exit-code.js';
 import { REPORT_CSS, STATE_PALETTE } from './html-style.js';
+import { liveActions, messageLabel, stepMarks, violationLabel } from './places.js';
 import { problemLine } from './render-text.js';
 import type { AuditReport, AuditStep, AuditViolation, SessionAudit } from './types.js';
 
 /**
  * A self-contained HTML report: inline CSS, no scripts, no external resources. Per session a timeline of state
- * chips (violations marked at their step, or on a closing chip when closing the trace found them), the violations
- * table, deviations and verdicts, and the step details in a `<details>` block. Every transcript-derived string is
- * escaped.
+ * chips (violations marked at their message, or on a closing chip when the end of the conversation found them), the
+ * violations table, deviations, what the live monitor would have done, and verdicts, and the steps in a `<details>`
+ * block. Places are named `messages[i]`, as in the text report. Every transcript-derived string is escaped.
  */
 export function renderAuditHtml(report: AuditReport, { failOn = DEFAULT_FAIL_ON, title }: { failOn?: Severity; title?: string } = {}): string {
   const heading = title ?? `Audit: ${report.workflow} ${report.workflowVersion}`;
   const colour = (state: string) => STATE_PALETTE[Math.max(0, report.states.indexOf(state)) % STATE_PALETTE.length]!;
   const body = [
     `<h1>${escapeHtml(heading)}</h1>`,
-    `<div class="muted">Embeddings: ${escapeHtml(report.embeddings)} · fails on ${escapeHtml(failOn)} or worse · message numbers are 0-based positions in each transcript</div>`,
+    `<div class="muted">Embeddings: ${escapeHtml(report.embeddings)} · fails on ${escapeHtml(failOn)} or worse · messages[i] is the 0-based index of a message in its transcript</div>`,
     summary(report, failOn),
     problems(report),
     ...report.sessions.map((session, index) => sessionSection(session, `s${index + 1}`, colour)),
@@ -82,7 +83,7 @@ function sessionSection(session: SessionAudit, anchor: string, colour: (state: s
 ${timeline(session, anchor, colour)}
 ${violationTable(session, anchor)}
 ${deviationList(session)}
-${interventionList(session)}${loopList(session)}
+${liveActionList(session)}${loopList(session)}
 ${warningList(session)}
 <h3>Verdicts</h3>
 <div class="verdicts">${Object.entries(session.verdicts)
@@ -93,22 +94,23 @@ ${stepDetails(session)}
 }
 
 function timeline(session: SessionAudit, anchor: string, colour: (state: string) => string): string {
-  const byStep = groupBy(session.violations.filter((violation) => !violation.atClose), (violation) => violation.step);
-  const deviated = new Set(session.deviations.map((deviation) => deviation.step));
+  const marks = stepMarks(session);
   const initial = session.trace[0] ?? '';
   const chips = [`<div class="chip initial" style="background:${colour(initial)}"><span class="state">${escapeHtml(initial)}</span><span class="meta">start</span></div>`];
-  for (const step of session.steps) {
-    const violations = byStep.get(step.index) ?? [];
+  session.steps.forEach((step, index) => {
+    const violations = marks.violations.get(index) ?? [];
     const classes = violations.length > 0 ? `chip violated ${worstSeverity(violations)}` : 'chip';
     const markers = [
       ...violations.map((violation) => `<span class="marker">✗ ${escapeHtml(violation.constraint)}</span>`),
-      ...(deviated.has(step.index) ? ['<span class="marker deviation">↷ not a listed transition</span>'] : []),
+      ...(marks.deviated.has(index) ? ['<span class="marker deviation">↷ not a listed transition</span>'] : []),
     ].join('');
     const title = `${step.evidence} · ${step.excerpt}`;
+    // A message with several tool calls has several chips; the first carries the message's anchor.
+    const id = session.steps[index - 1]?.message === step.message ? '' : ` id="${anchor}-m${step.message}"`;
     chips.push(
-      `<div class="${classes}" id="${anchor}-step-${step.index}" title="${escapeHtml(title)}" style="background:${colour(step.state)}"><span class="state">${escapeHtml(step.state)}</span><span class="meta">step ${step.index} · msg ${step.message} · ${escapeHtml(step.method)} ${step.confidence.toFixed(2)}</span>${markers}</div>`,
+      `<div class="${classes}"${id} title="${escapeHtml(title)}" style="background:${colour(step.state)}"><span class="state">${escapeHtml(step.state)}</span><span class="meta">${messageLabel(step.message)} · ${escapeHtml(step.method)} ${step.confidence.toFixed(2)}</span>${markers}</div>`,
     );
-  }
+  });
   const atClose = session.violations.filter((violation) => violation.atClose);
   if (!session.note) {
     const markers = atClose.map((violation) => `<span class="marker">✗ ${escapeHtml(violation.constraint)}</span>`).join('');
@@ -122,29 +124,28 @@ function timeline(session: SessionAudit, anchor: string, colour: (state: string)
 function violationTable(session: SessionAudit, anchor: string): string {
   if (session.violations.length === 0) return '';
   const rows = session.violations.map((violation: AuditViolation) => {
-    const target = violation.atClose ? `${anchor}-close` : `${anchor}-step-${violation.step}`;
-    return `<tr class="violated"><td class="step"><a href="#${target}">${violation.step}</a>${violation.atClose ? ' <span class="muted">(at close)</span>' : ''}</td><td class="num">${violation.messageIndex ?? ''}</td><td><span class="badge ${violation.severity}">${escapeHtml(violation.severity)}</span></td><td class="mono">${escapeHtml(violation.constraint)}</td><td>${escapeHtml(violation.type)}</td><td>${escapeHtml(violation.message)}</td></tr>`;
+    const target = violation.atClose ? `${anchor}-close` : `${anchor}-m${violation.message}`;
+    return `<tr class="violated"><td class="step"><a href="#${target}">${violationLabel(violation)}</a></td><td><span class="badge ${violation.severity}">${escapeHtml(violation.severity)}</span></td><td class="mono">${escapeHtml(violation.constraint)}</td><td>${escapeHtml(violation.type)}</td><td>${escapeHtml(violation.text)}</td></tr>`;
   });
-  return `<h3>Violations</h3><table><thead><tr><th>step</th><th>msg</th><th>severity</th><th>constraint</th><th>type</th><th>what happened</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<h3>Violations</h3><table><thead><tr><th>message</th><th>severity</th><th>constraint</th><th>type</th><th>what happened</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function deviationList(session: SessionAudit): string {
   if (session.deviations.length === 0) return '';
-  const items = session.deviations.map((deviation) => `<li>step ${deviation.step ?? '?'}: <code>${escapeHtml(deviation.from)}</code> → <code>${escapeHtml(deviation.to)}</code></li>`);
+  const items = session.deviations.map((deviation) => `<li>${messageLabel(deviation.message)}: <code>${escapeHtml(deviation.from)}</code> → <code>${escapeHtml(deviation.to)}</code></li>`);
   return `<h3>Deviations (moves the workflow does not list)</h3><ul class="plain">${items.join('')}</ul>`;
 }
 
-function interventionList(session: SessionAudit): string {
-  if (session.interventions.length === 0) return '';
-  const items = session.interventions.map(
-    (intervention) => `<li>before msg ${intervention.beforeMessage}: ${intervention.blocked ? 'block the call' : `apply (${escapeHtml(intervention.strategy)})`} <code>${escapeHtml(intervention.name)}</code></li>`,
-  );
-  return `<h3>The monitor would have</h3><ul class="plain">${items.join('')}</ul>`;
+function liveActionList(session: SessionAudit): string {
+  const actions = liveActions(session);
+  if (actions.length === 0) return '';
+  const items = actions.map(({ message, subject, phrase }) => `<li>${messageLabel(message)}: ${subject === undefined ? '' : `<code>${escapeHtml(subject)}</code> `}${escapeHtml(phrase)}</li>`);
+  return `<h3>What the live monitor would have done</h3><ul class="plain">${items.join('')}</ul>`;
 }
 
 function loopList(session: SessionAudit): string {
   if (session.loops.length === 0) return '';
-  const items = session.loops.map((loop) => `<li>msg ${loop.message}: <code>${escapeHtml(loop.kind)}</code> (${escapeHtml(loop.action)}): ${escapeHtml(loop.detail)}</li>`);
+  const items = session.loops.map((loop) => `<li>${messageLabel(loop.message)}: <code>${escapeHtml(loop.kind)}</code> (${escapeHtml(loop.action)}): ${escapeHtml(loop.detail)}</li>`);
   return `<h3>Loops</h3><ul class="plain">${items.join('')}</ul>`;
 }
 
@@ -155,21 +156,15 @@ function warningList(session: SessionAudit): string {
 
 function stepDetails(session: SessionAudit): string {
   if (session.steps.length === 0) return '';
-  const violated = new Set(session.violations.filter((violation) => !violation.atClose).map((violation) => violation.step));
+  const { violations } = stepMarks(session);
   const rows = session.steps.map(
-    (step: AuditStep) =>
-      `<tr${violated.has(step.index) ? ' class="violated"' : ''}><td class="num">${step.index}</td><td class="num">${step.message}</td><td class="mono">${escapeHtml(step.state)}</td><td>${escapeHtml(step.method)}</td><td class="num">${step.confidence.toFixed(2)}</td><td class="mono">${escapeHtml(step.evidence)}</td><td class="excerpt">${escapeHtml(step.excerpt)}</td></tr>`,
+    (step: AuditStep, index) =>
+      `<tr${violations.has(index) ? ' class="violated"' : ''}><td class="mono">${messageLabel(step.message)}</td><td class="mono">${escapeHtml(step.state)}</td><td>${escapeHtml(step.method)}</td><td class="num">${step.confidence.toFixed(2)}</td><td class="mono">${escapeHtml(step.evidence)}</td><td class="excerpt">${escapeHtml(step.excerpt)}</td></tr>`,
   );
   // Open where there is something to look at; a clean session keeps its details folded.
-  return `<details${session.violations.length > 0 ? ' open' : ''}><summary>Steps in detail (${session.steps.length})</summary><table><thead><tr><th>step</th><th>msg</th><th>state</th><th>method</th><th>conf</th><th>evidence</th><th>assistant said</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
+  return `<details${session.violations.length > 0 ? ' open' : ''}><summary>Steps in detail (${session.steps.length})</summary><table><thead><tr><th>message</th><th>state</th><th>method</th><th>conf</th><th>evidence</th><th>assistant said</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
 }
 
 function worstSeverity(violations: readonly AuditViolation[]): Severity | undefined {
   return [...SEVERITIES].reverse().find((severity) => violations.some((violation) => violation.severity === severity));
-}
-
-function groupBy<Item, Key>(items: readonly Item[], key: (item: Item) => Key): Map<Key, Item[]> {
-  const groups = new Map<Key, Item[]>();
-  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
-  return groups;
 }

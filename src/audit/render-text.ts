@@ -1,6 +1,7 @@
 import type { Verdict } from '../temporal/index.js';
 import { SEVERITIES, type Severity } from '../workflow/index.js';
 import { auditExitCode, DEFAULT_FAIL_ON } from './exit-code.js';
+import { liveActions, messageLabel, stepMarks, violationLabel } from './places.js';
 import type { AuditReport, SessionAudit, SeverityCounts, TranscriptProblem } from './types.js';
 
 /** Colour functions; picocolors' `createColors()` fits, and so does one that returns its input (no colour). */
@@ -38,9 +39,10 @@ export interface RenderAuditTextOptions {
 }
 
 /**
- * The readable audit report: per session its trace, a step table (step, message index, state, method, confidence,
- * evidence), violations at their step, deviations, what the monitor would have done, the final verdicts; then the
- * problems and a summary line. Message indexes are 0-based positions in the transcript's messages.
+ * The readable audit report: per session its trace, a step table (message, state, method, confidence, evidence),
+ * violations at their message, deviations, what the live monitor would have done (tool calls refused before they
+ * ran, interventions on model calls), loops, the final verdicts; then the problems and a summary line. Every place is
+ * named `messages[i]`, the 0-based index of a message in its transcript.
  * @returns lines, without trailing newlines.
  */
 export function renderAuditText(report: AuditReport, { paint = NO_PAINT, failOn = DEFAULT_FAIL_ON, exit }: RenderAuditTextOptions = {}): string[] {
@@ -75,25 +77,23 @@ function renderSession(session: SessionAudit, paint: Paint): string[] {
   if (session.steps.length > 0) lines.push(...stepTable(session, paint));
   if (session.violations.length > 0) {
     lines.push('  violations');
+    const width = Math.max(...session.violations.map((violation) => violationLabel(violation).length));
     for (const violation of session.violations) {
-      const at = `step ${violation.step}${violation.messageIndex === undefined ? '' : ` (msg ${violation.messageIndex})`}${violation.atClose ? ', at close' : ''}`;
-      lines.push(`    ${paint.red('✗')} ${at}  ${severityLabel(violation.severity, paint)}  ${violation.constraint} (${violation.type}): ${violation.message}`);
+      lines.push(`    ${paint.red('✗')} ${violationLabel(violation).padEnd(width)}  ${severityLabel(violation.severity, paint)}  ${violation.constraint} (${violation.type}): ${violation.text}`);
     }
   }
   if (session.deviations.length > 0) {
     lines.push('  deviations (moves the workflow does not list)');
-    for (const deviation of session.deviations) lines.push(`    ${paint.yellow('~')} step ${deviation.step ?? '?'}: ${deviation.from} → ${deviation.to}`);
+    for (const deviation of session.deviations) lines.push(`    ${paint.yellow('~')} ${messageLabel(deviation.message)}: ${deviation.from} → ${deviation.to}`);
   }
-  if (session.interventions.length > 0) {
-    lines.push('  the monitor would have');
-    for (const intervention of session.interventions) {
-      const action = intervention.blocked ? `blocked the call (${intervention.name})` : `applied ${intervention.name} (${intervention.strategy})`;
-      lines.push(`    before msg ${intervention.beforeMessage}: ${action}`);
-    }
+  const actions = liveActions(session);
+  if (actions.length > 0) {
+    lines.push('  what the live monitor would have done');
+    for (const action of actions) lines.push(`    ${messageLabel(action.message)}: ${action.subject === undefined ? '' : `${action.subject} `}${action.phrase}`);
   }
   if (session.loops.length > 0) {
     lines.push('  loops');
-    for (const loop of session.loops) lines.push(`    ${paint.yellow('↻')} msg ${loop.message}: ${loop.kind} (${loop.action}): ${loop.detail}`);
+    for (const loop of session.loops) lines.push(`    ${paint.yellow('↻')} ${messageLabel(loop.message)}: ${loop.kind} (${loop.action}): ${loop.detail}`);
   }
   if (session.warnings.length > 0) {
     lines.push('  warnings');
@@ -106,12 +106,13 @@ function renderSession(session: SessionAudit, paint: Paint): string[] {
 
 function stepTable(session: SessionAudit, paint: Paint): string[] {
   const stateWidth = Math.max(5, ...session.steps.map((step) => step.state.length));
-  const header = `  ${'step'.padStart(4)}  ${'msg'.padStart(4)}  ${'state'.padEnd(stateWidth)}  ${'method'.padEnd(9)}  conf  evidence`;
-  const violatedAt = new Set(session.violations.filter((violation) => !violation.atClose).map((violation) => violation.step));
-  const rows = session.steps.map((step) => {
-    const mark = violatedAt.has(step.index) ? paint.red('✗') : ' ';
-    const state = violatedAt.has(step.index) ? paint.red(step.state.padEnd(stateWidth)) : step.state.padEnd(stateWidth);
-    return `${mark} ${String(step.index).padStart(4)}  ${String(step.message).padStart(4)}  ${state}  ${step.method.padEnd(9)}  ${step.confidence.toFixed(2)}  ${paint.dim(step.evidence)}`;
+  const labelWidth = Math.max('message'.length, ...session.steps.map((step) => messageLabel(step.message).length));
+  const header = `  ${'message'.padEnd(labelWidth)}  ${'state'.padEnd(stateWidth)}  ${'method'.padEnd(9)}  conf  evidence`;
+  const { violations } = stepMarks(session);
+  const rows = session.steps.map((step, index) => {
+    const violated = violations.has(index);
+    const state = violated ? paint.red(step.state.padEnd(stateWidth)) : step.state.padEnd(stateWidth);
+    return `${violated ? paint.red('✗') : ' '} ${messageLabel(step.message).padEnd(labelWidth)}  ${state}  ${step.method.padEnd(9)}  ${step.confidence.toFixed(2)}  ${paint.dim(step.evidence)}`;
   });
   return [paint.dim(header), ...rows];
 }

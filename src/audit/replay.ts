@@ -1,8 +1,8 @@
 import type { ClassificationResult } from '../classify/index.js';
 import type { ChatMessage } from '../messages/index.js';
-import type { Monitor, SessionReport } from '../monitor/index.js';
-import { createSnapshot, verdictsOf, type DeviationRecord } from '../workflow/index.js';
-import type { AuditIntervention, AuditLoop, AuditStep, AuditViolation, SessionAudit, Transcript } from './types.js';
+import type { Monitor } from '../monitor/index.js';
+import { createSnapshot, verdictsOf, type DeviationRecord, type EnterPreview, type ViolationRecord, type Workflow } from '../workflow/index.js';
+import type { AuditIntervention, AuditLoop, AuditRefusal, AuditStep, AuditViolation, SessionAudit, Transcript } from './types.js';
 
 /** Longest excerpt of an assistant message kept in a step: enough to recognise it, never the whole 10 MB. */
 const EXCERPT_LENGTH = 160;
@@ -11,10 +11,16 @@ const EXCERPT_LENGTH = 160;
  * Replays one recorded session through a monitor: `beforeModel` with the messages so far and `afterModel` for each
  * assistant message, then `endSession`. `beforeTool` is never called: every call in a transcript did run, so its
  * state enters the trace at the next model call or at the end, as the monitor does for calls it was not asked about.
+ * What `beforeTool` would have said is read from `afterModel`'s previews instead: a call it would have refused is
+ * reported as a refusal, and the next model call gets the guidance the refusal schedules, not the block its violation
+ * causes in the replay (live, the call never ran, so that violation never happened).
+ *
+ * Every place is named by the index of its message in the transcript; the monitor's trace positions, which collapse
+ * repeats and count no user or tool message, are translated in the violations' texts.
  * @param key The monitor's session id; unique per replay, since two files may hold sessions with the same id.
  */
 export async function replayTranscript(monitor: Monitor, transcript: Transcript, key: string): Promise<SessionAudit> {
-  // The keys the issue promises come first, so the JSON reads in that order.
+  // `id`, `trace`, `steps`, `violations` and `verdicts` come first, so the JSON reads in that order.
   const extras = {
     file: transcript.origin.file,
     ...(transcript.origin.line === undefined ? {} : { line: transcript.origin.line }),
@@ -25,69 +31,122 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
     // Closing would judge an agent that never spoke (an `eventually` would fail); report the initial state instead.
     const snapshot = createSnapshot(monitor.workflow, { at: 0 });
     const note = transcript.messages.length === 0 ? 'empty conversation: nothing to audit' : 'no assistant message: nothing to audit';
-    return { id: transcript.id, trace: snapshot.trace, steps: [], violations: [], verdicts: verdictsOf(snapshot), ...extras, deviations: [], interventions: [], loops: [], note };
+    return { id: transcript.id, trace: snapshot.trace, steps: [], violations: [], verdicts: verdictsOf(snapshot), ...extras, deviations: [], refusals: [], interventions: [], loops: [], note };
   }
 
   const turns: Array<{ message: number; excerpt: string; classifications: ClassificationResult[] }> = [];
+  const refusals: AuditRefusal[] = [];
   const interventions: AuditIntervention[] = [];
   const loops: AuditLoop[] = [];
   // The whole trace and every deviation are collected from the monitor's events: its session keeps only the last
   // `historyLimit` of them, since a session that kept everything would copy it all on every step (a 100,000-message
   // transcript took 18 s that way; now time is linear in its length).
   const trace = [createSnapshot(monitor.workflow, { at: 0 }).state];
+  // The message each trace position was entered at; the initial state was entered at none.
+  const enteredAt: Array<number | undefined> = [undefined];
   const deviations: DeviationRecord[] = [];
   let current = 0;
+  // The assistant message whose states enter now: this one in `afterModel`, the previous one when its tool calls'
+  // states enter at the next model call or at the end.
+  let entering = 0;
   const listeners = [
     monitor.on('loop', ({ sessionId, report }) => {
-      // The replay's session key is internal to the audit; the report names the transcript instead.
-      if (sessionId === key) loops.push({ kind: report.kind, action: report.action, message: current, detail: report.message.replace(` in session '${key}'`, '') });
+      // The detector's own message names the replay's internal session key and counts monitor steps; the finding's
+      // detail is all a reader needs beside the message index.
+      if (sessionId === key) loops.push({ kind: report.kind, action: report.action, message: current, detail: report.detail });
     }),
     monitor.on('state-change', ({ sessionId, to }) => {
-      if (sessionId === key) trace.push(to);
+      if (sessionId !== key) return;
+      trace.push(to);
+      enteredAt.push(entering);
     }),
     monitor.on('deviation', ({ sessionId, deviation }) => {
       if (sessionId === key) deviations.push(deviation);
     }),
   ];
+  // The guidance the last message's refused calls would have scheduled for the next model call, by name.
+  let guidance = new Map<string, AuditIntervention>();
   // One growing array, not a slice per call: a long session stays linear.
   const soFar: ChatMessage[] = [];
+  let lastAssistant = 0;
   for (const [index, message] of transcript.messages.entries()) {
     current = index;
     if (message.role === 'assistant') {
+      entering = lastAssistant;
       const before = await monitor.beforeModel(key, { messages: soFar });
-      if (before.action === 'block') interventions.push({ beforeMessage: index, name: before.intervention.name, strategy: before.intervention.strategy, blocked: true });
-      else for (const { name, strategy } of before.interventions) interventions.push({ beforeMessage: index, name, strategy, blocked: false });
+      if (before.action === 'block' && guidance.has(before.intervention.name)) {
+        for (const instead of guidance.values()) interventions.push({ ...instead, message: index });
+      } else if (before.action === 'block') {
+        interventions.push({ message: index, name: before.intervention.name, strategy: before.intervention.strategy, blocked: true });
+      } else {
+        for (const { name, strategy } of before.interventions) interventions.push({ message: index, name, strategy, blocked: false });
+      }
+      entering = index;
+      lastAssistant = index;
       const after = await monitor.afterModel(key, { content: message.content, toolCalls: message.toolCalls ?? [] });
       turns.push({ message: index, excerpt: excerptOf(message.content), classifications: after.classifications });
+      guidance = new Map();
+      for (const { toolName, state, preview } of after.toolPreviews) {
+        if (!preview.refuse) continue;
+        const refusal = refusalOf(index, toolName, state, preview);
+        refusals.push(refusal);
+        if (!refusal.unseen) for (const scheduled of refusalGuidance(monitor.workflow, refusal)) guidance.set(scheduled.name, scheduled);
+      }
     }
     soFar.push(message);
   }
+  entering = lastAssistant;
   const report = await monitor.endSession(key);
   for (const stop of listeners) stop();
   const steps = stepsOf(turns);
+  // The monitor numbers its steps from 1, one per classification (its report keeps only the last `historyLimit`).
+  const stepMessage = (step: number | undefined) => (step === undefined ? undefined : steps[step - 1]?.message);
+  const lastMessage = transcript.messages.length - 1;
   return {
     id: transcript.id,
     trace,
     steps,
-    violations: violationsOf(report, steps),
+    violations: report.violations.map((violation) => violationOf(violation, stepMessage, enteredAt, lastMessage)),
     verdicts: report.verdicts,
     ...extras,
-    deviations: deviations.map(({ from, to, step }) => ({ from, to, ...(step === undefined ? {} : { step }) })),
+    deviations: deviations.map(({ from, to, step }) => {
+      const message = stepMessage(step);
+      return { from, to, ...(message === undefined ? {} : { message }) };
+    }),
+    refusals,
     interventions,
     loops,
   };
 }
 
+/** A call `beforeTool` would have refused, from its preview: the critical constraints it breaks, or none (deviation). */
+function refusalOf(message: number, tool: string, state: string, preview: EnterPreview): AuditRefusal {
+  const critical = preview.violations.filter((violation) => violation.severity === 'critical');
+  const unseen = critical.length > 0 && critical.every((violation) => violation.unseen);
+  return { message, tool, state, constraints: critical.map((violation) => violation.constraint), ...(unseen ? { unseen: true as const } : {}) };
+}
+
+/**
+ * What a live refusal schedules for the next model call (as the workflow engine does): each constraint's
+ * intervention, or the deviation policy's, never as a block; the message index is filled in where it is applied.
+ */
+function refusalGuidance(workflow: Workflow, refusal: AuditRefusal): AuditIntervention[] {
+  const names =
+    refusal.constraints.length === 0
+      ? [workflow.definition.onDeviation.intervention ?? 'deviation']
+      : refusal.constraints.map((name) => workflow.definition.constraints.find((constraint) => constraint.name === name)?.intervention ?? `constraint:${name}`);
+  return names.map((name) => ({ message: refusal.message, name, strategy: workflow.intervention(name)?.strategy ?? 'system-prompt-append', blocked: false }));
+}
+
 /**
  * The steps the monitor recorded, with the transcript message each came from and the classifier's reason. The audit
- * never calls `beforeTool`, so the monitor records exactly one step per classification, numbered in order.
+ * never calls `beforeTool`, so the monitor records exactly one step per classification, in order.
  */
 function stepsOf(turns: ReadonlyArray<{ message: number; excerpt: string; classifications: ClassificationResult[] }>): AuditStep[] {
   const steps: AuditStep[] = [];
   for (const turn of turns) {
     for (const classification of turn.classifications) {
       steps.push({
-        index: steps.length + 1,
         message: turn.message,
         state: classification.state,
         method: classification.method,
@@ -100,24 +159,33 @@ function stepsOf(turns: ReadonlyArray<{ message: number; excerpt: string; classi
   return steps;
 }
 
-function violationsOf(report: SessionReport, steps: readonly AuditStep[]): AuditViolation[] {
-  const last = steps.at(-1)?.index ?? 0;
-  const messageOf = new Map(steps.map((step) => [step.index, step.message]));
-  return report.violations.map((violation) => {
-    // Closing the trace has no state of its own: such a violation is pinned to the last step (0 when none).
-    const step = violation.step ?? last;
-    const messageIndex = messageOf.get(step);
-    return {
-      constraint: violation.constraint,
-      type: violation.type,
-      severity: violation.severity,
-      step,
-      atClose: violation.state === undefined,
-      ...(messageIndex === undefined ? {} : { messageIndex }),
-      position: violation.position,
-      message: violation.message,
-    };
-  });
+function violationOf(violation: ViolationRecord, stepMessage: (step: number | undefined) => number | undefined, enteredAt: ReadonlyArray<number | undefined>, lastMessage: number): AuditViolation {
+  const atClose = violation.state === undefined;
+  const message = (atClose ? undefined : stepMessage(violation.step)) ?? lastMessage;
+  return {
+    constraint: violation.constraint,
+    type: violation.type,
+    severity: violation.severity,
+    message,
+    ...(atClose ? {} : { state: violation.state }),
+    atClose,
+    text: inMessageNumbers(violation.message, enteredAt),
+  };
+}
+
+/**
+ * A violation's text with the trace positions the temporal engine speaks of turned into message indexes
+ * (`at trace position 3` becomes `at messages[4]`). The end of the conversation is named by the violation itself.
+ */
+function inMessageNumbers(text: string, enteredAt: ReadonlyArray<number | undefined>): string {
+  const place = (position: string) => {
+    const message = enteredAt[Number(position) - 1];
+    return message === undefined ? 'the start' : `messages[${message}]`;
+  };
+  return text
+    .replace(/^The session ended after trace position \d+/, 'The session ended')
+    .replace(/at trace position (\d+)/g, (_, position: string) => `at ${place(position)}`)
+    .replace(/trace position (\d+)/g, (_, position: string) => place(position));
 }
 
 function evidenceOf({ evidence }: ClassificationResult): string {

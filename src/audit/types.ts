@@ -42,10 +42,12 @@ export interface TranscriptProblem {
   text: string;
 }
 
-/** One classified state of an audited session: where it came from in the transcript and why. */
+/**
+ * One classified state of an audited session: where it came from in the transcript and why. Every place in the audit
+ * (steps, violations, deviations, refusals, interventions, loops, warnings) is named by the same number: `message`,
+ * the 0-based index of a message in the session's `messages`, printed `messages[4]`.
+ */
 export interface AuditStep {
-  /** 1-based step number, as violations refer to it. */
-  index: number;
   /** 0-based index of the assistant message it was classified from. */
   message: number;
   state: string;
@@ -63,37 +65,57 @@ export interface AuditViolation {
   type: string;
   severity: Severity;
   /**
-   * The step whose state violated it. A violation found only when the trace closed (an `eventually` never met, a
-   * `response` still owed) has no state of its own: it gets the session's last step, or 0 when there is none.
+   * 0-based index of the assistant message whose state violated it. A violation found only when the conversation
+   * ended (an `eventually` never met, a `response` still owed) belongs to no message: it gets the transcript's last
+   * message, with `atClose: true`.
    */
-  step: number;
-  /** Whether closing the trace found it. */
+  message: number;
+  /** The state whose entry violated it; absent when the end of the conversation did. */
+  state?: string;
+  /** Whether the end of the conversation found it. */
   atClose: boolean;
-  /** 0-based index of the assistant message of `step`, when there is a step. */
-  messageIndex?: number;
-  /** 1-based position in the trace (consecutive repeats collapsed); the trace's length for one found at close. */
-  position: number;
-  /** What happened and what would have satisfied the constraint; positions are trace positions. */
-  message: string;
+  /** What happened and what would have satisfied it, naming places as `messages[4]`. */
+  text: string;
 }
 
 /** A move along a transition the workflow does not list. */
 export interface AuditDeviation {
   from: string;
   to: string;
-  step?: number;
+  /** 0-based index of the assistant message whose state made the move. */
+  message?: number;
 }
 
-/** An intervention the monitor would have applied to (or a block it would have made on) a model call. */
+/**
+ * A tool call the live monitor would have refused before it ran (its pre-emptive check, `beforeTool`): the call would
+ * have entered a state that breaks a critical constraint, or made a move a `block` deviation policy forbids. The
+ * transcript's call did run, so the audit still reports the violation it caused.
+ */
+export interface AuditRefusal {
+  /** 0-based index of the assistant message that made the call. */
+  message: number;
+  tool: string;
+  /** The state the call would have entered. */
+  state: string;
+  /** The critical constraints it would have broken; empty when the deviation policy refused it. */
+  constraints: string[];
+  /**
+   * Set when the call was refused only because the state it needed was entered by another call of the same message,
+   * whose result the model had not seen yet.
+   */
+  unseen?: true;
+}
+
+/** What the live monitor would have done to a model call: applied an intervention, or blocked the call. */
 export interface AuditIntervention {
-  /** 0-based index of the assistant message whose call it would have changed. */
-  beforeMessage: number;
+  /** 0-based index of the assistant message the model call produced. */
+  message: number;
   name: string;
   strategy: InterventionStrategy;
   blocked: boolean;
 }
 
-/** A loop the detector found while replaying (issue 5: the audit reports loops in transcripts). */
+/** A loop the detector found while replaying. */
 export interface AuditLoop {
   kind: LoopKind;
   /** What the monitor would have done: hint, stronger hint, or stop the run. */
@@ -104,7 +126,7 @@ export interface AuditLoop {
   detail: string;
 }
 
-/** The audit of one session. The first five keys are the `--json` shape the issue promises. */
+/** The audit of one session. `id`, `trace`, `steps`, `violations` and `verdicts` come first in the JSON. */
 export interface SessionAudit {
   id: string;
   trace: string[];
@@ -116,6 +138,9 @@ export interface SessionAudit {
   /** Messages in the transcript. */
   messageCount: number;
   deviations: AuditDeviation[];
+  /** Tool calls the live monitor would have refused before they ran. */
+  refusals: AuditRefusal[];
+  /** What it would have done to each model call. */
   interventions: AuditIntervention[];
   loops: AuditLoop[];
   warnings: TranscriptWarning[];

@@ -11,6 +11,11 @@ import { renderWorkflowYaml, type SourceFlag } from './render-workflow.js';
 export interface CompileWorkflowOptions extends CompileOptions {
   /** The agent's tools (names, or OpenAI-style `{ name, parameters }`): named in the prompt; a state that classifies by any other tool is an error. */
   tools?: readonly ToolSpec[];
+  /**
+   * The editor's `$schema` reference on the file's first line, relative to where the file is written.
+   * @default './node_modules/panoptes/workflow.schema.json' (a file at the project's root)
+   */
+  schema?: string;
 }
 
 /** What the compiler produced. */
@@ -34,7 +39,7 @@ export interface CompiledWorkflow extends CompileOutcome {
  * await writeFile('workflow.yaml', yaml);
  */
 export async function compileWorkflow(policyText: string, options: CompileWorkflowOptions): Promise<CompiledWorkflow> {
-  const { tools, source = 'workflow.yaml', header = [] } = options;
+  const { tools, source = 'workflow.yaml', header = [], schema } = options;
   const toolNames = tools ? new Set(tools.map((tool) => (typeof tool === 'string' ? tool : tool.name))) : undefined;
   const { result, text, rounds, usage, prompt } = await compileDraft(policyText, options, {
     what: 'workflow',
@@ -43,7 +48,7 @@ export async function compileWorkflow(policyText: string, options: CompileWorkfl
     tools,
     check: (draft: WorkflowDraft, policy) => {
       const unquoted = unquotedItems(draft, (quote) => quoteOccurs(quote, policy));
-      const yaml = renderWorkflowYaml(draft, { flagged: unquoted, header });
+      const yaml = renderWorkflowYaml(draft, { flagged: unquoted, header, ...(schema === undefined ? {} : { schema }) });
       const validated = validateWorkflow(yaml, { source });
       const diagnostics = [...validated.diagnostics, ...unknownTools(draft, toolNames, validated.workflow), ...quoteWarnings(unquoted, validated.workflow, source)];
       const ok = validated.workflow !== undefined && !diagnostics.some((diagnostic) => diagnostic.severity === 'error');

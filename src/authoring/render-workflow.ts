@@ -1,6 +1,9 @@
 import { Document, isMap, isScalar, isSeq, visit, type YAMLMap } from 'yaml';
 import type { WorkflowDraft } from './draft.js';
 
+/** The schema as `npm install panoptes` installs it, for a workflow file written at the project's root. */
+export const DEFAULT_SCHEMA_REFERENCE = './node_modules/panoptes/workflow.schema.json';
+
 /** Where a draft item sits in the document, and whether its quote was found in the policy. */
 export interface SourceFlag {
   /** `states[2]`, `constraints[0]`, `interventions.verify_first`. */
@@ -11,8 +14,9 @@ export interface SourceFlag {
 /**
  * Writes a draft as a workflow file a reviewer can check line by line: the editor's schema line, a header, every
  * item with its `source:` quote, and a `# CHECK` comment above each item whose quote is not in the policy.
+ * @param options.schema The schema line's reference, relative to where the file is written.
  */
-export function renderWorkflowYaml(draft: WorkflowDraft, { flagged = [], header = [] }: { flagged?: readonly SourceFlag[]; header?: readonly string[] } = {}): string {
+export function renderWorkflowYaml(draft: WorkflowDraft, { flagged = [], header = [], schema = DEFAULT_SCHEMA_REFERENCE }: { flagged?: readonly SourceFlag[]; header?: readonly string[]; schema?: string } = {}): string {
   const document = new Document({
     name: draft.name,
     version: '0.1',
@@ -49,7 +53,7 @@ export function renderWorkflowYaml(draft: WorkflowDraft, { flagged = [], header 
     const node = document.getIn(pathParts(path), true);
     if (isMap(node) || isSeq(node)) (node as YAMLMap).commentBefore = ' CHECK: this source is not a quote of the policy';
   }
-  document.commentBefore = ['yaml-language-server: $schema=https://unpkg.com/panoptes/workflow.schema.json', ...header].map((line) => ` ${line}`).join('\n');
+  document.commentBefore = [`yaml-language-server: $schema=${schema}`, ...header].map((line) => ` ${line}`).join('\n');
   return document.toString({ lineWidth: 0 });
 }
 

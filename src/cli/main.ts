@@ -21,14 +21,18 @@ import { consoleOutput } from './output.js';
 const output = consoleOutput();
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
+// `summary` is the one line `panoptes --help` lists (it must fit beside the longest command, 44 characters in 80
+// columns); `description` is the whole story, shown by `panoptes <command> --help`.
 const program = new Command()
   .name('panoptes')
-  .description('Check workflow files and audit agent sessions against them.')
+  .description('Monitor LLM agents against YAML workflows: check workflows and rules, test scenarios, audit recorded conversations, run the proxy.')
   .version(version)
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .addHelpText('after', '\nRun `panoptes <command> --help` for its options and exit codes.');
 
 program
   .command('validate')
+  .summary('check workflow files for errors and lints')
   .description('validate workflow files; exit 1 when any has errors')
   .argument('<files...>', 'workflow YAML files')
   .option('--json', 'print the findings as JSON')
@@ -40,6 +44,7 @@ program
 
 program
   .command('graph')
+  .summary('print a workflow as a Mermaid diagram')
   .description('print a workflow as a Mermaid state diagram; exit 1, with the errors on stderr, when the file has errors')
   .argument('<file>', 'workflow YAML file')
   .option('--no-strict', 'draw references to unknown states (reported as warnings), as validate --no-strict accepts them')
@@ -49,6 +54,7 @@ program
 
 program
   .command('audit')
+  .summary('replay transcripts against a workflow')
   .description('replay recorded conversations through a workflow monitor; exit 1 on a violation of --fail-on severity or worse, 2 when an input cannot be read')
   .argument('<transcripts...>', '.json files (one session: an array of messages) or .jsonl files (one { "id", "messages" } per line)')
   .requiredOption('--workflow <file>', 'workflow YAML file')
@@ -68,6 +74,7 @@ program
 
 program
   .command('rules')
+  .summary('check .rules files: rules check <files...>')
   .description('work with rulebase (.rules) files')
   .command('check')
   .description('check rulebase files; exit 1 when any has errors')
@@ -80,6 +87,7 @@ program
 
 program
   .command('test')
+  .summary('run scenarios and check their expectations')
   .description('run scenario files (conversations with expected verdicts, refusals, loops); exit 1 when any fails')
   .argument('[files...]', 'scenario YAML files or folders (default: panoptes/scenarios)')
   .option('--workflow <file>', 'workflow for scenarios that name none')
@@ -91,6 +99,7 @@ program
 
 program
   .command('compile')
+  .summary('draft a workflow from a policy with a model')
   .description('draft a workflow (and rules) from a written policy with a model; validated and repaired; progress on stderr')
   .argument('<policy>', 'the policy as text or Markdown')
   .option('--model <provider:name>', "chat model for LangChain's initChatModel (needs langchain and the provider's package)", 'openai:gpt-4o-mini')
@@ -125,6 +134,7 @@ program
 
 program
   .command('init')
+  .summary('write a starter panoptes/ folder')
   .description('write a starter panoptes/ folder: workflow, rules, passing scenarios, and the wiring for the host (agent.mjs runs offline and refuses the forbidden call; the proxy gets panoptes.yaml)')
   .addOption(new Option('--host <host>', 'the agent framework').choices([...INIT_HOSTS]).default('langchain'))
   .option('--dir <folder>', 'folder to create', 'panoptes')
@@ -135,6 +145,7 @@ program
 
 program
   .command('serve')
+  .summary('run the OpenAI-compatible proxy')
   .description('run the OpenAI-compatible proxy: point any OpenAI client at http://<host>:<port>/v1 (docs/proxy.md)')
   .option('--config <file>', 'YAML config file (keys in docs/proxy.md); PANOPTES_* variables and flags override it')
   .option('--upstream <url>', 'base URL of the OpenAI-compatible upstream, /v1 included (e.g. http://127.0.0.1:8000/v1)')

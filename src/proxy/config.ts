@@ -131,8 +131,10 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     if ('problem' in result) diagnostics.push({ severity: 'error', code: 'invalid-value', message: `${result.problem}: received ${shown(name, value)}`, path: origin.path, source: origin.source, ...(origin.line ? { line: origin.line, column: origin.column! } : {}), hint: `expected ${EXPECTED[FIELDS[name].kind]}` });
     else checked.set(name, result.value);
   }
+  // A config file that cannot be read is the one problem to report: what it would have held is not missing.
+  const unreadable = diagnostics.some((diagnostic) => diagnostic.code === 'unreadable-file');
   for (const required of ['upstream', 'workflow'] as const) {
-    if (values.has(required)) continue;
+    if (values.has(required) || unreadable) continue;
     const field = FIELDS[required];
     diagnostics.push({ severity: 'error', code: 'missing-key', message: `'${required}' is required`, path: required, source: configPath ?? 'command line', hint: `set it with ${field.flag}, ${field.env}, or '${required}:' in the config file` });
   }

@@ -1,4 +1,5 @@
-import type { Diagnostic } from '../diagnostics/index.js';
+import { type Diagnostic } from '../diagnostics/index.js';
+import { readFailureDiagnostic } from '../diagnostics/read-failure.js';
 import { RulebaseError } from '../errors/index.js';
 import { assertMaxBytes, DEFAULT_MAX_BYTES, readTextWithin } from '../limits/index.js';
 import { analyzeRulebase, tooLargeDiagnostic, type ParseRulebaseOptions, type Rulebase } from './rulebase.js';
@@ -44,7 +45,6 @@ async function readText(path: string, source: string, maxBytes = DEFAULT_MAX_BYT
     const read = await readTextWithin(path, maxBytes, 'rulebase');
     return 'text' in read ? read.text : tooLargeDiagnostic(read.tooLarge, source);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message;
-    return { severity: 'error', code: 'rules-file', message: `cannot read rulebase: ${reason}`, path: '', source };
+    return readFailureDiagnostic(source, error, 'check the path, or run `panoptes init` to write a starter rulebase');
   }
 }

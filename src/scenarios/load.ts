@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatDiagnostic } from '../diagnostics/index.js';
+import { readFailureDiagnostic, readFailureLine } from '../diagnostics/read-failure.js';
 import { DEFAULT_MAX_BYTES, readTextWithin } from '../limits/index.js';
 import { parseScenario } from './parse.js';
 import type { Scenario } from './types.js';
@@ -22,7 +23,7 @@ export async function loadScenarios(paths: readonly string[]): Promise<{ scenari
       }
       text = read.text;
     } catch (error) {
-      problems.push({ file, text: `cannot read the file: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}` });
+      problems.push({ file, text: unreadable(file, error) });
       continue;
     }
     // A folder may hold other YAML (the workflow beside its scenarios): only files with an `expect` key are scenarios.
@@ -34,14 +35,19 @@ export async function loadScenarios(paths: readonly string[]): Promise<{ scenari
   return { scenarios, problems };
 }
 
+/** Why a scenario file or folder cannot be read, as one line that starts with its path, like a diagnostic. */
+function unreadable(path: string, error: unknown): string {
+  return readFailureLine(readFailureDiagnostic(path, error, 'check the path, or run `panoptes init` to write starter scenarios'));
+}
+
 const EXPECT_KEY = /(^|[{,\s])["']?expect["']?\s*:/m;
 
 async function expand(paths: readonly string[], problems: Array<{ file: string; text: string }>): Promise<Array<{ file: string; fromFolder: boolean }>> {
   const files: Array<{ file: string; fromFolder: boolean }> = [];
   for (const path of paths) {
-    const info = await stat(path).catch(() => undefined);
-    if (!info) {
-      problems.push({ file: path, text: 'cannot read the file: no such file' });
+    const info = await stat(path).catch((error: unknown) => error as NodeJS.ErrnoException);
+    if (info instanceof Error) {
+      problems.push({ file: path, text: unreadable(path, info) });
     } else if (info.isDirectory()) {
       const entries = await readdir(path, { recursive: true });
       files.push(...entries.filter((entry) => /\.ya?ml$/i.test(entry)).sort().map((entry) => ({ file: join(path, entry), fromFolder: true })));

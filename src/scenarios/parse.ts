@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import type { Diagnostic } from '../diagnostics/index.js';
+import { yamlErrors } from '../workflow/parse.js';
 import type { Scenario } from './types.js';
 
 const VERDICTS = ['satisfied', 'violated', 'pending'] as const;
@@ -44,9 +45,13 @@ const scenarioSchema = z.strictObject({
 export function parseScenario(text: string, { file }: { file: string }): { scenario?: Scenario; diagnostics: Diagnostic[] } {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
-  const at = (offset: number | undefined) => (offset === undefined ? {} : lineCounter.linePos(offset));
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return {};
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
   if (document.errors.length > 0) {
-    return { diagnostics: document.errors.map((error) => ({ severity: 'error', code: 'yaml-syntax', message: error.message.split('\n')[0]!, path: '', source: file, ...at(error.pos[0]) })) };
+    return { diagnostics: yamlErrors(text, document.errors, lineCounter).map((error) => ({ severity: 'error', ...error, path: '', source: file })) };
   }
   const parsed = scenarioSchema.safeParse(document.toJS());
   if (!parsed.success) {

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { systemClock, type Clock } from '../clock/index.js';
 import { convertMessages, parseTranscripts } from '../audit/index.js';
+import { isReadFailure, readFailureDiagnostic, readFailureLine } from '../diagnostics/read-failure.js';
+import { WorkflowValidationError } from '../errors/index.js';
 import { createFactStore } from '../facts/index.js';
 import { createSentinel, type Sentinel } from '../guards/index.js';
 import type { ChatMessage } from '../messages/index.js';
@@ -98,7 +100,9 @@ async function runOne(scenario: Scenario, key: string, { defaultWorkflow, monito
   try {
     monitor = await monitorFor(workflowFile);
   } catch (error) {
-    return errored(`the workflow ${workflowFile} does not load: ${(error as Error).message}`);
+    // A file that is not there says so in one line that starts with its path.
+    const unread = WorkflowValidationError.isInstance(error) && error.diagnostics.length === 1 && isReadFailure(error.diagnostics[0]!);
+    return errored(unread ? `the workflow ${(error as Error).message}` : `the workflow ${workflowFile} does not load: ${(error as Error).message}`);
   }
   try {
     messages = await messagesOf(scenario);
@@ -177,7 +181,7 @@ async function messagesOf(scenario: Scenario): Promise<ChatMessage[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read the transcript ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new Error(`the transcript ${readFailureLine(readFailureDiagnostic(file, error))}`);
   }
   const { transcripts, problems } = parseTranscripts(text, { file });
   const wanted = session === undefined ? transcripts : transcripts.filter((transcript) => transcript.id === session);

@@ -20,6 +20,16 @@ export const SPAN = {
   loop: 'panoptes.loop',
   /** One recorded session replayed by `panoptes audit` (a trace of its own); the name ends with the session's id. */
   audit: 'panoptes.audit',
+  /** `verifyCase`: every criterion of one case. */
+  verifyCase: 'panoptes.verify_case',
+  /** One invocation of a verification graph (a criterion, or its resumption after a pause). */
+  verifyCriterion: 'panoptes.verify_criterion',
+  /** One invocation of a `createReactGraph` graph. */
+  reactRun: 'panoptes.react_run',
+  /** One model step of a ReAct run: the call, its retries' last attempt, its usage. */
+  reactModel: 'panoptes.react_model',
+  /** One tool call of a ReAct run; the name ends with the tool's. */
+  reactTool: 'panoptes.react_tool',
 } as const;
 
 /** Span event names. */
@@ -87,6 +97,30 @@ export const ATTR = {
   /** Violations in the session so far (`panoptes.end_session`, `panoptes.audit`). */
   violationCount: 'panoptes.violation_count',
   errorType: 'error.type',
+  // ReAct runs and verification
+  responseModel: 'gen_ai.response.model',
+  inputTokens: 'gen_ai.usage.input_tokens',
+  outputTokens: 'gen_ai.usage.output_tokens',
+  reactStatus: 'panoptes.react.status',
+  reasonCode: 'panoptes.react.reason_code',
+  /** The error or limit behind the reason code, redacted. */
+  reactDetail: 'panoptes.react.detail',
+  iterations: 'panoptes.react.iterations',
+  iteration: 'panoptes.react.iteration',
+  modelAttempts: 'panoptes.react.model_attempts',
+  attempt: 'panoptes.react.attempt',
+  costUsd: 'panoptes.react.cost_usd',
+  cachedToolCalls: 'panoptes.react.cached_tool_calls',
+  cached: 'panoptes.react.cached',
+  fallbackUsed: 'panoptes.react.fallback_used',
+  criterionId: 'panoptes.criterion.id',
+  verificationStatus: 'panoptes.verification.status',
+  verificationConfidence: 'panoptes.verification.confidence',
+  /** The sources a verdict cites (plain text); the quotes themselves only with `captureContent: true`, as `panoptes.content`. */
+  citationSources: 'panoptes.verification.citation_sources',
+  criteria: 'panoptes.verification.criteria',
+  /** The status of each criterion of a case, in the criteria's order. */
+  statuses: 'panoptes.verification.statuses',
 } as const;
 
 /**
@@ -105,6 +139,12 @@ export const METRIC = {
   classificationDuration: 'panoptes.classification.duration',
   guardDuration: 'panoptes.guard.duration',
   loopCheckDuration: 'panoptes.loop_check.duration',
+  /** ReAct runs (verification criteria included) that ended or paused, by status and reason code. */
+  reactRuns: 'panoptes.react.runs',
+  /** Tool calls of ReAct runs, by tool and whether the answer came from the run's cache. */
+  reactToolCalls: 'panoptes.react.tool_calls',
+  /** Wall time of one invocation of a ReAct graph, in seconds. */
+  reactDuration: 'panoptes.react.duration',
 } as const;
 
 /** The instrumentation scope: the tracer's and meter's name. */

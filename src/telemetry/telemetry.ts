@@ -33,8 +33,8 @@ export interface TelemetryHooks {
   onFailure?: (error: unknown) => void;
 }
 
-type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses';
-type HistogramName = 'classificationDuration' | 'guardDuration' | 'loopCheckDuration';
+type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses' | 'reactRuns' | 'reactToolCalls';
+type HistogramName = 'classificationDuration' | 'guardDuration' | 'loopCheckDuration' | 'reactDuration';
 
 interface Instruments {
   counters: Record<CounterName, Counter>;
@@ -114,11 +114,14 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
         interventions: counter(METRIC.interventions, 'Interventions applied to model calls, by strategy.'),
         loops: counter(METRIC.loops, 'Loops detected, by kind.'),
         misses: counter(METRIC.misses, "Panoptes' own failures that let a call through (fail-open), by cause."),
+        reactRuns: counter(METRIC.reactRuns, 'ReAct runs (verification criteria included) that ended or paused, by status and reason code.'),
+        reactToolCalls: counter(METRIC.reactToolCalls, "Tool calls of ReAct runs, by tool and whether the run's cache answered."),
       },
       histograms: {
         classificationDuration: histogram(METRIC.classificationDuration, 'Time to classify one model response.'),
         guardDuration: histogram(METRIC.guardDuration, 'Time of one guard decision on a tool call.'),
         loopCheckDuration: histogram(METRIC.loopCheckDuration, 'Time of one loop check.'),
+        reactDuration: histogram(METRIC.reactDuration, 'Wall time of one invocation of a ReAct graph.'),
       },
     };
     return instruments;

@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../diagnostics/index.js';
+import { readFailureDiagnostic } from '../diagnostics/read-failure.js';
 import { WorkflowValidationError } from '../errors/index.js';
 import { assertMaxBytes, DEFAULT_MAX_BYTES, readTextWithin } from '../limits/index.js';
 import { locate, whereIn, type Finding } from './findings.js';
@@ -9,6 +10,9 @@ import { checkShape } from './shape.js';
 import { salvage } from './salvage.js';
 import { checkDefinition } from './validate.js';
 import { buildWorkflow, type Workflow } from './workflow.js';
+
+/** What to do about a workflow file that does not exist, as the loaders and the CLI say it. */
+export const MISSING_WORKFLOW_HINT = 'check the path, or run `panoptes init` to write a starter workflow';
 
 /** Options of `validateWorkflow`, `parseWorkflow` and `loadWorkflow`. */
 export interface WorkflowLoadOptions {
@@ -82,7 +86,9 @@ export function parseWorkflow(text: string, options: WorkflowLoadOptions = {}): 
 
 /**
  * Reads and validates a workflow file. A file over `maxBytes` is refused from its size, without reading it.
- * @throws {WorkflowValidationError} (code `INVALID_WORKFLOW`) when the file cannot be read or is invalid.
+ * @throws {WorkflowValidationError} (code `INVALID_WORKFLOW`) when the file cannot be read (one diagnostic, code
+ * `file-not-found` or `unreadable-file`, and a one-line message: `nope.yaml: no such file; check the path, ...`) or
+ * is invalid.
  * @example
  * const workflow = await loadWorkflow('workflows/support.yaml');
  */
@@ -96,8 +102,7 @@ export async function loadWorkflow(path: string, options: WorkflowLoadOptions = 
     text = read.text;
   } catch (error) {
     if (WorkflowValidationError.isInstance(error)) throw error;
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new WorkflowValidationError([{ severity: 'error', code: 'unreadable-file', message: `cannot read workflow file '${path}': ${reason}`, path: '', source }]);
+    throw new WorkflowValidationError([readFailureDiagnostic(source, error, MISSING_WORKFLOW_HINT)]);
   }
   return parseWorkflow(text, { ...options, source });
 }

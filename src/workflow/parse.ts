@@ -1,7 +1,8 @@
-import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument, type YAMLError } from 'yaml';
 import { inputTooLarge } from '../limits/index.js';
 import { fastParse } from './fast-parse.js';
 import type { Finding } from './findings.js';
+import { findIndentationProblem } from './indentation.js';
 import { indexPositions, type PositionIndex, type SourcePosition } from './positions.js';
 
 /**
@@ -39,13 +40,7 @@ function parseWithPositions(text: string): ParsedText {
     return { position: { line, column: col } };
   };
   const findings: Finding[] = [
-    ...document.errors.map((error): Finding => ({
-      severity: 'error',
-      code: error.code === 'DUPLICATE_KEY' ? 'duplicate-key' : 'yaml-syntax',
-      message: firstLine(error.message),
-      path: [],
-      ...place(error.pos[0]),
-    })),
+    ...yamlErrors(text, document.errors, lineCounter).map(({ line, column, ...error }): Finding => ({ severity: 'error', ...error, path: [], position: { line, column } })),
     ...document.warnings.map((warning): Finding => ({ severity: 'warning', code: 'yaml-warning', message: firstLine(warning.message), path: [], ...place(warning.pos[0]) })),
   ];
   if (document.errors.length > 0) return { findings };
@@ -64,6 +59,41 @@ function parseWithPositions(text: string): ParsedText {
   }
   keepVersionSpelling(document, data);
   return { data, positions: indexPositions(document, lineCounter), findings };
+}
+
+/** One of the YAML parser's errors as the loaders report it, placed on a line and column. */
+export interface YamlError {
+  code: 'duplicate-key' | 'bad-indentation' | 'yaml-syntax';
+  message: string;
+  hint?: string;
+  line: number;
+  column: number;
+}
+
+/**
+ * The `yaml` parser's errors as they are reported: every duplicate key, and one syntax error. The parser goes on
+ * after the first syntax error and reports what follows from it, usually on the wrong line; a bad indentation is
+ * reported on the line that is wrong instead (found by `findIndentationProblem`, trusted only next to the parser's
+ * first error), with how to indent it.
+ */
+export function yamlErrors(text: string, errors: readonly YAMLError[], lineCounter: LineCounter): YamlError[] {
+  const at = (offset: number) => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  const duplicates = errors.filter((error) => error.code === 'DUPLICATE_KEY').map((error): YamlError => ({ code: 'duplicate-key', message: firstLine(error.message), ...at(error.pos[0]) }));
+  const first = errors.find((error) => error.code !== 'DUPLICATE_KEY');
+  if (!first) return duplicates;
+  const problem = findIndentationProblem(text);
+  // The errors that start where the first one does describe one mistake; their spans together cover its lines.
+  const lines = (error: YAMLError) => error.pos.map((offset) => lineCounter.linePos(offset).line) as [number, number];
+  const [start] = lines(first);
+  const end = Math.max(...errors.filter((error) => error.code !== 'DUPLICATE_KEY' && lines(error)[0] === start).map((error) => lines(error)[1]));
+  const syntax: YamlError =
+    problem && problem.line >= start - 1 && problem.line <= end + 1
+      ? { code: 'bad-indentation', message: problem.message, hint: problem.hint, line: problem.line, column: problem.column }
+      : { code: 'yaml-syntax', message: firstLine(first.message), ...at(first.pos[0]) };
+  return [...duplicates, syntax];
 }
 
 /**

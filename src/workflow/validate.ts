@@ -1,8 +1,8 @@
-import { createDidYouMean, didYouMean as suggestType } from '../diagnostics/index.js';
+import { closestName, createDidYouMean, DEFAULT_SUGGESTION_LIMIT, didYouMean as suggestType } from '../diagnostics/index.js';
 import { CONSTRAINT_PARAMETERS, CONSTRAINT_TYPES, type ConstraintParameter, type ConstraintType, type StateSelector } from '../temporal/types.js';
 import { listNames, type Finding, type Where } from './findings.js';
 import type { DefinitionPaths } from './normalise.js';
-import type { Path } from './path.js';
+import { formatPath, type Path } from './path.js';
 import { SEVERITIES, type WorkflowDefinition } from './types.js';
 import type { Dropped } from './salvage.js';
 import { checkCompiledParts, type CompiledParts } from './validate-compiled.js';
@@ -29,21 +29,25 @@ export function checkDefinition(definition: WorkflowDefinition, options: CheckOp
   const findings: Finding[] = [];
   const report = (finding: Finding) => findings.push(finding);
   const didYouMean = createDidYouMean();
-  const stateNames = [...definition.states.map((state) => state.name), ...(options.dropped?.states ?? [])];
-  const knownStates = new Set(stateNames);
+  const knownStates = new Set([...definition.states.map((state) => state.name), ...(options.dropped?.states ?? [])]);
+  const stateNames = [...knownStates];
+  // Each unknown name with its findings, so a duplicate state can take over the ones its lost name caused.
+  const unknown = new Map<string, Finding[]>();
   const checkState = (name: string, path: Path) => {
     if (knownStates.has(name)) return;
     const suggestion = didYouMean(name, knownStates);
-    report({
+    const finding: Finding = {
       severity: options.strict ? 'error' : 'warning',
       code: 'unknown-state',
       message: `unknown state '${name}'`,
       path,
       hint: `known states: ${listNames(stateNames)}${suggestion ? `; ${suggestion}` : ''}`,
-    });
+    };
+    report(finding);
+    unknown.set(name, [...(unknown.get(name) ?? []), finding]);
   };
 
-  checkStates(definition, options, report);
+  const duplicates = checkStates(definition, options, report);
   definition.transitions.forEach((transition, index) => {
     const paths = options.paths.transitions[index]!;
     checkState(transition.from, paths.from);
@@ -51,19 +55,65 @@ export function checkDefinition(definition: WorkflowDefinition, options: CheckOp
   });
   checkConstraints(definition, options, report, checkState, didYouMean);
   const compiled = checkCompiledParts(definition, options.paths, report);
-  return { findings, compiled };
+  const followOns = explainDuplicates(duplicates, unknown, knownStates);
+  return { findings: followOns.size === 0 ? findings : findings.filter((finding) => !followOns.has(finding)), compiled };
 }
 
-function checkStates(definition: WorkflowDefinition, { paths, where, dropped }: CheckOptions, report: (finding: Finding) => void): void {
-  const seen = new Map<string, Path>();
-  definition.states.forEach((state, index) => {
-    const namePath = [...paths.states[index]!.item, 'name'];
-    const first = seen.get(state.name);
-    if (first) {
-      report({ severity: 'error', code: 'duplicate-state', message: `state '${state.name}' is defined twice, first at ${where(first)}`, path: namePath, hint: 'state names must be unique' });
-    } else seen.set(state.name, namePath);
+/** A state name defined more than once: the finding reported for it and where each definition is. */
+interface DuplicateState {
+  name: string;
+  finding: Finding;
+  /** `at line 21, column 11`, one per definition. */
+  places: string[];
+}
+
+/**
+ * A state renamed to a name already in use (or copied and not renamed) leaves the references to its old name unknown:
+ * five errors that all follow from the duplicate. When as many names are unknown as states are duplicated, and none is
+ * a likely typo of a defined state, each duplicate's hint names one of them as the name it was probably meant to
+ * have, with the references that use it, and those references are not reported again.
+ * @returns the findings the duplicates explain, to leave out.
+ */
+function explainDuplicates(duplicates: readonly DuplicateState[], unknown: ReadonlyMap<string, Finding[]>, knownStates: ReadonlySet<string>): Set<Finding> {
+  const explained = new Set<Finding>();
+  if (duplicates.length === 0 || unknown.size === 0) return explained;
+  // A name close to a defined one is a typo, reported with its suggestion. The suggestion search is bounded as the
+  // checks' own is, against a file of thousands of unknown names.
+  const lost = [...unknown.keys()].slice(0, DEFAULT_SUGGESTION_LIMIT).filter((name) => closestName(name, knownStates) === undefined);
+  if (lost.length === 0 || lost.length > duplicates.length || unknown.size > DEFAULT_SUGGESTION_LIMIT) return explained;
+  lost.forEach((name, index) => {
+    const { finding } = duplicates[index]!;
+    const references = unknown.get(name)!;
+    for (const reference of references) explained.add(reference);
+    const paths = listNames(references.map((reference) => formatPath(reference.path)), 6);
+    finding.hint = `${renameHint(duplicates[index]!.places.length)}: it is probably meant to be '${name}', which ${references.length} reference${references.length === 1 ? '' : 's'} use${references.length === 1 ? 's' : ''} and no state defines (${paths})`;
   });
-  if (dropped?.someStates) return;
+  return explained;
+}
+
+function renameHint(definitions: number): string {
+  return definitions === 2 ? 'rename one of them' : 'rename all but one of them';
+}
+
+/**
+ * Unique names and one initial state. A name defined more than once is reported once, at its second definition, with
+ * every place it is defined.
+ * @returns the duplicated names, in order, with their findings.
+ */
+function checkStates(definition: WorkflowDefinition, { paths, where, dropped }: CheckOptions, report: (finding: Finding) => void): DuplicateState[] {
+  const definedAt = new Map<string, Path[]>();
+  definition.states.forEach((state, index) => definedAt.set(state.name, [...(definedAt.get(state.name) ?? []), [...paths.states[index]!.item, 'name']]));
+  const duplicates: DuplicateState[] = [];
+  for (const [name, namePaths] of definedAt) {
+    if (namePaths.length < 2) continue;
+    const places = namePaths.map((path) => `at ${where(path)}`);
+    const times = places.length === 2 ? 'twice' : `${places.length} times`;
+    const message = `state '${name}' is defined ${times}: ${places.slice(0, -1).join(', ')} and ${places.at(-1)}`;
+    const finding: Finding = { severity: 'error', code: 'duplicate-state', message, path: namePaths[1]!, hint: `${renameHint(places.length)}: state names must be unique` };
+    duplicates.push({ name, places, finding });
+    report(finding);
+  }
+  if (dropped?.someStates) return duplicates;
   const initial = definition.states.flatMap((state, index) => (state.initial ? [{ state, path: paths.states[index]!.initial }] : []));
   if (initial.length === 0) {
     const names = definition.states.map((state) => state.name);
@@ -74,7 +124,8 @@ function checkStates(definition: WorkflowDefinition, { paths, where, dropped }: 
       path: ['states'],
       hint: `add \`initial: true\` to the state every session starts in${names[0] ? `, e.g. '${names[0]}'` : ''}`,
     });
-  } else if (initial.length > 1) {
+  } else if (initial.length > 1 && new Set(initial.map(({ state }) => state.name)).size > 1) {
+    // Copies of one state, each initial, are the duplicate already reported.
     const listed = initial.map(({ state, path }) => `'${state.name}' (${where(path)})`).join(', ');
     report({
       severity: 'error',
@@ -85,6 +136,7 @@ function checkStates(definition: WorkflowDefinition, { paths, where, dropped }: 
       hint: 'exactly one state may have `initial: true`; remove it from the others',
     });
   }
+  return duplicates;
 }
 
 function checkConstraints(

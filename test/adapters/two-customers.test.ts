@@ -10,7 +10,7 @@ import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from '
 import { MockLanguageModelV3 } from 'ai/test';
 import { createAgent } from 'langchain';
 import { createMonitor, parseWorkflow } from 'panoptes';
-import { guardTools, panoptesMiddleware as aiSdkMiddleware } from 'panoptes/ai-sdk';
+import { guardTools, panoptesMiddleware as aiSdkMiddleware, ToolCallRefusedError } from 'panoptes/ai-sdk';
 import { panoptesMiddleware } from 'panoptes/langchain';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -79,7 +79,8 @@ describe('two customers with the same opening and no ids', () => {
     const second = await ask();
 
     expect(refund).toHaveBeenCalledTimes(1);
-    const result = second.steps.flatMap((step) => step.content).find((part) => part.type === 'tool-result' && part.toolCallId === 'r2');
-    expect(JSON.stringify(result)).toContain('verify_first');
+    const refusal = second.steps.flatMap((step) => step.content).find((part) => part.type === 'tool-error' && part.toolCallId === 'r2');
+    const error = refusal?.type === 'tool-error' ? refusal.error : undefined;
+    expect(ToolCallRefusedError.isInstance(error) && error.refusal).toMatchObject({ by: 'monitor', constraints: ['verify_first'] });
   });
 });

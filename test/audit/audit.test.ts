@@ -40,7 +40,7 @@ describe('auditTranscripts', () => {
     const report = await auditTranscripts({ workflow, files: [join(dir, 'missing.json'), bad, EXAMPLES[0]!], logger: quietLogger() });
     expect(report.sessions.map((session) => session.id)).toEqual(['refund-clean']);
     expect(report.problems).toEqual([
-      { file: join(dir, 'missing.json'), text: 'cannot read the file: no such file' },
+      { file: join(dir, 'missing.json'), text: 'no such file; check the path' },
       { file: bad, line: 1, column: 36, text: 'not JSON: Unexpected end of JSON input' },
     ]);
     expect(auditExitCode(report)).toBe(2);
@@ -117,6 +117,8 @@ describe('loops in transcripts', () => {
       'repeated-action:hint@8',
       'repeated-action:stronger-hint@10',
     ]);
-    expect(session.interventions).toContainEqual({ beforeMessage: 10, name: 'loop:repeated-action', strategy: 'system-prompt-append', blocked: false });
+    expect(session.interventions).toContainEqual({ message: 10, name: 'loop:repeated-action', strategy: 'system-prompt-append', blocked: false });
+    // The detector's own message counts monitor steps; the audit names places by message index only.
+    expect(session.loops[0]!.detail).toBe('you called `track_parcel` 4 times in a row with the same arguments and got the same result each time it answered');
   });
 });

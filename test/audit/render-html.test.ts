@@ -26,15 +26,16 @@ describe('renderAuditHtml', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
   });
 
-  it('marks a violation at its step in the timeline and links to it from the table', () => {
-    expect(html).toMatch(/<div class="chip violated critical" id="s1-step-2"[^>]*>.*<span class="marker">✗ verify_before_account_action<\/span>/);
-    expect(html).toContain('<a href="#s1-step-2">2</a>');
+  it('marks a violation at its message in the timeline and links to it from the table', () => {
+    expect(html).toMatch(/<div class="chip violated critical" id="s1-m4"[^>]*>.*<span class="marker">✗ verify_before_account_action<\/span>/);
+    expect(html).toContain('<a href="#s1-m4">messages[4]</a>');
     expect(html).toContain('<span class="marker deviation">↷ not a listed transition</span>');
   });
 
   it('marks a violation found at close on the closing chip', () => {
     expect(html).toMatch(/<div class="chip close violated warning" id="s2-close">.*<span class="marker">✗ must_resolve<\/span>/);
-    expect(html).toContain('<a href="#s2-close">5</a> <span class="muted">(at close)</span>');
+    expect(html).toContain('<a href="#s2-close">at the end</a>');
+    expect(html).not.toMatch(/trace position|step \d|msg \d/);
   });
 
   it('shows verdicts, the summary and what could not be read', () => {

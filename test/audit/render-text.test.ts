@@ -9,19 +9,21 @@ beforeAll(async () => {
 });
 
 describe('renderAuditText', () => {
-  it('shows the trace, the step table with the violating step marked, the violation, deviation and verdicts', () => {
+  it('shows the trace, the step table with the violating message marked, the violation, deviation, refusal and verdicts, numbered by message', () => {
     const lines = renderAuditText(report);
     const text = lines.join('\n');
     expect(lines[0]).toBe('Audit against customer-support 1.0 (embeddings: none)');
     expect(text).toContain('refund-skipped-verification');
     expect(text).toContain('✗ 1 violation (1 critical)');
     expect(text).toContain('  trace  greeting → identify_issue → account_action → resolution');
-    expect(lines).toContain('✗    2     4  account_action  tool_call  1.00  tool issue_refund');
-    expect(text).toMatch(/✗ step 2 \(msg 4\) {2}critical {2}verify_before_account_action \(precedence\): Entered 'account_action' at trace position 3/);
-    expect(lines).toContain('    ~ step 2: identify_issue → account_action');
-    expect(lines).toContain('    before msg 6: blocked the call (verify_first)');
+    expect(lines).toContain('✗ messages[4]  account_action  tool_call  1.00  tool issue_refund');
+    expect(text).toContain("    ✗ messages[4]  critical  verify_before_account_action (precedence): Entered 'account_action' at messages[4] before any of 'verify_identity'.");
+    expect(lines).toContain('    ~ messages[4]: identify_issue → account_action');
+    expect(lines).toContain('    messages[4]: issue_refund would have been refused before it ran (verify_before_account_action, critical)');
+    expect(lines).toContain('    messages[6]: verify_first would have been applied before the model wrote it (system-prompt-append)');
     expect(lines).toContain('    ✗ violated   verify_before_account_action');
-    expect(text).toMatch(/✗ step 5 \(msg 10\), at close {2}warning {3}must_resolve \(eventually\)/);
+    expect(text).toContain("    ✗ at the end  warning   must_resolve (eventually): The session ended without reaching 'resolution'.");
+    expect(text).not.toMatch(/trace position|step \d|msg \d/);
   });
 
   it('lists what could not be read, and ends with the summary and the exit code', () => {

@@ -32,7 +32,7 @@ describe('replayTranscript', () => {
     expect(bounded).toEqual(full);
   });
 
-  it('numbers steps, ties each to its assistant message and says why it was classified', async () => {
+  it('ties each step to its assistant message and says why it was classified', async () => {
     const audit = await replayTranscript(
       monitor,
       transcript([
@@ -49,12 +49,13 @@ describe('replayTranscript', () => {
       'r1',
     );
     expect(audit.trace).toEqual(['greeting', 'verify_identity', 'account_action', 'resolution']);
-    expect(audit.steps.map(({ index, message, state, method, confidence, evidence }) => ({ index, message, state, method, confidence, evidence }))).toEqual([
-      { index: 1, message: 2, state: 'greeting', method: 'pattern', confidence: 0.9, evidence: 'pattern /\\b(hello|hi|welcome)\\b/' },
-      { index: 2, message: 4, state: 'verify_identity', method: 'tool_call', confidence: 1, evidence: 'tool verify_identity' },
-      { index: 3, message: 6, state: 'account_action', method: 'tool_call', confidence: 1, evidence: 'tool issue_refund' },
-      { index: 4, message: 8, state: 'resolution', method: 'pattern', confidence: 0.9, evidence: 'pattern /is there anything else/' },
+    expect(audit.steps.map(({ message, state, method, confidence, evidence }) => ({ message, state, method, confidence, evidence }))).toEqual([
+      { message: 2, state: 'greeting', method: 'pattern', confidence: 0.9, evidence: 'pattern /\\b(hello|hi|welcome)\\b/' },
+      { message: 4, state: 'verify_identity', method: 'tool_call', confidence: 1, evidence: 'tool verify_identity' },
+      { message: 6, state: 'account_action', method: 'tool_call', confidence: 1, evidence: 'tool issue_refund' },
+      { message: 8, state: 'resolution', method: 'pattern', confidence: 0.9, evidence: 'pattern /is there anything else/' },
     ]);
+    expect(audit.refusals).toEqual([]);
     expect(audit.violations).toEqual([]);
     expect(audit.verdicts).toEqual({ verify_before_account_action: 'satisfied', no_internal_info: 'satisfied', account_action_is_confirmed: 'satisfied', must_resolve: 'satisfied' });
   });
@@ -62,23 +63,50 @@ describe('replayTranscript', () => {
   it('enters a tool-call state even though no beforeTool was made: the call did run', async () => {
     const audit = await replayTranscript(monitor, transcript([user('Refund NW-1'), call('issue_refund'), result('call_issue_refund'), say('Done. Is there anything else?')]), 'r2');
     expect(audit.violations).toEqual([
-      expect.objectContaining({ constraint: 'verify_before_account_action', type: 'precedence', severity: 'critical', step: 1, messageIndex: 1, atClose: false, position: 2 }),
+      {
+        constraint: 'verify_before_account_action',
+        type: 'precedence',
+        severity: 'critical',
+        message: 1,
+        state: 'account_action',
+        atClose: false,
+        text: "Entered 'account_action' at messages[1] before any of 'verify_identity'. 'verify_identity' must come before 'account_action'.",
+      },
     ]);
-    expect(audit.violations[0]!.message).toBe("Entered 'account_action' at trace position 2 before any of 'verify_identity'. 'verify_identity' must come before 'account_action'.");
-    expect(audit.deviations).toEqual([{ from: 'greeting', to: 'account_action', step: 1 }]);
-    expect(audit.interventions).toEqual([{ beforeMessage: 3, name: 'verify_first', strategy: 'hard-block', blocked: true }]);
+    expect(audit.deviations).toEqual([{ from: 'greeting', to: 'account_action', message: 1 }]);
   });
 
-  it('pins a violation found at close to the last step', async () => {
-    const audit = await replayTranscript(monitor, transcript([user('Hi'), say('Hello!'), user('My parcel is lost'), say('Could you describe the parcel?')]), 'r3');
+  it('reports a call a critical constraint refuses live as refused before it ran, and the guidance the next call gets instead of a block', async () => {
+    const audit = await replayTranscript(monitor, transcript([user('Refund NW-1'), call('issue_refund'), result('call_issue_refund'), say('Done. Is there anything else?')]), 'r2b');
+    expect(audit.refusals).toEqual([{ message: 1, tool: 'issue_refund', state: 'account_action', constraints: ['verify_before_account_action'] }]);
+    expect(audit.interventions).toEqual([{ message: 3, name: 'verify_first', strategy: 'system-prompt-append', blocked: false }]);
+  });
+
+  it('names a call refused only because its needed state came from the same message as unseen', async () => {
+    const both: ChatMessage = { role: 'assistant', content: '', toolCalls: [{ id: 'v', name: 'verify_identity', args: {} }, { id: 'r', name: 'issue_refund', args: {} }] };
+    const audit = await replayTranscript(monitor, transcript([user('Refund NW-1'), both, result('v'), result('r'), say('Done. Is there anything else?')]), 'r2c');
+    expect(audit.refusals).toEqual([{ message: 1, tool: 'issue_refund', state: 'account_action', constraints: ['verify_before_account_action'], unseen: true }]);
+    expect(audit.violations).toEqual([]);
+    expect(audit.interventions).toEqual([]);
+  });
+
+  it('pins a violation found at close to the last message', async () => {
+    const audit = await replayTranscript(monitor, transcript([user('Hi'), say('Hello!'), user('My parcel is lost'), say('Could you describe the parcel?'), user('Hello?')]), 'r3');
     expect(audit.violations).toEqual([
-      { constraint: 'must_resolve', type: 'eventually', severity: 'warning', step: 2, atClose: true, messageIndex: 3, position: 2, message: expect.stringContaining("without reaching 'resolution'") },
+      {
+        constraint: 'must_resolve',
+        type: 'eventually',
+        severity: 'warning',
+        message: 4,
+        atClose: true,
+        text: "The session ended without reaching 'resolution'. 'resolution' must be reached before the session ends.",
+      },
     ]);
   });
 
   it('classifies an assistant message without text as no text: the state stays', async () => {
     const audit = await replayTranscript(monitor, transcript([user('photo attached'), { role: 'assistant', content: '', parts: [{ type: 'image_url' }] }]), 'r4');
-    expect(audit.steps).toEqual([expect.objectContaining({ index: 1, message: 1, state: 'greeting', method: 'fallback', confidence: 0, evidence: 'fallback: no-text', excerpt: '' })]);
+    expect(audit.steps).toEqual([expect.objectContaining({ message: 1, state: 'greeting', method: 'fallback', confidence: 0, evidence: 'fallback: no-text', excerpt: '' })]);
   });
 
   it('does not close an empty conversation, or one where the assistant never spoke: nothing to judge', async () => {
@@ -108,7 +136,7 @@ describe('replayTranscript', () => {
     const audit = await replayTranscript(monitor, transcript(messages), 'r8');
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(audit.steps).toHaveLength(2_000);
-    expect(audit.steps.at(-1)).toMatchObject({ index: 2_000, message: 3_999 });
+    expect(audit.steps.at(-1)).toMatchObject({ message: 3_999 });
   });
 });
 

@@ -38,22 +38,50 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('panoptes audit on the sample transcripts', () => {
-  it('finds exactly the violations they contain, at their steps, and exits 1', async () => {
+  it('finds exactly the violations they contain, at their messages, and exits 1', async () => {
     const result = await audit('--json', ...EXAMPLES);
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout);
     const found = Object.fromEntries(
-      report.sessions.map((session: { id: string; violations: Array<{ constraint: string; type: string; severity: string; step: number }> }) => [
+      report.sessions.map((session: { id: string; violations: Array<{ constraint: string; type: string; severity: string; message: number }> }) => [
         session.id,
-        session.violations.map(({ constraint, type, severity, step }) => `${constraint} ${type} ${severity} step ${step}`),
+        session.violations.map(({ constraint, type, severity, message }) => `${constraint} ${type} ${severity} messages[${message}]`),
       ]),
     );
     expect(found).toEqual({
       'refund-clean': [],
-      'refund-skipped-verification': ['verify_before_account_action precedence critical step 2'],
-      'refund-never-resolved': ['must_resolve eventually warning step 5'],
+      'refund-skipped-verification': ['verify_before_account_action precedence critical messages[4]'],
+      'refund-never-resolved': ['must_resolve eventually warning messages[10]'],
       'order-status': [],
     });
+  });
+
+  it('says what the live monitor would have done: the refund refused before it ran, at its message index, in text and JSON', async () => {
+    const text = await audit('examples/transcripts/refund-skipped-verification.json');
+    const lines = text.stdout.split('\n');
+    const at = lines.indexOf('  what the live monitor would have done');
+    expect(lines.slice(at, at + 3)).toEqual([
+      '  what the live monitor would have done',
+      '    messages[4]: issue_refund would have been refused before it ran (verify_before_account_action, critical)',
+      '    messages[6]: verify_first would have been applied before the model wrote it (system-prompt-append)',
+    ]);
+    expect(text.stdout).not.toMatch(/block|trace position|step \d/);
+    const session = JSON.parse((await audit('--json', 'examples/transcripts/refund-skipped-verification.json')).stdout).sessions[0];
+    expect(session.refusals).toEqual([{ message: 4, tool: 'issue_refund', state: 'account_action', constraints: ['verify_before_account_action'] }]);
+    expect(session.interventions).toEqual([{ message: 6, name: 'verify_first', strategy: 'system-prompt-append', blocked: false }]);
+    expect(session.violations).toEqual([
+      {
+        constraint: 'verify_before_account_action',
+        type: 'precedence',
+        severity: 'critical',
+        message: 4,
+        state: 'account_action',
+        atClose: false,
+        text: "Entered 'account_action' at messages[4] before any of 'verify_identity'. 'verify_identity' must come before 'account_action'.",
+      },
+    ]);
+    expect(session.deviations).toEqual([{ from: 'identify_issue', to: 'account_action', message: 4 }]);
+    expect(session.steps.map((step: { message: number }) => step.message)).toEqual([2, 4, 6]);
   });
 
   it('prints the promised JSON shape', async () => {
@@ -64,18 +92,19 @@ describe('panoptes audit on the sample transcripts', () => {
       expect(typeof session.id).toBe('string');
       expect(session.trace.every((state: unknown) => typeof state === 'string')).toBe(true);
       for (const step of session.steps) {
-        expect(step).toEqual(expect.objectContaining({ index: expect.any(Number), state: expect.any(String), confidence: expect.any(Number) }));
+        expect(step).toEqual(expect.objectContaining({ message: expect.any(Number), state: expect.any(String), confidence: expect.any(Number) }));
         expect(['tool_call', 'pattern', 'embedding', 'fallback']).toContain(step.method);
       }
       for (const violation of session.violations) {
-        expect(violation).toEqual(expect.objectContaining({ constraint: expect.any(String), type: expect.any(String), severity: expect.any(String), step: expect.any(Number) }));
+        expect(violation).toEqual(expect.objectContaining({ constraint: expect.any(String), type: expect.any(String), severity: expect.any(String), message: expect.any(Number), text: expect.any(String) }));
       }
       for (const verdict of Object.values(session.verdicts)) expect(['satisfied', 'violated', 'pending']).toContain(verdict);
     }
     const clean = report.sessions[0];
     expect(clean.trace).toEqual(['greeting', 'identify_issue', 'verify_identity', 'account_action', 'resolution']);
     expect(clean.verdicts).toEqual({ verify_before_account_action: 'satisfied', no_internal_info: 'satisfied', account_action_is_confirmed: 'satisfied', must_resolve: 'satisfied' });
-    expect(report.sessions[2].violations[0]).toMatchObject({ constraint: 'must_resolve', step: 5, atClose: true });
+    expect(report.sessions[2].violations[0]).toMatchObject({ constraint: 'must_resolve', message: 10, atClose: true });
+    expect(report.sessions[2].violations[0]).not.toHaveProperty('state');
     expect(report).toMatchObject({ exitCode: 1, failOn: 'error', embeddings: 'lexical' });
   });
 
@@ -85,10 +114,10 @@ describe('panoptes audit on the sample transcripts', () => {
     expect(lines[0]).toBe('Audit against customer-support 1.0 (embeddings: lexical)');
     expect(lines).toContain('refund-skipped-verification  examples/transcripts/refund-skipped-verification.json  ✗ 1 violation (1 critical)');
     expect(lines).toContain('  trace  greeting → identify_issue → account_action → resolution');
-    expect(lines).toContain('  step   msg  state           method     conf  evidence');
-    expect(lines).toContain('✗    2     4  account_action  tool_call  1.00  tool issue_refund');
-    expect(stdout).toContain("    ✗ step 2 (msg 4)  critical  verify_before_account_action (precedence): Entered 'account_action' at trace position 3 before any of 'verify_identity'.");
-    expect(stdout).toContain('    ✗ step 5 (msg 10), at close  warning   must_resolve (eventually):');
+    expect(lines).toContain('  message      state           method     conf  evidence');
+    expect(lines).toContain('✗ messages[4]  account_action  tool_call  1.00  tool issue_refund');
+    expect(stdout).toContain("    ✗ messages[4]  critical  verify_before_account_action (precedence): Entered 'account_action' at messages[4] before any of 'verify_identity'.");
+    expect(stdout).toContain("    ✗ at the end  warning   must_resolve (eventually): The session ended without reaching 'resolution'.");
     expect(lines).toContain('refund-never-resolved  examples/transcripts/support-sessions.jsonl:1  ✗ 1 violation (1 warning)');
     expect(lines.at(-2)).toBe('4 sessions in 3 files: 2 clean, 2 with violations (1 critical, 1 warning); 0 unreadable files or sessions. exit 1: a violation of severity error or worse');
     expect(stdout).not.toMatch(/\u001b\[/);
@@ -136,7 +165,7 @@ describe('panoptes audit on bad input', () => {
         `  ✗ ${FIXTURES}/mixed.jsonl:3:64: not JSON: Expected ',' or ']' after array element`,
         `  ✗ ${FIXTURES}/mixed.jsonl:4: expected a session object { "id", "messages": [...] }, got an array`,
         `  ✗ ${FIXTURES}/mixed.jsonl:5: session 'wrong-role': messages[1]: unknown role 'customer'; valid roles: system, developer, user, assistant, tool`,
-        `  ✗ ${FIXTURES}/missing.json: cannot read the file: no such file`,
+        `  ✗ ${FIXTURES}/missing.json: no such file; check the path`,
       ]),
     );
     // The good sessions around the bad ones were audited.
@@ -157,7 +186,7 @@ describe('panoptes audit on bad input', () => {
     const result = await audit(`${FIXTURES}/bad-tool-arguments.json`);
     expect(result.code).toBe(1); // the refund without verification is still found
     expect(result.stdout).toContain('  warnings\n    ! messages[1].tool_calls[0] (issue_refund): arguments are not valid JSON (Expected double-quoted property name in JSON at position 21); audited with empty arguments');
-    expect(result.stdout).toContain('✗    1     1  account_action  tool_call  1.00  tool issue_refund');
+    expect(result.stdout).toContain('✗ messages[1]  account_action  tool_call  1.00  tool issue_refund');
     expect(result.stdout).toContain('; 1 transcript warning.');
   });
 
@@ -190,7 +219,7 @@ describe('panoptes audit on bad input', () => {
   it('exits 2 with the loader\'s message when the workflow cannot be read', async () => {
     const result = await panoptes('audit', '--workflow', 'nope.yaml', 'examples/transcripts/refund-clean.json');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("nope.yaml error cannot read workflow file 'nope.yaml': no such file");
+    expect(result.stderr).toBe('nope.yaml: no such file; check the path, or run `panoptes init` to write a starter workflow\n');
   });
 });
 
@@ -204,8 +233,9 @@ describe('panoptes audit --html', () => {
     expect(html).not.toMatch(/<script|<link|src="http|<img/i);
     expect(html).toContain('&lt;img src=x onerror=alert(&#39;id&#39;)&gt;');
     expect(html).toContain('&lt;script&gt;alert(&quot;xss&quot;)&lt;/script&gt;');
-    expect(html).toMatch(/<div class="chip violated critical" id="s1-step-2"[^>]*>.*✗ verify_before_account_action/);
-    expect(html).toContain('<tr class="violated"><td class="step"><a href="#s1-step-2">2</a>');
+    expect(html).toMatch(/<div class="chip violated critical" id="s1-m4"[^>]*>.*✗ verify_before_account_action/);
+    expect(html).toContain('<tr class="violated"><td class="step"><a href="#s1-m4">messages[4]</a>');
+    expect(html).toContain('<li>messages[4]: <code>issue_refund</code> would have been refused before it ran (verify_before_account_action, critical)</li>');
   });
 
   it('keeps stdout pure JSON when combined with --json', async () => {
@@ -357,12 +387,12 @@ describe('panoptes rules check', () => {
     expect(result.stdout).toContain("examples/airline/policy.rules:56:1 error data flight: tool 'get_flight_status' is not one of the agent's tools");
     const missing = await panoptes('rules', 'check', '--tools', join(dir, 'none.json'), 'examples/airline/policy.rules');
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(`cannot read the tools file ${join(dir, 'none.json')}: no such file`);
+    expect(missing.stderr).toBe(`${join(dir, 'none.json')}: no such file; check the --tools path\n`);
   });
 
   it('reports a missing rulebase file', async () => {
     const result = await panoptes('rules', 'check', 'nope.rules');
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('nope.rules error cannot read rulebase: file not found');
+    expect(result.stdout).toContain('nope.rules error no such file; check the path, or run `panoptes init` to write a starter rulebase');
   });
 });

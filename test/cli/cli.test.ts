@@ -88,7 +88,7 @@ describe('panoptes CLI (built binary)', () => {
   it('reports a missing file as an error', async () => {
     const result = await panoptes('validate', 'nope.yaml');
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('nope.yaml error cannot read the file: no such file.');
+    expect(result.stdout).toContain('nope.yaml error no such file; check the path, or run `panoptes init` to write a starter workflow');
   });
 
   it('prints a Mermaid diagram with constraints as notes', async () => {

@@ -126,7 +126,9 @@ describe('loadRulebase and checkRulebaseFile', () => {
   });
 
   it('report an unreadable file as one diagnostic, and loading throws', async () => {
-    expect(await checkRulebaseFile('/nonexistent/x.rules')).toEqual([expect.objectContaining({ code: 'rules-file', message: 'cannot read rulebase: file not found' })]);
+    expect(await checkRulebaseFile('/nonexistent/x.rules')).toEqual([
+      { severity: 'error', code: 'file-not-found', message: 'no such file', path: '', source: '/nonexistent/x.rules', hint: 'check the path, or run `panoptes init` to write a starter rulebase' },
+    ]);
     await expect(loadRulebase('/nonexistent/x.rules')).rejects.toSatisfy((error) => RulebaseError.isInstance(error));
   });
 });

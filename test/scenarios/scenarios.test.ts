@@ -126,8 +126,8 @@ describe('runScenarios', () => {
     const { scenarios } = await loadScenarios([root]);
     const report = await runScenarios(scenarios);
     expect(report.results.map((result) => result.error)).toEqual([
-      `cannot read the transcript ${join(root, 'nowhere.json')}: no such file`,
-      expect.stringContaining(`the workflow ${join(root, 'missing.yaml')} does not load`),
+      `the transcript ${join(root, 'nowhere.json')}: no such file; check the path`,
+      `the workflow ${join(root, 'missing.yaml')}: no such file; check the path, or run \`panoptes init\` to write a starter workflow`,
       "conversation: messages[0]: unknown role 'bot'; valid roles: system, developer, user, assistant, tool",
       'no workflow: add `workflow: path/to/workflow.yaml` to the scenario, or pass --workflow',
     ]);

@@ -75,8 +75,9 @@ describe('loadWorkflow', () => {
     expect(WorkflowValidationError.isInstance(error)).toBe(true);
     expect((error as WorkflowValidationError).code).toBe('INVALID_WORKFLOW');
     expect((error as WorkflowValidationError).diagnostics).toEqual([
-      { severity: 'error', code: 'unreadable-file', message: `cannot read workflow file '${file}': no such file`, path: '', source: file },
+      { severity: 'error', code: 'file-not-found', message: 'no such file', path: '', source: file, hint: 'check the path, or run `panoptes init` to write a starter workflow' },
     ]);
+    expect((error as WorkflowValidationError).message).toBe(`${file}: no such file; check the path, or run \`panoptes init\` to write a starter workflow`);
   });
 
   it('refuses a 5 MB file from its size, without parsing it', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatDiagnostic } from '../../src/diagnostics/index.js';
 import { validateWorkflow } from '../../src/workflow/index.js';
 import { diagnosticOf, yaml } from './helpers.js';
 
@@ -34,7 +35,49 @@ describe('names', () => {
   it('refuses a state defined twice, pointing at both', () => {
     const diagnostic = diagnosticOf(head('  - { name: greeting }'), 'duplicate-state');
     expect(diagnostic).toMatchObject({ path: 'states[3].name', line: 6, column: 13 });
-    expect(diagnostic.message).toBe("state 'greeting' is defined twice, first at line 3, column 13");
+    expect(diagnostic.message).toBe("state 'greeting' is defined twice: at line 3, column 13 and at line 6, column 13");
+    expect(diagnostic.hint).toBe('rename one of them: state names must be unique');
+  });
+
+  it('reports a state defined three times once', () => {
+    const { diagnostics } = validateWorkflow(head('  - { name: greeting }', '  - { name: greeting }'), { source: 'test.yaml' });
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      "test.yaml:6:13 error states[3].name: state 'greeting' is defined 3 times: at line 3, column 13, at line 6, column 13 and at line 7, column 13; rename all but one of them: state names must be unique",
+    ]);
+  });
+
+  it('reports a state renamed to a name in use once: the references to its old name follow from it', () => {
+    const text = yaml(
+      'name: renamed', // 1
+      'states:', // 2
+      '  - { name: greeting, initial: true }', // 3
+      '  - { name: verify }', // 4
+      '  - { name: verify }', // 5 (was refund)
+      'transitions:', // 6
+      '  - { from: greeting, to: verify }', // 7
+      '  - { from: verify, to: refund }', // 8
+      'constraints:', // 9
+      '  - { name: verify_first, type: precedence, trigger: refund, target: verify }', // 10
+    );
+    for (const strict of [true, false]) {
+      const { diagnostics } = validateWorkflow(text, { source: 'test.yaml', strict });
+      expect(diagnostics.map(formatDiagnostic)).toEqual([
+        "test.yaml:5:13 error states[2].name: state 'verify' is defined twice: at line 4, column 13 and at line 5, column 13; rename one of them: it is probably meant to be 'refund', which 2 references use and no state defines (transitions[1].to, constraints[0].trigger)",
+      ]);
+    }
+  });
+
+  it('still reports an unknown state that is a typo of a defined one, beside a duplicate', () => {
+    const text = head('  - { name: greeting }', 'transitions:', '  - { from: greeting, to: verify_identiy }');
+    const { diagnostics } = validateWorkflow(text, { source: 'test.yaml' });
+    expect(diagnostics.map((diagnostic) => diagnostic.code)).toEqual(['duplicate-state', 'unknown-state']);
+    expect(diagnostics[0]!.hint).toBe('rename one of them: state names must be unique');
+  });
+
+  it('does not add "2 initial states" to a copied initial state', () => {
+    const text = yaml('name: x', 'states:', '  - { name: start, initial: true }', '  - { name: start, initial: true }', '  - { name: done }');
+    const { diagnostics } = validateWorkflow(text, { source: 'test.yaml' });
+    expect(diagnostics.map((diagnostic) => diagnostic.code)).toEqual(['duplicate-state']);
   });
 
   it('refuses a constraint name used twice', () => {

@@ -4,7 +4,7 @@ import { Command } from '@langchain/langgraph';
 import { z } from 'zod';
 import { InvalidOptionError, type Clock } from '../../../src/index.js';
 import type { ReactControllerState } from './state.js';
-import type { ToolCallRecord } from './tool-calls.js';
+import type { ToolCallRecord } from './tool-record.js';
 
 /** The name of the tool that ends a ReAct run with its answer. */
 export const FINISH_TOOL = 'finish';

@@ -1,41 +1,67 @@
 import { SystemMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
-import { Command, END, isGraphBubbleUp, isNodeTimeoutError, START, StateGraph, type AnnotationRoot, type LangGraphRunnableConfig, type NodeError, type StateDefinition } from '@langchain/langgraph';
+import { Command, END, isGraphBubbleUp, START, type AnnotationRoot, type LangGraphRunnableConfig, type StateDefinition, type StateGraph, type StateType, type UpdateType } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
-import { isTransientModelError, systemClock, warnSafely } from '../../../src/index.js';
+import { createReactTelemetry, isTransientModelError, SPAN, systemClock, warnSafely, type ReactTelemetry } from '../../../src/index.js';
 import { createFailureLog } from '../../langchain/fail-open.js';
 import { wrapModelNode } from '../model-node.js';
 import { GuardedToolNode } from '../tool-node.js';
+import { ReactStateGraph, type ReactRuntime } from './compiled-graph.js';
+import { beginEvaluation, inputAfterEvaluation, inputPending, stateAfterStart, updateAfterStart, withId, type EvaluationStart, type ThreadHistory } from './evaluation.js';
 import { assertFinishSchema, FINISH_TOOL, finishDefinition, finishOutcome, finishTool, type FinishSchema } from './finish-tool.js';
-import { ended, reactModelNode } from './model-call.js';
+import { reactModelNode } from './model-call.js';
+import { modelErrorHandler, toolsErrorHandler } from './model-errors.js';
 import { assertReactOptions, DEFAULT_MAX_FINISH_REPAIRS, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOKENS, type ReactGraphOptions } from './options.js';
+import { noteRun, threadAttributes } from './run-trace.js';
 import { routeAfterModel, routeAfterTools, settleNode, type RouteLimits } from './settle.js';
-import { ReactAnnotation, type ReactControllerState, type ReactGraphState } from './state.js';
+import { ReactAnnotation, ReactInputAnnotation, ReactOutputAnnotation, type ReactControllerState, type ReactGraphState, type ReactOutputDefinition, type ReactStateDefinition } from './state.js';
 import { reactTool } from './tool-calls.js';
 
-/** How a graph built on the ReAct loop extends it: more state, a node before the model, a node after the end. */
+/** How a graph built on the ReAct loop extends it: more state, its input and output, a node before the model, a node after the end. */
 export interface ReactGraphExtension {
   state?: AnnotationRoot<StateDefinition>;
-  /** Runs first (from START), then the model. */
+  /** The graph's input schema (LangGraph's `input`): what `invoke` takes. */
+  input: AnnotationRoot<any>;
+  /** The graph's output schema (LangGraph's `output`): what `invoke` returns. */
+  output: AnnotationRoot<any>;
+  /** Runs first (from START) on every new input, so it begins each evaluation; then the model. */
   prepare?: (state: any, config: any) => unknown;
   /** Runs last, after `settle`. */
   conclude?: (state: any, config: any) => unknown;
+  /** Validates what a fallback function returns. @default the finish schema */
+  fallbackSchema?: FinishSchema;
+  /** The compiled graph's name, and how its invocations are traced. */
+  runtime: Pick<ReactRuntime, 'name' | 'spanName' | 'verification' | 'attributes' | 'resultOf'>;
+  /** The telemetry the extension made from the same options, for its own nodes. @default made from the options */
+  telemetry?: ReactTelemetry;
 }
+
+/** The uncompiled graph of {@link createReactGraph}, typed: `react.output` is what the finish schema parses. */
+export type ReactGraphBuilder<Output = unknown> = StateGraph<
+  ReactStateDefinition<Output>,
+  StateType<ReactStateDefinition<Output>>,
+  UpdateType<ReactStateDefinition<Output>>,
+  'model' | 'tools' | 'settle',
+  typeof ReactInputAnnotation.spec,
+  ReactOutputDefinition<Output>
+>;
 
 /**
  * Builds a ReAct controller as a LangGraph `StateGraph`, returned uncompiled: compile it with your checkpointer,
  * cache and store. The model reasons with the tools until it calls `finish`, whose arguments your zod schema
  * validates; the run's state then holds `react.status` (`finished`, or `uncertain` with a `reasonCode`) and
- * `react.output` (the parsed arguments).
+ * `react.output` (the parsed arguments, typed from the schema).
  *
  * Nodes: `model` (any chat model, tools bound; LangGraph's `retryPolicy` retries transient errors, its `timeout`
  * bounds an attempt, its `errorHandler` hands a dead model to `fallback`), `tools` (a `ToolNode`, a
  * `GuardedToolNode` with `monitor` or `sentinel`; the calls of one step run concurrently; an identical call within
  * one evaluation is answered from the thread's earlier observation) and `settle` (records why the run ended). The
  * model node routes the run itself; with neither `monitor` nor `sentinel`, it records a lone valid `finish` too. A
- * budget (iterations, tokens, cost, time) ends the run `uncertain`, never with an exception; an invalid `finish`
- * goes back to the model with the schema's issues, at most `maxFinishRepairs` times. An `interrupt()` in a tool
- * pauses the run; resume it with a checkpointer (`new Command({ resume })`).
+ * budget (iterations, tokens, cost, time) ends the run `uncertain`, never with an exception, whatever
+ * `recursionLimit` the run is given; an invalid `finish` goes back to the model with the schema's issues, at most
+ * `maxFinishRepairs` times. A new input on a thread whose evaluation ended begins a new one (`history`). An
+ * `interrupt()` in a tool pauses the run; resume it with a checkpointer (`new Command({ resume })`). The input is
+ * `{ messages }`, the output `{ messages, react }`.
  * @throws {InvalidOptionError} at construction: no model with `bindTools`, no tools, a `finishSchema` that is not a
  * zod object schema, a budget that is not a positive number.
  * @example
@@ -43,12 +69,16 @@ export interface ReactGraphExtension {
  * const { react } = await graph.invoke({ messages: [new HumanMessage('Is an MRI covered?')] });
  * react.status === 'finished' ? react.output : react.reasonCode
  */
-export function createReactGraph<Output = unknown>(options: ReactGraphOptions<Output>) {
-  return buildReactGraph(options, {}) as unknown as StateGraph<typeof ReactAnnotation.spec, ReactGraphState, Partial<ReactGraphState>, 'model' | 'tools' | 'settle'>;
+export function createReactGraph<Output = unknown>(options: ReactGraphOptions<Output>): ReactGraphBuilder<Output> {
+  return buildReactGraph(options, {
+    input: ReactInputAnnotation,
+    output: ReactOutputAnnotation,
+    runtime: { name: 'panoptes_react', spanName: SPAN.reactRun, verification: false, attributes: (_input, config) => threadAttributes(config) },
+  }) as unknown as ReactGraphBuilder<Output>;
 }
 
 /** The graph of {@link createReactGraph}, extended (the verification graph adds its input, tools and result). */
-export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, extension: ReactGraphExtension): StateGraph<any, any, any, any> {
+export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, extension: ReactGraphExtension): ReactStateGraph {
   assertReactOptions(options as ReactGraphOptions<unknown>);
   assertFinishSchema(options.finishSchema);
   const {
@@ -70,6 +100,7 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     maxFinishRepairs = DEFAULT_MAX_FINISH_REPAIRS,
     fallback,
     cacheToolCalls = true,
+    history = 'reset',
     monitor,
     loops,
     sentinel,
@@ -77,7 +108,7 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     clock = systemClock,
     logger = console,
   } = options;
-  const { maxAttempts = 3, initialIntervalMs = 1000, backoffFactor = 2, maxIntervalMs = 8000 } = retry;
+  const { maxAttempts = 4, initialIntervalMs = 1000, backoffFactor = 2, maxIntervalMs = 8000, jitter = true, retryOn = isTransientModelError } = retry;
   const failed = createFailureLog(logger, isGraphBubbleUp);
   const warned = new Set<string>();
   const warn = (message: string) => {
@@ -85,12 +116,17 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     warned.add(message);
     warnSafely(logger, message);
   };
+  const telemetry = extension.telemetry ?? createReactTelemetry(options);
   const offered = [...tools, finishDefinition(finishSchema as FinishSchema, finishDescription)];
   const bind = (chatModel: typeof model) => chatModel.bindTools!(offered as never) as unknown as Runnable<BaseMessage[], AIMessage>;
   const fallbackModel = fallback && typeof fallback !== 'function' ? bind(fallback) : undefined;
   // Where a run goes once it has ended: the extension's last node, else the end.
   const exit = extension.conclude ? 'conclude' : END;
   const limits: RouteLimits = { maxIterations, maxFinishRepairs, clock, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
+  // Without a `prepare` node, a new input on a thread whose evaluation ended (or paused) first reaches the model
+  // node, which begins the new evaluation there (no extra step per run).
+  const begin = (state: ReactGraphState): EvaluationStart | undefined =>
+    extension.prepare || (state.react.status === 'running' && !inputPending(state.messages, state.react)) ? undefined : beginEvaluation({ ...inputAfterEvaluation(state.messages, state.react), added: false, react: state.react, panoptes: state.panoptes }, history as ThreadHistory);
 
   const inner = reactModelNode({
     model: bind(model),
@@ -104,13 +140,17 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
     ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     prices,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    backoffMs: (retryNumber) => Math.min(maxIntervalMs, initialIntervalMs * backoffFactor ** (retryNumber - 1)),
+    backoffMs: (retryNumber) => {
+      const wait = Math.min(maxIntervalMs, initialIntervalMs * backoffFactor ** (retryNumber - 1));
+      return jitter ? wait * (1 + Math.random() / 4) : wait;
+    },
     sleep,
     ...(loops ? { loops } : {}),
     ...(sessionId === undefined ? {} : { sessionId }),
     clock,
     failed,
     warn,
+    telemetry,
   });
   const callModel = monitor ? wrapModelNode(inner as never, { monitor, logger, ...(systemPrompt === undefined ? {} : { systemPrompt }), ...(sessionId === undefined ? {} : { sessionId }) }) : inner;
   const routeModel = routeAfterModel(exit);
@@ -119,99 +159,86 @@ export function buildReactGraph<Output>(options: ReactGraphOptions<Output>, exte
   // runnables more per step); without a monitor or sentinel to check it, it records a valid `finish` that is the
   // answer's only call, as the finish tool would, sparing a tools step; and a run that ends here is concluded here.
   const finishesHere = !monitor && !sentinel;
-  const endHere = async (state: ReactGraphState, update: ModelNodeUpdate, config: LangGraphRunnableConfig) => {
-    if (!extension.conclude) return new Command({ goto: END, update });
-    const concluded = (await extension.conclude({ ...state, ...afterUpdate(state, update) }, config)) as Record<string, unknown>;
-    return new Command({ goto: END, update: { ...update, ...concluded } });
-  };
-  const modelNode = async (state: ReactGraphState, config: LangGraphRunnableConfig) => {
-    const update = (await (callModel as (state: ReactGraphState, config: LangGraphRunnableConfig) => Promise<ModelNodeUpdate>)(state, config)) ?? {};
-    const next = afterUpdate(state, update);
-    const route = routeModel(next);
-    if (route === exit) return endHere(state, update, config);
+  const modelNode = async (given: ReactGraphState, config: LangGraphRunnableConfig) => {
+    const start = begin(given);
+    const state = start ? stateAfterStart(given, start) : given;
+    let update = ((await (callModel as (state: ReactGraphState, config: LangGraphRunnableConfig) => Promise<ModelNodeUpdate>)(state, config)) ?? {}) as ModelNodeUpdate;
+    let route = routeModel(afterUpdate(state, update));
     if (finishesHere && route === 'tools') {
-      const calls = (next.messages.at(-1) as AIMessage).tool_calls!;
+      const calls = (update.messages?.findLast((message) => message.getType() === 'ai') as AIMessage | undefined)?.tool_calls ?? [];
       const outcome = calls.length === 1 && calls[0]!.name === FINISH_TOOL ? finishOutcome(finishSchema as FinishSchema, calls[0]!.args, calls[0]!.id ?? '', clock) : undefined;
-      if (outcome?.react) return endHere(state, { ...update, messages: [...(update.messages ?? []), outcome.message], react: { ...update.react, ...outcome.react } }, config);
-    }
-    return new Command({ goto: route, update });
-  };
-  const runnableTools = [...tools.map((original) => reactTool(original, { clock, cache: cacheToolCalls })), finishTool(finishSchema as FinishSchema, clock)];
-  const toolNode = monitor || sentinel ? new GuardedToolNode(runnableTools, { logger, ...(monitor ? { monitor } : {}), ...(sentinel ? { sentinel } : {}), ...(sessionId === undefined ? {} : { sessionId }) }) : new ToolNode(runnableTools);
-
-  /** After the retry policy gave up, or at once for a permanent error: the fallback, else an honest `llm_error`. */
-  const onModelError = async (state: ReactGraphState, nodeError: NodeError) => {
-    const error = (nodeError as { error?: unknown }).error ?? nodeError;
-    const attempts = state.react.modelAttempts + (isTransientModelError(error) ? maxAttempts : 1);
-    const detail = describeError(error);
-    if (!state.react.fallbackUsed && fallbackModel) return new Command({ goto: 'model', update: { react: { fallbackUsed: true, modelAttempts: attempts, detail } } });
-    if (!state.react.fallbackUsed && typeof fallback === 'function') {
-      try {
-        const output = await fallback({ error, messages: state.messages });
-        const parsed = (finishSchema as FinishSchema).safeParse(output);
-        if (parsed.success) return new Command({ goto: exit, update: { react: { status: 'finished', output: parsed.data, fallbackUsed: true, modelAttempts: attempts, endedAt: clock.now() } satisfies Partial<ReactControllerState> } });
-        return new Command({ goto: exit, update: { react: { ...ended({ modelAttempts: attempts, fallbackUsed: true }, 'llm_error', `${detail}; the fallback's result does not match finishSchema`, clock) } } });
-      } catch (fallbackError) {
-        if (isGraphBubbleUp(fallbackError)) throw fallbackError;
-        return new Command({ goto: exit, update: { react: ended({ modelAttempts: attempts, fallbackUsed: true }, 'llm_error', `${detail}; the fallback failed too: ${describeError(fallbackError)}`, clock) } });
+      if (outcome?.react) {
+        update = { ...update, messages: [...(update.messages ?? []), outcome.message], react: { ...update.react, ...outcome.react } };
+        route = exit;
       }
     }
-    return new Command({ goto: exit, update: { react: ended({ modelAttempts: attempts }, 'llm_error', detail, clock) } });
+    // Ids on what this step wrote, so the next input on the thread is found after the last of them.
+    const written = (update.messages ?? []).map(withId);
+    const lastMessageId = (written.at(-1) ?? state.messages.at(-1))?.id;
+    update = { ...update, messages: written, react: { ...update.react, ...(lastMessageId ? { lastMessageId } : {}) } };
+    const next = afterUpdate(state, update);
+    noteRun(next);
+    // A run that ends here is concluded here too: one step fewer.
+    const concluded = route === exit && extension.conclude ? ((await extension.conclude({ ...state, ...next }, config)) as Record<string, unknown>) : {};
+    return new Command({ goto: route === exit ? END : route, update: updateAfterStart(start, { ...update, ...concluded }) });
   };
-  const onToolsError = (_state: ReactGraphState, nodeError: NodeError) => {
-    const error = (nodeError as { error?: unknown }).error ?? nodeError;
-    const reason = isNodeTimeoutError(error) ? ('timeout' as const) : ('tool_error' as const);
-    return new Command({ goto: exit, update: { react: ended({}, reason, describeError(error), clock) } });
-  };
+  const runnableTools = [...tools.map((original) => reactTool(original, { clock, cache: cacheToolCalls, telemetry })), finishTool(finishSchema as FinishSchema, clock)];
+  const toolNode = monitor || sentinel ? new GuardedToolNode(runnableTools, { logger, ...(monitor ? { monitor } : {}), ...(sentinel ? { sentinel } : {}), ...(sessionId === undefined ? {} : { sessionId }) }) : new ToolNode(runnableTools);
+  const errors = { exit, clock, redact: telemetry.redact };
+  const onModelError = modelErrorHandler({
+    ...errors,
+    ...(fallbackModel ? { fallbackModel } : {}),
+    ...(typeof fallback === 'function' ? { fallbackFunction: fallback as never } : {}),
+    fallbackSchema: extension.fallbackSchema ?? (finishSchema as FinishSchema),
+    maxAttempts,
+    retryOn,
+    begin,
+  });
 
-  const graph = new StateGraph((extension.state ?? ReactAnnotation) as typeof ReactAnnotation) as unknown as StateGraph<any, any, any, string>;
+  const graph = new ReactStateGraph({ state: extension.state ?? ReactAnnotation, input: extension.input, output: extension.output } as never);
+  graph.reactRuntime = { ...extension.runtime, telemetry, recursionLimit: reactRecursionLimit(maxIterations) };
   graph.addNode('model', modelNode as never, {
-    retryPolicy: { maxAttempts, initialInterval: 0, backoffFactor: 1, jitter: false, logWarning: false, retryOn: isTransientModelError },
+    // LangGraph's own wait is 0: the model node waits the backoff through `sleep` at its next attempt (tests inject it)
+    retryPolicy: { maxAttempts, initialInterval: 0, backoffFactor: 1, jitter: false, logWarning: false, retryOn },
     errorHandler: onModelError as never,
     ends: ['tools', 'model', 'settle', exit, END],
     ...(modelTimeoutMs === undefined ? {} : { timeout: modelTimeoutMs }),
   });
-  graph.addNode('tools', toolNode as never, { errorHandler: onToolsError as never, ends: [exit], ...(toolTimeoutMs === undefined ? {} : { timeout: toolTimeoutMs }) });
+  graph.addNode('tools', toolNode as never, { errorHandler: toolsErrorHandler(errors) as never, ends: [exit], ...(toolTimeoutMs === undefined ? {} : { timeout: toolTimeoutMs }) });
   graph.addNode('settle', settleNode(limits) as never);
   if (extension.prepare) {
     // prepare says where to go itself (a Command), which costs LangGraph less than a conditional edge after it
     const prepare = extension.prepare;
     graph.addNode('prepare', (async (state: any, config: any) => {
       const update = (await prepare(state, config)) as { react?: Partial<ReactControllerState> } | undefined;
+      noteRun({ react: update?.react ?? {} });
       return new Command({ goto: update?.react?.status && update.react.status !== 'running' ? exit : 'model', update: update ?? {} });
     }) as never, { ends: ['model', exit] });
-    graph.addEdge(START, 'prepare');
-  } else graph.addEdge(START, 'model');
-  graph.addConditionalEdges('tools', routeAfterTools(limits, exit) as never, ['model', 'settle', exit]);
+    graph.addEdge(START, 'prepare' as never);
+  } else graph.addEdge(START, 'model' as never);
+  graph.addConditionalEdges('tools' as never, routeAfterTools(limits, exit) as never, ['model', 'settle', exit] as never);
   if (extension.conclude) {
     graph.addNode('conclude', extension.conclude as never);
-    graph.addEdge('settle', 'conclude');
-    graph.addEdge('conclude', END);
-  } else graph.addEdge('settle', END);
+    graph.addEdge('settle' as never, 'conclude' as never);
+    graph.addEdge('conclude' as never, END);
+  } else graph.addEdge('settle' as never, END);
   return graph;
 }
 
 /**
- * A recursion limit that lets a run use its whole iteration budget (a model and a tools step per iteration, and
- * the nodes around them): LangGraph's own limit is then only a backstop.
+ * The recursion limit a run of `maxIterations` needs: a model and a tools step per iteration, and the steps around
+ * them (`prepare`, `settle`, `conclude`, a failed model step and its error handler, twice with a fallback model).
+ * Every compiled ReAct graph gives its runs at least this; pass a higher `recursionLimit` to raise it.
  */
 export function reactRecursionLimit(maxIterations = DEFAULT_MAX_ITERATIONS): number {
-  return 2 * maxIterations + 6;
+  return 2 * maxIterations + 10;
 }
 
-type ModelNodeUpdate = { messages?: BaseMessage[]; react?: Partial<ReactControllerState> };
+type ModelNodeUpdate = { messages?: BaseMessage[]; react?: Partial<ReactControllerState>; panoptes?: string };
 
 /** What the routers read after the model node's update: its new messages appended, its controller fields merged. */
 function afterUpdate(state: ReactGraphState, update: ModelNodeUpdate): Pick<ReactGraphState, 'messages' | 'react'> {
   return { messages: update.messages?.length ? [...state.messages, ...update.messages] : state.messages, react: update.react ? { ...state.react, ...update.react } : state.react };
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const status = (error as { status?: unknown }).status;
-    return `${error.name}${status === undefined ? '' : ` (${String(status)})`}: ${error.message}`;
-  }
-  return String(error);
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {

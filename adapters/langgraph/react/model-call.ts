@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { HumanMessage, SystemMessage, ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
-import { budgetExceeded, costOf, priceOf, toolResultsAfterLastTurn, type Clock, type LoopDetector, type PriceTable } from '../../../src/index.js';
+import { ATTR, budgetExceeded, costOf, priceOf, SPAN, toolResultsAfterLastTurn, type Clock, type LoopDetector, type PriceTable, type ReactTelemetry } from '../../../src/index.js';
 import type { FailureLog } from '../../langchain/fail-open.js';
 import { namedSessionId } from '../../langchain/session-id.js';
 import { toChatMessages, toToolCall } from '../../langchain/translate.js';
 import { FINISH_TOOL } from './finish-tool.js';
+import { currentRunTrace } from './run-trace.js';
 import type { ReactControllerState, ReactGraphState } from './state.js';
-import type { ToolCallRecord } from './tool-calls.js';
+import type { ToolCallRecord } from './tool-record.js';
 
 /** What the model is told when it answered without calling a tool: a ReAct run ends only through `finish`. */
 export const NO_TOOL_CALL_NUDGE = 'You answered without calling a tool. Call a tool to gather what you still need, or call finish with your answer.';
@@ -33,6 +34,8 @@ export interface ModelCallSettings {
   clock: Clock;
   failed: FailureLog;
   warn: (message: string) => void;
+  /** A span per model step, when the invocation is traced. */
+  telemetry: ReactTelemetry;
 }
 
 type ModelUpdate = { messages: BaseMessage[]; react: Partial<ReactControllerState> };
@@ -51,20 +54,34 @@ export function reactModelNode(settings: ModelCallSettings) {
     const react = state.react;
     const startedAt = react.startedAt ?? clock.now();
     const runKey = react.runKey ?? randomUUID();
-    const opened = { startedAt, runKey };
+    const opened = { startedAt, runKey, evaluation: react.evaluation ?? 1 };
     const deadline = timeoutMs === undefined ? undefined : startedAt + timeoutMs;
     if (deadline !== undefined && clock.now() >= deadline) return { react: ended(opened, 'timeout', `the evaluation ran past timeoutMs (${timeoutMs} ms)`, clock) };
     if (react.iterations >= maxIterations) return { react: ended(opened, 'budget_iterations', `the run made maxIterations (${maxIterations}) model calls`, clock) };
 
     const session = namedSessionId(settings.sessionId, config) ?? runKey;
+    // A thread's later evaluation starts the loop detector's session afresh: loops are counted within one evaluation.
+    if (react.startedAt === undefined && (react.evaluation ?? 1) > 1) forgetLoops(settings, session);
     const hint = await loopHint(settings, session, state.messages);
     if (hint?.action === 'stop') return { react: ended(opened, 'loop_detected', hint.text, clock) };
     const request = requestOf(settings, state.messages, hint?.text);
     const chosen = react.fallbackUsed && settings.fallbackModel ? settings.fallbackModel : settings.model;
-    const response = await callWithin(chosen, request, config, deadline, clock);
-    if (response === 'timeout') return { react: ended(opened, 'timeout', `the model call ran past timeoutMs (${timeoutMs} ms)`, clock) };
+    const run = currentRunTrace();
+    const span = run && settings.telemetry.startStep(SPAN.reactModel, { [ATTR.iteration]: react.iterations + 1, [ATTR.attempt]: attempt }, run);
+    let response: AIMessage | 'timeout';
+    try {
+      response = await callWithin(chosen, request, config, deadline, clock);
+    } catch (error) {
+      settings.telemetry.endStep(span, {}, error);
+      throw error;
+    }
+    if (response === 'timeout') {
+      settings.telemetry.endStep(span, { [ATTR.reasonCode]: 'timeout' });
+      return { react: ended(opened, 'timeout', `the model call ran past timeoutMs (${timeoutMs} ms)`, clock) };
+    }
 
     const totals = tally(settings, react, response);
+    if (span) settings.telemetry.endStep(span, { [ATTR.responseModel]: totals.model, [ATTR.inputTokens]: response.usage_metadata?.input_tokens ?? 0, [ATTR.outputTokens]: response.usage_metadata?.output_tokens ?? 0 });
     const malformed = malformedCallAnswers(response);
     const iterations = react.iterations + 1;
     const update: Partial<ReactControllerState> = { ...opened, ...totals, iterations, modelAttempts: react.modelAttempts + attempt, malformedToolCalls: react.malformedToolCalls + malformed.length };
@@ -158,6 +175,14 @@ function malformedCallAnswers(response: AIMessage): ToolMessage[] {
         response_metadata: { panoptes: { durationMs: 0, malformed: true } satisfies ToolCallRecord },
       }),
   );
+}
+
+function forgetLoops({ loops, failed }: ModelCallSettings, session: string): void {
+  try {
+    loops?.resetSession(session);
+  } catch (error) {
+    failed('loops.resetSession', error);
+  }
 }
 
 /** The loop detector's pending hint for this call, after it saw the results of the previous one. */

@@ -1,8 +1,10 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { InvalidOptionError, type Clock, type Logger, type LoopDetector, type Monitor, type PriceTable, type SentinelSource } from '../../../src/index.js';
+import { InvalidOptionError, type Clock, type Logger, type LoopDetector, type Monitor, type PriceTable, type SentinelSource, type TelemetryOptions } from '../../../src/index.js';
+import type { ThreadHistory } from './evaluation.js';
 import type { FinishSchema } from './finish-tool.js';
+import type { ReactGraphState } from './state.js';
 
 /** Iterations (model calls that answered) a run may make unless told otherwise. */
 export const DEFAULT_MAX_ITERATIONS = 10;
@@ -11,9 +13,12 @@ export const DEFAULT_MAX_TOKENS = 6_000;
 /** Times an invalid `finish` is sent back to the model before the run ends `invalid_finish`. */
 export const DEFAULT_MAX_FINISH_REPAIRS = 2;
 
-/** Retries of a model call that failed transiently (429, 5xx, a timeout, the network), with exponential backoff. */
+/**
+ * Retries of a model call that failed transiently (429, 5xx, a timeout, the network), with exponential backoff:
+ * by default the reference schedule, 3 retries after 1 s, 2 s and 4 s, each lengthened by up to a quarter at random.
+ */
 export interface ReactRetryOptions {
-  /** Attempts in all, the first included. @default 3 */
+  /** Attempts in all, the first included. @default 4 */
   maxAttempts?: number;
   /** Wait before the second attempt, in milliseconds. @default 1000 */
   initialIntervalMs?: number;
@@ -21,19 +26,24 @@ export interface ReactRetryOptions {
   backoffFactor?: number;
   /** Longest wait, in milliseconds. @default 8000 */
   maxIntervalMs?: number;
+  /** Lengthen each wait by up to a quarter at random, so runs that hit one rate limit together do not retry together. @default true */
+  jitter?: boolean;
+  /** Which errors are worth another attempt (LangGraph's `retryOn`). @default `isTransientModelError`: 429, 408, 409, 5xx, timeouts, the network */
+  retryOn?: (error: unknown) => boolean;
 }
 
-/** What a fallback function receives: the error that ended the model's part, and the conversation so far. */
-export interface ReactFallbackContext {
+/** What a fallback function receives: the error that ended the model's part, this evaluation's messages and the graph's state. */
+export interface ReactFallbackContext<State = ReactGraphState> {
   error: unknown;
   messages: BaseMessage[];
+  state: State;
 }
 
 /** A model to take over, or a function that gives the run's result (the output `finish` would have given). */
-export type ReactFallback<Output> = BaseChatModel | ((context: ReactFallbackContext) => Output | Promise<Output>);
+export type ReactFallback<Output> = BaseChatModel | ((context: ReactFallbackContext<ReactGraphState<Output>>) => Output | Promise<Output>);
 
-/** Options of {@link createReactGraph}. */
-export interface ReactGraphOptions<Output = unknown> {
+/** Options of {@link createReactGraph}; the telemetry options are the monitor's (`tracer`, `meter`, `telemetry`, `redactPatterns`, ...). */
+export interface ReactGraphOptions<Output = unknown> extends TelemetryOptions {
   /** Any LangChain chat model that supports tool calling (`bindTools`). */
   model: BaseChatModel;
   /** The tools the model may call, besides `finish`. */
@@ -70,6 +80,12 @@ export interface ReactGraphOptions<Output = unknown> {
   fallback?: ReactFallback<Output>;
   /** Answers a repeated identical tool call from the thread's earlier observation, without running the tool. @default true */
   cacheToolCalls?: boolean;
+  /**
+   * A new input on a thread that holds an earlier evaluation begins a new one (budgets, tool cache and trace start
+   * afresh); `reset` removes the earlier messages from the thread, `keep` leaves them for the model to read (and the
+   * run says `continued`). @default 'reset'
+   */
+  history?: ThreadHistory;
   /** A workflow monitor (best from `createGraphMonitor`): wraps the model node with `wrapModelNode` and guards the tools. */
   monitor?: Monitor;
   /** A loop detector: its hints go into the next model call, and its stop ends the run `loop_detected`. */
@@ -86,7 +102,7 @@ export interface ReactGraphOptions<Output = unknown> {
 
 /** Validates what `createReactGraph` cannot run without, naming the option and the fix. */
 export function assertReactOptions(options: ReactGraphOptions<unknown>): void {
-  const { model, tools, maxIterations, maxTokens, maxCostUsd, timeoutMs, modelTimeoutMs, toolTimeoutMs, maxFinishRepairs, onTokenBudget, fallback } = options;
+  const { model, tools, maxIterations, maxTokens, maxCostUsd, timeoutMs, modelTimeoutMs, toolTimeoutMs, maxFinishRepairs, onTokenBudget, fallback, history } = options;
   if (!model || typeof (model as { bindTools?: unknown }).bindTools !== 'function') {
     throw new InvalidOptionError({ parameter: 'model', value: model === undefined ? undefined : 'a model without bindTools', fix: 'Pass a LangChain chat model that supports tool calling (ChatOpenAI, ChatAnthropic, fakeModel() in tests).' });
   }
@@ -108,6 +124,7 @@ export function assertReactOptions(options: ReactGraphOptions<unknown>): void {
   positive('toolTimeoutMs', toolTimeoutMs);
   if (maxFinishRepairs !== undefined && !(Number.isInteger(maxFinishRepairs) && maxFinishRepairs >= 0)) throw new InvalidOptionError({ parameter: 'maxFinishRepairs', value: maxFinishRepairs, fix: 'Pass a whole number of repairs, 0 or more; the default is 2.' });
   if (onTokenBudget !== undefined && onTokenBudget !== 'warn' && onTokenBudget !== 'stop') throw new InvalidOptionError({ parameter: 'onTokenBudget', value: onTokenBudget, fix: "Pass 'stop' (the default) or 'warn'." });
+  if (history !== undefined && history !== 'reset' && history !== 'keep') throw new InvalidOptionError({ parameter: 'history', value: history, fix: "Pass 'reset' (the default: a new input starts a clean thread) or 'keep'." });
   if (fallback !== undefined && typeof fallback !== 'function' && typeof (fallback as { bindTools?: unknown }).bindTools !== 'function') {
     throw new InvalidOptionError({ parameter: 'fallback', value: typeof fallback, fix: 'Pass a chat model that supports tool calling, or a function returning the result.' });
   }
@@ -115,6 +132,7 @@ export function assertReactOptions(options: ReactGraphOptions<unknown>): void {
   positiveInteger('retry.maxAttempts', retry.maxAttempts);
   for (const key of ['initialIntervalMs', 'maxIntervalMs'] as const) if (retry[key] !== undefined && !(retry[key]! >= 0)) throw new InvalidOptionError({ parameter: `retry.${key}`, value: retry[key], fix: 'Pass a number of milliseconds, 0 or more.' });
   positive('retry.backoffFactor', retry.backoffFactor);
+  if (retry.retryOn !== undefined && typeof retry.retryOn !== 'function') throw new InvalidOptionError({ parameter: 'retry.retryOn', value: typeof retry.retryOn, fix: 'Pass a function of the error that says whether to try again.' });
 }
 
 function positiveInteger(parameter: string, value: number | undefined): void {

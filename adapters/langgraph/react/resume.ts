@@ -16,7 +16,8 @@ interface PausedGraph {
  * @example
  * await graph.invoke(await resumeCommand(graph, thread, { decision: 'approve' }), thread);
  */
-export async function resumeCommand(graph: PausedGraph, config: Record<string, unknown>, resume: unknown, { clock = systemClock }: { clock?: Clock } = {}): Promise<Command<unknown, { react?: ReactControllerState }, never>> {
+export async function resumeCommand(graph: PausedGraph, config: Record<string, unknown>, resume: unknown, { clock = systemClock }: { clock?: Clock } = {}): Promise<Command<unknown, any, any>> {
+  // `any`: the command fits any ReAct graph's `invoke`, whose commands are typed by that graph's nodes and update
   const snapshot = await graph.getState(config);
   const react = (snapshot.values as { react?: ReactControllerState } | undefined)?.react;
   const pausedAt = snapshot.createdAt === undefined ? Number.NaN : Date.parse(snapshot.createdAt);
@@ -24,5 +25,5 @@ export async function resumeCommand(graph: PausedGraph, config: Record<string, u
   const pausedMs = Math.max(0, clock.now() - pausedAt);
   // `react` merges key by key (its reducer), so the update names only the start; LangGraph types updates as whole values
   const update: Partial<ReactControllerState> = { startedAt: react.startedAt + pausedMs };
-  return new Command({ resume, update: { react: update as ReactControllerState } });
+  return new Command({ resume, update: { react: update } });
 }

@@ -1,9 +1,11 @@
 import type { AIMessage, BaseMessage } from '@langchain/core/messages';
 import type { Clock } from '../../../src/index.js';
 import { blockOf } from '../../langchain/block-message.js';
+import { evaluationMessages } from './evaluation.js';
 import { ended } from './model-call.js';
+import { noteRun } from './run-trace.js';
 import type { ReactControllerState, ReactGraphState } from './state.js';
-import { toolCallRecord } from './tool-calls.js';
+import { toolCallRecord } from './tool-record.js';
 
 /** The limits the routers read. */
 export interface RouteLimits {
@@ -41,6 +43,7 @@ export function routeAfterModel(exit: string) {
  */
 export function routeAfterTools(limits: RouteLimits, exit: string) {
   return function routeAfterToolCalls(state: ReactGraphState): string {
+    noteRun(state);
     if (state.react.status !== 'running') return exit;
     return stopReason(state, limits) ? 'settle' : 'model';
   };
@@ -51,7 +54,7 @@ function stopReason(state: ReactGraphState, { maxIterations, maxFinishRepairs, t
   const { react, messages } = state;
   const block = blockOf(messages.findLast((message) => message.getType() === 'ai'));
   if (block) return { code: 'workflow_blocked', detail: block.text };
-  const invalid = invalidFinishes(messages);
+  const invalid = invalidFinishes(evaluationMessages(messages, react));
   if (invalid > maxFinishRepairs) return { code: 'invalid_finish', detail: `finish was called with invalid arguments ${invalid} times; maxFinishRepairs is ${maxFinishRepairs}` };
   if (react.iterations >= maxIterations) return { code: 'budget_iterations', detail: `the run made maxIterations (${maxIterations}) model calls without a valid finish` };
   if (timeoutMs !== undefined && react.startedAt !== undefined && clock.now() >= react.startedAt + timeoutMs) return { code: 'timeout', detail: `the evaluation ran past timeoutMs (${timeoutMs} ms)` };
@@ -61,8 +64,9 @@ function stopReason(state: ReactGraphState, { maxIterations, maxFinishRepairs, t
 /** Ends a run that a router stopped (a limit, a workflow block): says why, and when. */
 export function settleNode(limits: RouteLimits) {
   return function settle(state: ReactGraphState): { react: Partial<ReactControllerState> } {
-    if (state.react.status !== 'running') return { react: { endedAt: state.react.endedAt ?? limits.clock.now() } };
-    const reason = stopReason(state, limits) ?? { code: 'budget_iterations' as const, detail: 'the run ended without a valid finish' };
-    return { react: ended({}, reason.code, reason.detail, limits.clock) };
+    const reason = state.react.status === 'running' ? (stopReason(state, limits) ?? { code: 'budget_iterations' as const, detail: 'the run ended without a valid finish' }) : undefined;
+    const react = reason ? ended({}, reason.code, reason.detail, limits.clock) : { endedAt: state.react.endedAt ?? limits.clock.now() };
+    noteRun({ react });
+    return { react };
   };
 }

@@ -1,27 +1,14 @@
 import { ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { canonicalJson, type Clock } from '../../../src/index.js';
-
-/** What Panoptes records on a tool message it made or timed, in `response_metadata.panoptes`. */
-export interface ToolCallRecord {
-  /** How long the tool ran, in milliseconds (0 for a cached answer). */
-  durationMs: number;
-  /** The answer is an earlier identical call's, replayed: the tool did not run. */
-  cached?: boolean;
-  /** The call was `finish` with arguments the schema rejects. */
-  invalidFinish?: boolean;
-  /** The model sent arguments that are not JSON. */
-  malformed?: boolean;
-}
-
-/** The record Panoptes keeps on a tool message, if any. */
-export function toolCallRecord(message: BaseMessage): ToolCallRecord | undefined {
-  return (message.response_metadata as { panoptes?: ToolCallRecord } | undefined)?.panoptes;
-}
+import { ATTR, canonicalJson, SPAN, type Clock, type ReactTelemetry } from '../../../src/index.js';
+import { evaluationMessages } from './evaluation.js';
+import { currentRunTrace } from './run-trace.js';
+import type { ReactControllerState } from './state.js';
+import type { ToolCallRecord } from './tool-record.js';
 
 /** What a wrapped tool receives from `ToolNode` besides its arguments: the config, the graph state and the call. */
 interface WrappedToolRuntime {
-  state?: { messages?: BaseMessage[] };
+  state?: { messages?: BaseMessage[]; react?: ReactControllerState };
   toolCall?: { id?: string; name: string; args: Record<string, unknown> };
   [key: string]: unknown;
 }
@@ -31,28 +18,48 @@ interface WrappedToolRuntime {
  * already succeeded in this evaluation is answered with that call's observation, and the tool does not run again
  * (the reference controller's per-evaluation cache). The thread's own messages are the cache, so it lives exactly
  * as long as the evaluation, survives a checkpoint, and needs no key for concurrent runs. Each answer records how
- * long the tool ran.
+ * long the tool ran and, in a traced invocation, is a span.
  *
  * The original tool itself, with only `invoke` replaced (not a second tool around it): `ToolNode` reads its name,
  * schema and flags as they are, and a call that runs pays for one tool run, callbacks included, not two.
  */
-export function reactTool(original: StructuredToolInterface, { clock, cache }: { clock: Clock; cache: boolean }): StructuredToolInterface {
+export function reactTool(original: StructuredToolInterface, { clock, cache, telemetry }: { clock: Clock; cache: boolean; telemetry: ReactTelemetry }): StructuredToolInterface {
   const invoke = original.invoke.bind(original) as (input: unknown, config?: unknown) => Promise<unknown>;
   async function invokeReactTool(input: unknown, given?: unknown): Promise<unknown> {
     const runtime = (given ?? {}) as WrappedToolRuntime;
     const call = input as { id?: string; name: string; args: Record<string, unknown>; type?: string };
     // Only ToolNode's calls (a ToolCall with its state) are cached and timed; any other use is the tool's own.
     if (call?.type !== 'tool_call') return invoke(input, given);
-    if (cache) {
-      const hit = earlierToolAnswer(runtime.state?.messages, call);
-      if (hit) return new ToolMessage({ content: hit.content, artifact: hit.artifact, name: call.name, tool_call_id: call.id ?? '', response_metadata: { panoptes: { durationMs: 0, cached: true } satisfies ToolCallRecord } });
+    const run = currentRunTrace();
+    const span = run && telemetry.startStep(`${SPAN.reactTool} ${call.name}`, { [ATTR.toolName]: call.name, [ATTR.toolCallId]: call.id ?? '', ...toolArguments(telemetry, call.args) }, run);
+    const hit = cache ? earlierToolAnswer(runtime.state?.messages && evaluationMessages(runtime.state.messages, runtime.state.react), call) : undefined;
+    if (hit) {
+      if (run) recordCall(telemetry, span, call.name, true, false);
+      return new ToolMessage({ content: hit.content, artifact: hit.artifact, name: call.name, tool_call_id: call.id ?? '', response_metadata: { panoptes: { durationMs: 0, cached: true } satisfies ToolCallRecord } });
     }
     const started = clock.now();
-    const output = await invoke(input, given);
+    let output: unknown;
+    try {
+      output = await invoke(input, given);
+    } catch (error) {
+      telemetry.endStep(span, {}, error);
+      throw error;
+    }
     if (output instanceof ToolMessage) output.response_metadata = { ...output.response_metadata, panoptes: { durationMs: clock.now() - started } satisfies ToolCallRecord };
+    if (run) recordCall(telemetry, span, call.name, false, output instanceof ToolMessage && output.status === 'error');
     return output;
   }
   return Object.create(original, { invoke: { value: invokeReactTool, enumerable: false, writable: true, configurable: true } }) as StructuredToolInterface;
+}
+
+function toolArguments(telemetry: ReactTelemetry, args: unknown) {
+  const captured = telemetry.content(args);
+  return captured === undefined ? {} : { [ATTR.toolCallArguments]: captured };
+}
+
+function recordCall(telemetry: ReactTelemetry, span: ReturnType<ReactTelemetry['startStep']>, tool: string, cached: boolean, failed: boolean): void {
+  telemetry.countToolCall(tool, cached);
+  telemetry.endStep(span, { [ATTR.cached]: cached, ...(failed ? { [ATTR.status]: 'error' } : {}) });
 }
 
 /** The successful answer to an earlier call with the same name and arguments, in the thread's messages. */

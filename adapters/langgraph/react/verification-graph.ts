@@ -1,15 +1,18 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { HumanMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import type { BaseCheckpointSaver, BaseStore, StateGraph } from '@langchain/langgraph';
+import type { BaseCheckpointSaver, BaseStore, CompiledStateGraph, LangGraphRunnableConfig, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
-import { InvalidOptionError, systemClock } from '../../../src/index.js';
+import { ATTR, createReactTelemetry, InvalidOptionError, SPAN, systemClock } from '../../../src/index.js';
 import { criterionResult, type VerificationFinish } from './criterion-result.js';
-import { buildReactGraph, reactRecursionLimit } from './graph.js';
+import { beginEvaluation } from './evaluation.js';
+import { buildReactGraph } from './graph.js';
 import { ended } from './model-call.js';
-import { DEFAULT_MAX_ITERATIONS, type ReactGraphOptions } from './options.js';
+import type { ReactGraphOptions } from './options.js';
+import { noteRun, threadAttributes } from './run-trace.js';
+import { fallbackVerdictSchema, reactFallbackOf, type VerificationFallback } from './verification-fallback.js';
 import { criterionMessage, VERIFICATION_PROMPT_ID, VERIFICATION_SYSTEM_PROMPT } from './verification-prompt.js';
-import { VerificationAnnotation, type VerificationState } from './verification-state.js';
+import { VerificationAnnotation, VerificationInputAnnotation, VerificationOutputAnnotation, type VerificationState } from './verification-state.js';
 import { caseFactsTool, findInPolicyTool, SEARCH_POLICY_TOOL, searchPolicyTool, type PolicyRetriever } from './verification-tools.js';
 
 /** Confidence below which a verdict becomes `uncertain` (`low_confidence`): the reference controller's abstention rule. */
@@ -28,7 +31,7 @@ export const verificationFinishSchema = z.object({
 });
 
 /** Options of {@link createVerificationGraph}: the ReAct options (budgets, retries, fallback, plug-ins), and the verifier's own. */
-export interface VerificationGraphOptions extends Omit<ReactGraphOptions<VerificationFinish>, 'tools' | 'finishSchema' | 'finishDescription' | 'systemPrompt'> {
+export interface VerificationGraphOptions extends Omit<ReactGraphOptions<VerificationFinish>, 'tools' | 'finishSchema' | 'finishDescription' | 'systemPrompt' | 'fallback'> {
   /** Where the policy comes from: any LangChain `BaseRetriever`, or `(query) => Promise<Document[]>`. */
   retriever: PolicyRetriever;
   /**
@@ -41,6 +44,12 @@ export interface VerificationGraphOptions extends Omit<ReactGraphOptions<Verific
   tools?: StructuredToolInterface[];
   /** Your system prompt instead of the built-in one; give it a `promptId`. */
   systemPrompt?: string;
+  /**
+   * Used after a permanent error, or when retries ran out: another chat model (it continues the conversation), or a
+   * function of `{ error, caseBundle, criterion, state, messages }` whose verdict is the result (a rule over the
+   * case's fields, say).
+   */
+  fallback?: VerificationFallback;
   /** Carried by every result. @default 'panoptes-verify-v1', or a hash of your systemPrompt */
   promptId?: string;
   /** Confidence below which `met` and `not_met` become `uncertain` (`low_confidence`). @default 0.65 */
@@ -63,18 +72,21 @@ export interface VerificationGraphOptions extends Omit<ReactGraphOptions<Verific
 }
 
 /**
- * The reference controller's use case as a compiled LangGraph graph: `{ caseBundle, criterion }` in, `result` (a
- * {@link CriterionResult}) out. The model searches the policy (`search_policy`, over your retriever), reads the
- * case (`get_case_facts`), locates exact wording (`find_in_policy`, full-text over what it retrieved) and calls
- * `finish`; citations are checked against the documents this run retrieved. Every way a run can end (budgets,
- * errors, a bad input) gives a result, never an exception.
+ * The reference controller's use case as a compiled LangGraph graph: `{ caseBundle, criterion }` in, `{ result }` (a
+ * {@link CriterionResult}) out, both declared as the graph's input and output schemas. The model searches the policy
+ * (`search_policy`, over your retriever), reads the case (`get_case_facts`), locates exact wording
+ * (`find_in_policy`, full-text over what it retrieved) and calls `finish`; citations are checked against the
+ * documents this run retrieved. Every way a run can end (budgets, errors, a bad input) gives a result, never an
+ * exception. Each input begins a new evaluation of its thread (`history` says whether the model reads the earlier
+ * ones). Case data and provider errors are redacted (`redactPatterns`) before they enter the trace, `detail` or a
+ * span.
  * @throws {InvalidOptionError} at construction: no retriever, and whatever `createReactGraph` refuses.
  * @example
  * const verifier = createVerificationGraph({ model, retriever: vectorStore.asRetriever(4) });
  * const { result } = await verifier.invoke({ caseBundle: { diagnosis: 'M54.5', weeks_of_therapy: 8 }, criterion: { id: 'C1', text: 'Six weeks of conservative therapy' } });
  */
-export function createVerificationGraph(options: VerificationGraphOptions) {
-  const { retriever, tools = [], systemPrompt, promptId, abstainBelow = DEFAULT_ABSTAIN_BELOW, maxCriterionBytes = DEFAULT_MAX_CRITERION_BYTES, maxCaseBytes = DEFAULT_MAX_CASE_BYTES, maxDocumentsPerSearch = 5, maxDocumentChars = 20_000, checkpointer, cache, store, searchTool = {}, ...react } = options;
+export function createVerificationGraph(options: VerificationGraphOptions): VerificationGraph {
+  const { retriever, tools = [], systemPrompt, promptId, abstainBelow = DEFAULT_ABSTAIN_BELOW, maxCriterionBytes = DEFAULT_MAX_CRITERION_BYTES, maxCaseBytes = DEFAULT_MAX_CASE_BYTES, maxDocumentsPerSearch = 5, maxDocumentChars = 20_000, checkpointer, cache, store, fallback, searchTool = {}, ...react } = options;
   const searchName = searchTool.name ?? SEARCH_POLICY_TOOL;
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(searchName)) throw new InvalidOptionError({ parameter: 'searchTool.name', value: searchName, fix: 'Pass 1 to 64 letters, digits, _ or -: the name providers accept for a tool.' });
   if (!retriever || (typeof retriever !== 'function' && typeof (retriever as { invoke?: unknown }).invoke !== 'function')) {
@@ -85,38 +97,69 @@ export function createVerificationGraph(options: VerificationGraphOptions) {
     if (!(Number.isInteger(value) && value > 0)) throw new InvalidOptionError({ parameter, value, fix: 'Pass a whole number above 0.' });
   }
   const clock = react.clock ?? systemClock;
+  const history = react.history ?? 'reset';
   const builtInPromptId = searchName === SEARCH_POLICY_TOOL ? VERIFICATION_PROMPT_ID : `${VERIFICATION_PROMPT_ID}:${searchName}`;
   const resolvedPromptId = promptId ?? (systemPrompt === undefined ? builtInPromptId : `custom-${createHash('sha256').update(systemPrompt).digest('hex').slice(0, 12)}`);
+  const reactFallback = reactFallbackOf(fallback);
+  const telemetry = createReactTelemetry(react);
+  const resultOf = (state: VerificationState, threadId: string | undefined) => criterionResult(state, { abstainBelow, promptId: resolvedPromptId, redact: telemetry.redact, ...(threadId === undefined ? {} : { threadId }) });
   const graph = buildReactGraph<VerificationFinish>(
     {
       ...react,
-      tools: [searchPolicyTool(retriever, { maxDocumentsPerSearch, maxDocumentChars, ...searchTool }, clock), caseFactsTool(), findInPolicyTool(searchName), ...tools],
+      ...(reactFallback ? { fallback: reactFallback as never } : {}),
+      tools: [searchPolicyTool(retriever, { maxDocumentsPerSearch, maxDocumentChars, ...searchTool }, clock, telemetry.redact), caseFactsTool(), findInPolicyTool(searchName), ...tools],
       finishSchema: verificationFinishSchema as never,
       finishDescription: 'Give your verdict on the criterion, with verbatim citations from the policy.',
       systemPrompt: systemPrompt ?? VERIFICATION_SYSTEM_PROMPT.replaceAll(SEARCH_POLICY_TOOL, searchName),
     },
     {
       state: VerificationAnnotation as never,
+      input: VerificationInputAnnotation as never,
+      output: VerificationOutputAnnotation as never,
+      fallbackSchema: fallbackVerdictSchema,
+      telemetry,
+      runtime: {
+        name: 'panoptes_verifier',
+        spanName: SPAN.verifyCriterion,
+        verification: true,
+        resultOf,
+        attributes: (input, config) => ({ ...threadAttributes(config), ...criterionAttributes((input as { criterion?: unknown } | null)?.criterion) }),
+      },
+      // Every input begins a new evaluation of the thread: the controller's state starts afresh, the previous
+      // result is cleared, and (unless `history: 'keep'`) the earlier messages leave the thread.
       prepare: (state: VerificationState) => {
         const problem = inputProblem(state, { maxCriterionBytes, maxCaseBytes });
-        if (problem) return { react: ended({}, 'invalid_input', problem, clock) };
-        return { messages: [new HumanMessage(criterionMessage(state.criterion, state.caseBundle ?? {}))] };
+        const opening = problem ? [] : [new HumanMessage({ content: criterionMessage(state.criterion, state.caseBundle ?? {}), id: randomUUID() })];
+        const start = beginEvaluation({ earlier: state.messages, input: opening, added: true, react: state.react, panoptes: state.panoptes }, history);
+        noteRun({ attributes: criterionAttributes(state.criterion) });
+        return { ...start.update, result: undefined, ...(problem ? { react: { ...start.update.react, ...ended({}, 'invalid_input', problem, clock) } } : {}) };
       },
-      conclude: (state: VerificationState) => ({ result: criterionResult(state, { abstainBelow, promptId: resolvedPromptId }) }),
+      conclude: (state: VerificationState, config: LangGraphRunnableConfig) => {
+        const thread = config?.configurable?.thread_id;
+        const result = resultOf(state, thread === undefined ? undefined : String(thread));
+        noteRun({ verdict: result, react: state.react, messages: state.messages });
+        return { result };
+      },
     },
   );
-  const compiled = graph.compile({ ...(checkpointer ? { checkpointer } : {}), ...(cache ? { cache } : {}), ...(store ? { store } : {}) });
-  // The iteration budget ends a run; LangGraph's recursion limit stays a backstop above it.
-  compiled.config = { ...compiled.config, recursionLimit: reactRecursionLimit(react.maxIterations ?? DEFAULT_MAX_ITERATIONS) };
-  return compiled as unknown as VerificationGraph;
+  return graph.compile({ ...(checkpointer ? { checkpointer } : {}), ...(cache ? { cache } : {}), ...(store ? { store } : {}) }) as VerificationGraph;
 }
 
 type CompileOptions = NonNullable<Parameters<StateGraph<any>['compile']>[0]>;
 
-/** A compiled verification graph: what {@link createVerificationGraph} returns and {@link verifyCase} runs. */
-export interface VerificationGraph {
-  invoke(input: { caseBundle: Record<string, unknown>; criterion: { id: string; text: string } } | unknown, config?: Record<string, unknown>): Promise<VerificationState>;
-  readonly checkpointer?: unknown;
+/** The nodes of a verification graph. */
+export type VerificationNode = 'prepare' | 'model' | 'tools' | 'settle' | 'conclude';
+
+/**
+ * A compiled verification graph, typed as LangGraph types its graphs: `invoke`, `stream` (every `streamMode`),
+ * `streamEvents`, `getState`, `updateState` and use as a subgraph need no casts; the input is
+ * `{ caseBundle, criterion }`, the output `{ result }`.
+ */
+export type VerificationGraph = CompiledStateGraph<VerificationState, typeof VerificationAnnotation.Update, VerificationNode, typeof VerificationInputAnnotation.spec, typeof VerificationOutputAnnotation.spec>;
+
+function criterionAttributes(criterion: unknown) {
+  const id = (criterion as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' ? { [ATTR.criterionId]: id } : {};
 }
 
 /** What is wrong with a run's input, naming the field and the limit, or undefined. */

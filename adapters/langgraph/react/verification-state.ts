@@ -15,6 +15,15 @@ export interface Criterion {
 /** What the verifier concluded about one criterion. */
 export type CriterionStatus = 'met' | 'not_met' | 'uncertain';
 
+/** A criterion's status in a result: a verdict, or `paused` while its run waits on an interrupt (a human review). */
+export type CriterionResultStatus = CriterionStatus | 'paused';
+
+/** An interrupt a paused run waits on: its id (to answer several at once) and what it asked. */
+export interface PendingInterrupt {
+  id?: string;
+  value: unknown;
+}
+
 /** One step of a run's trace: what the model said, what it called with which arguments, and what it saw. */
 export interface TraceStep {
   /** The model's text in the turn (its reasoning, when it gave any). */
@@ -47,7 +56,8 @@ export interface VerificationUsage {
 /** The verdict on one criterion, as the reference controller's `CriterionResult`. */
 export interface CriterionResult {
   criterionId: string;
-  status: CriterionStatus;
+  /** The verdict; `paused` while the run waits on an interrupt (`threadId` and `interrupts` say where, and on what). */
+  status: CriterionResultStatus;
   /** The model's confidence in [0, 1]; 0 when no model answered. */
   confidence: number;
   /** Citations whose quotes occur in a document this run retrieved. */
@@ -66,7 +76,24 @@ export interface CriterionResult {
   /** The model that answered last, as the provider named it. */
   model: string;
   fallbackUsed: boolean;
+  /** The thread the run is kept in, when the graph keeps checkpoints: where to resume it, read it, or delete it. */
+  threadId?: string;
+  /** What a `paused` run waits on: answer with `resumeCase`. */
+  interrupts?: PendingInterrupt[];
+  /** The model also read the thread's earlier evaluations (`history: 'keep'`). */
+  continued?: boolean;
 }
+
+/** What a verification graph takes (its input schema): the case and the criterion. A new input on a thread begins a new evaluation. */
+export const VerificationInputAnnotation = Annotation.Root({
+  caseBundle: Annotation<CaseBundle>(),
+  criterion: Annotation<Criterion>(),
+});
+
+/** What a verification graph gives back (its output schema): the result, and nothing of its working state. */
+export const VerificationOutputAnnotation = Annotation.Root({
+  result: Annotation<CriterionResult | undefined>(),
+});
 
 /**
  * The state of a verification graph: the ReAct state, the input (`caseBundle`, `criterion`) and the output
@@ -74,10 +101,15 @@ export interface CriterionResult {
  */
 export const VerificationAnnotation = Annotation.Root({
   ...ReactAnnotation.spec,
-  caseBundle: Annotation<CaseBundle>(),
-  criterion: Annotation<Criterion>(),
-  result: Annotation<CriterionResult | undefined>(),
+  ...VerificationInputAnnotation.spec,
+  ...VerificationOutputAnnotation.spec,
 });
 
 /** The state of a verification graph, as its nodes read it. */
 export type VerificationState = typeof VerificationAnnotation.State;
+
+/** What a verification graph takes: `{ caseBundle, criterion }`. */
+export type VerificationInput = typeof VerificationInputAnnotation.Update;
+
+/** What a verification graph returns: `{ result }`. */
+export type VerificationOutput = typeof VerificationOutputAnnotation.State;

@@ -5,8 +5,10 @@ import { Command } from '@langchain/langgraph';
 import MiniSearch from 'minisearch';
 import { z } from 'zod';
 import { normalizeQuoteText, type CitableDocument } from '../../../src/index.js';
-import { ended } from './model-call.js';
 import type { Clock } from '../../../src/index.js';
+import { evaluationMessages } from './evaluation.js';
+import { ended } from './model-call.js';
+import type { ReactControllerState } from './state.js';
 import type { CaseBundle } from './verification-state.js';
 
 /** Where policy documents come from: a LangChain retriever, or a function of the query. */
@@ -50,9 +52,10 @@ export function retrievedDocuments(messages: readonly BaseMessage[]): RetrievedD
 /**
  * `search_policy(query)`: the retriever's documents, numbered, with their sources; the documents ride as the
  * answer's artifact, which is what citations are checked against. A retriever that throws ends the run
- * `uncertain` with `retrieval_error`: a verdict on a policy the run could not read would be a guess.
+ * `uncertain` with `retrieval_error`: a verdict on a policy the run could not read would be a guess. Its error text
+ * passes `redact` first (a provider's error may quote a key).
  */
-export function searchPolicyTool(retriever: PolicyRetriever, { maxDocumentsPerSearch, maxDocumentChars, name = SEARCH_POLICY_TOOL, description = DEFAULT_SEARCH_DESCRIPTION }: PolicyToolLimits, clock: Clock): StructuredToolInterface {
+export function searchPolicyTool(retriever: PolicyRetriever, { maxDocumentsPerSearch, maxDocumentChars, name = SEARCH_POLICY_TOOL, description = DEFAULT_SEARCH_DESCRIPTION }: PolicyToolLimits, clock: Clock, redact: (text: string) => string = (text) => text): StructuredToolInterface {
   const mark = { [RETRIEVAL_MARK]: true };
   const retrieve = typeof retriever === 'function' ? retriever : (query: string) => retriever.invoke(query);
   return tool(
@@ -63,7 +66,7 @@ export function searchPolicyTool(retriever: PolicyRetriever, { maxDocumentsPerSe
         found = await retrieve(query);
         if (!Array.isArray(found)) throw new TypeError(`the retriever returned ${typeof found}, not a list of documents`);
       } catch (error) {
-        const detail = `the retriever failed: ${error instanceof Error ? error.message : String(error)}`;
+        const detail = redact(`the retriever failed: ${error instanceof Error ? error.message : String(error)}`);
         return new Command({ update: { react: ended({}, 'retrieval_error', detail, clock), messages: [new ToolMessage({ content: `${name} failed: ${detail}`, name, tool_call_id: id, status: 'error', response_metadata: mark })] } });
       }
       const documents = found.slice(0, maxDocumentsPerSearch).map((document, index): RetrievedDocument => {
@@ -105,7 +108,8 @@ export function caseFactsTool(): StructuredToolInterface {
 export function findInPolicyTool(searchName = SEARCH_POLICY_TOOL): StructuredToolInterface {
   return tool(
     async ({ text }: { text: string }, runtime: unknown) => {
-      const documents = retrievedDocuments((runtime as { state?: { messages?: BaseMessage[] } }).state?.messages ?? []);
+      const state = (runtime as { state?: { messages?: BaseMessage[]; react?: ReactControllerState } }).state;
+      const documents = retrievedDocuments(evaluationMessages(state?.messages ?? [], state?.react));
       if (documents.length === 0) return `Nothing retrieved yet: call ${searchName} first.`;
       const wanted = normalizeQuoteText(text);
       for (const document of documents) {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError } from '../../../src/index.js';
-import type { VerificationGraph } from './verification-graph.js';
 import type { CaseBundle, Criterion, CriterionResult } from './verification-state.js';
-import { verifyCase } from './verify-case.js';
+import { verifyCase, type VerificationRunner } from './verify-case.js';
 
 /** One case of a job: its id, and the fields the verifier reads. */
 export interface CaseToVerify {
@@ -54,7 +53,7 @@ export interface VerifyCasesSummary {
  * @example
  * await verifyCases(verifier, cases, criteria, { concurrency: 20, onResult: (result) => out.write(`${JSON.stringify(result)}\n`) });
  */
-export async function verifyCases(graph: VerificationGraph, cases: Iterable<CaseToVerify> | AsyncIterable<CaseToVerify>, criteria: readonly Criterion[], options: VerifyCasesOptions = {}): Promise<VerifyCasesSummary> {
+export async function verifyCases(graph: VerificationRunner, cases: Iterable<CaseToVerify> | AsyncIterable<CaseToVerify>, criteria: readonly Criterion[], options: VerifyCasesOptions = {}): Promise<VerifyCasesSummary> {
   const { concurrency = 4, skip, onResult, keepThreads = false, signal, config = {} } = options;
   if (!Array.isArray(criteria)) throw new InvalidOptionError({ parameter: 'criteria', value: typeof criteria, fix: 'Pass a list of { id, text } criteria.' });
   if (!(Number.isInteger(concurrency) && concurrency > 0)) throw new InvalidOptionError({ parameter: 'concurrency', value: concurrency, fix: 'Pass a whole number above 0; the default is 4.' });

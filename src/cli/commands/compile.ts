@@ -2,9 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { compileRulebase, compileWorkflow, CompileError, type CompileRound, type CompilerMessage, type CompilerModel } from '../../authoring/index.js';
 import { formatDiagnostic } from '../../diagnostics/index.js';
+import { readFailureDiagnostic, readFailureLine } from '../../diagnostics/read-failure.js';
 import { PanoptesError } from '../../errors/index.js';
 import type { ToolSpec } from '../../rules/index.js';
 import type { Output } from '../output.js';
+import { schemaReference } from '../schema-reference.js';
 import { writeErrorReason, writeFileAtomic } from '../write-file-atomic.js';
 
 export interface CompileCommandOptions {
@@ -34,11 +36,11 @@ export async function compileCommand(policyFile: string, options: CompileCommand
   let tools: ToolSpec[] | undefined;
   let model: CompilerModel & { conversations?: CompilerMessage[][] };
   try {
-    policy = await readFile(policyFile, 'utf8');
-    tools = options.tools === undefined ? undefined : readTools(JSON.parse(await readFile(options.tools, 'utf8')) as unknown, options.tools);
-    model = options.scripted === undefined ? await langChainModel(options.model ?? 'openai:gpt-4o-mini') : scriptedModel(JSON.parse(await readFile(options.scripted, 'utf8')) as unknown, options.scripted);
+    policy = await readInput(policyFile, 'check the path of the policy (a text or Markdown file)');
+    tools = options.tools === undefined ? undefined : readTools(await readJson(options.tools, 'check the --tools path'), options.tools);
+    model = options.scripted === undefined ? await langChainModel(options.model ?? 'openai:gpt-4o-mini') : scriptedModel(await readJson(options.scripted, 'check the --scripted path'), options.scripted);
   } catch (error) {
-    output.err(error instanceof SyntaxError ? `not JSON: ${error.message}` : (error as Error).message);
+    output.err((error as Error).message);
     return 2;
   }
   const conversations: CompilerMessage[][] = [];
@@ -56,7 +58,9 @@ export async function compileCommand(policyFile: string, options: CompileCommand
   };
   try {
     const maxRepairs = options.maxRepairs ?? 3;
-    const workflow = await compileWorkflow(policy, { model: recorded, maxRepairs, header, onRound: onRound('workflow'), ...(tools ? { tools } : {}), source: options.out ?? 'workflow.yaml' });
+    // On standard output the file's place is unknown: it is taken to be written in the working folder.
+    const schema = schemaReference(options.out ?? 'workflow.yaml');
+    const workflow = await compileWorkflow(policy, { model: recorded, maxRepairs, header, schema, onRound: onRound('workflow'), ...(tools ? { tools } : {}), source: options.out ?? 'workflow.yaml' });
     for (const diagnostic of workflow.diagnostics) output.err(`  ${formatDiagnostic(diagnostic)}`);
     if (options.out === undefined) output.out(workflow.yaml.trimEnd());
     else await writeFileAtomic(options.out, workflow.yaml);
@@ -85,6 +89,25 @@ export async function compileCommand(policyFile: string, options: CompileCommand
     return 2;
   } finally {
     if (options.savePrompt !== undefined) await writeFileAtomic(options.savePrompt, `${JSON.stringify(conversations.at(-1) ?? [], null, 2)}\n`).catch(() => undefined);
+  }
+}
+
+/** A file's text; one that cannot be read throws one line: `nope.md: no such file; <missingHint>`. */
+async function readInput(file: string, missingHint: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(readFailureLine(readFailureDiagnostic(file, error, missingHint)));
+  }
+}
+
+/** A JSON file's value; text that is not JSON throws `file: not JSON: ...`. */
+async function readJson(file: string, missingHint: string): Promise<unknown> {
+  const text = await readInput(file, missingHint);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(`${file}: not JSON: ${(error as Error).message}`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { isReadFailure, readFailureLine } from '../../diagnostics/read-failure.js';
 import { workflowToMermaid } from '../../workflow/index.js';
 import { printFileReports, type Output } from '../output.js';
 import { checkWorkflowFile, describeWorkflow } from './validate.js';
@@ -15,6 +16,12 @@ export interface GraphCommandOptions {
  */
 export async function graphCommand(file: string, { strict = true }: GraphCommandOptions, output: Output): Promise<number> {
   const { report, workflow } = await checkWorkflowFile(file, strict);
+  // A file that is not there has nothing to report but that: one line, not a file report.
+  const [unread] = report.diagnostics.filter(isReadFailure);
+  if (unread) {
+    output.err(readFailureLine(unread));
+    return 1;
+  }
   if (!report.ok || workflow === undefined) return printFileReports([report], false, { ...output, out: output.err }, describeWorkflow);
   output.out(workflowToMermaid(workflow).trimEnd());
   return 0;

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { readFailureDiagnostic, readFailureLine } from '../../diagnostics/read-failure.js';
 import { checkRulebaseFile, type ToolSpec } from '../../rules/index.js';
 import { printFileReports, type Output } from '../output.js';
 
@@ -33,12 +34,17 @@ export async function rulesCheckCommand(files: string[], { json = false, tools: 
 
 /** The tool list, or the reason it cannot be read. */
 async function readTools(file: string): Promise<ToolSpec[] | string> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    return readFailureLine(readFailureDiagnostic(file, error, 'check the --tools path'));
+  }
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(file, 'utf8'));
+    value = JSON.parse(text);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    return `cannot read the tools file ${file}: ${reason}`;
+    return `${file}: not JSON: ${(error as Error).message}`;
   }
   if (!Array.isArray(value)) return `${file}: expected a JSON array of tool definitions`;
   const tools: ToolSpec[] = [];

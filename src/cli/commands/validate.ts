@@ -1,4 +1,6 @@
 import { DEFAULT_MAX_BYTES, readTextWithin } from '../../limits/index.js';
+import { readFailureDiagnostic } from '../../diagnostics/read-failure.js';
+import { MISSING_WORKFLOW_HINT } from '../../workflow/load.js';
 import { findWorkflowCounterexamples, lintWorkflow, validateWorkflow, type Workflow } from '../../workflow/index.js';
 import { plural, printFileReports, type FileReport, type Output } from '../output.js';
 
@@ -51,8 +53,7 @@ export async function checkWorkflowFile(file: string, strict: boolean): Promise<
     if ('tooLarge' in read) return { report: { file, ok: false, diagnostics: [{ severity: 'error', code: 'input-too-large', message: `${read.tooLarge.message}.`, hint: read.tooLarge.hint, path: '', source: file }] } };
     text = read.text;
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String((error as Error).message);
-    return { report: { file, ok: false, diagnostics: [{ severity: 'error', code: 'unreadable-file', message: `cannot read the file: ${reason}.`, path: '', source: file }] } };
+    return { report: { file, ok: false, diagnostics: [readFailureDiagnostic(file, error, MISSING_WORKFLOW_HINT)] } };
   }
   const result = validateWorkflow(text, { source: file, strict });
   if (!result.workflow) return { report: { file, ok: false, diagnostics: result.diagnostics } };

@@ -52,7 +52,7 @@ function hastyModel() {
     doGenerate: async ({ prompt }) => {
       const last = prompt.at(-1);
       const result = last.role === 'tool' ? last.content.at(-1) : undefined;
-      const refusal = result && result.output.type !== 'json' ? JSON.stringify(result.output) : '';
+      const refusal = result?.output.type === 'error-text' ? result.output.value : '';
       const call = (toolName) => answer([{ type: 'tool-call', toolCallId: \`call_\${prompt.length}\`, toolName, input: JSON.stringify({ order_id: 'A1' }) }], 'tool-calls');
       if (refusal.includes('lookup_order')) return call('lookup_order');
       if (refusal) return answer([{ type: 'text', text: 'Refund order A1 to the original payment method? (yes/no)' }], 'stop');
@@ -66,8 +66,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await generateText({ model: guard.model(hastyModel()), tools: guard.tools, stopWhen: stepCountIs(6), prompt: 'Refund order A1, please.', providerOptions: { panoptes: { sessionId: 'demo' } } });
   for (const step of result.steps) {
     for (const part of step.content) {
-      if (part.type === 'tool-error') console.log(\`refused  \${part.toolName}: \${part.error instanceof Error ? part.error.message : JSON.stringify(part.error)}\`);
-      else if (part.type === 'tool-result') console.log(\`\${typeof part.output === 'object' && part.output?.type === 'panoptes-refusal' ? 'refused ' : 'ran     '} \${part.toolName}\${part.output?.type === 'panoptes-refusal' ? \`: \${part.output.reason}\` : ''}\`);
+      // A refused call is a tool error (the UI shows it as failed; the model reads the reason).
+      if (part.type === 'tool-error') console.log(\`refused  \${part.toolName}: \${part.error instanceof Error ? part.error.message : String(part.error)}\`);
+      else if (part.type === 'tool-result') console.log(\`ran      \${part.toolName}\`);
       else if (part.type === 'text' && part.text) console.log(\`agent    \${part.text}\`);
     }
   }

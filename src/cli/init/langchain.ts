@@ -1,3 +1,5 @@
+import { LANGCHAIN_DEMO, LANGCHAIN_DEMO_REPORT } from './langchain-demo.js';
+
 /** The LangChain `createAgent` wiring `panoptes init --host langchain` writes, as a file that runs offline. */
 export const LANGCHAIN_AGENT = `// Panoptes for a LangChain createAgent agent, written by \`panoptes init --host langchain\`.
 //
@@ -35,45 +37,9 @@ export async function panoptes({ tools, userOf }) {
   return panoptesMiddleware({ monitor, sentinel });
 }
 
-// ---- The offline demo: replace the tools and the model with yours. ----
-const ran = [];
-const tools = [
-  tool(async ({ order_id }) => (ran.push('lookup_order'), JSON.stringify({ order_id, customer_id: 'cus_1', total: 40 })), {
-    name: 'lookup_order',
-    description: 'Look an order up by its id.',
-    schema: z.object({ order_id: z.string() }),
-  }),
-  tool(async ({ order_id }) => (ran.push('refund_order'), \`Order \${order_id} refunded.\`), {
-    name: 'refund_order',
-    description: 'Refund an order to the original payment method.',
-    schema: z.object({ order_id: z.string() }),
-  }),
-];
-
-/** A hasty model: it refunds first, looks the order up when told to, and asks the customer when the rules say so. */
-function hastyModel() {
-  const model = fakeModel();
-  for (let turn = 0; turn < 6; turn++) {
-    model.respond((messages) => {
-      const last = messages.at(-1);
-      const refusal = ToolMessage.isInstance(last) && last.status === 'error' ? String(last.content) : '';
-      const call = (name) => new AIMessage({ content: '', tool_calls: [{ id: \`call_\${turn}\`, name, args: { order_id: 'A1' }, type: 'tool_call' }] });
-      if (refusal.includes('lookup_order')) return call('lookup_order');
-      if (refusal) return new AIMessage('Refund order A1 to the original payment method? (yes/no)');
-      if (ToolMessage.isInstance(last)) return call('refund_order');
-      return call('refund_order');
-    });
-  }
-  return model;
-}
-
+${LANGCHAIN_DEMO}
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const agent = createAgent({ model: hastyModel(), tools, middleware: [await panoptes({ tools, userOf: () => 'cus_1' })] });
   const { messages } = await agent.invoke({ messages: [{ role: 'user', content: 'Refund order A1, please.' }] }, { configurable: { thread_id: 'demo' } });
-  for (const message of messages.slice(1)) {
-    if (ToolMessage.isInstance(message)) console.log(message.status === 'error' ? \`refused  \${message.name}: \${message.content}\` : \`ran      \${message.name}\`);
-    else if (AIMessage.isInstance(message) && message.content) console.log(\`agent    \${message.content}\`);
-  }
-  console.log(\`\\nTools that ran: \${ran.join(', ') || 'none'}. refund_order never ran without a lookup and a yes.\`);
-}
+${LANGCHAIN_DEMO_REPORT}}
 `;

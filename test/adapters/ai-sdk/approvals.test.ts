@@ -4,10 +4,10 @@
  */
 import { generateText, stepCountIs, tool, jsonSchema, type ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { guardTools, isToolCallRefusal } from '../../../adapters/ai-sdk/index.js';
+import { guardTools } from '../../../adapters/ai-sdk/index.js';
 import { createAirlineSession } from '../../../examples/airline/sentinel.js';
 import { InvalidOptionError } from '../../../src/index.js';
-import { callTool, say, sequenceModel } from './fixtures.js';
+import { callTool, refusalIn, say, sequenceModel } from './fixtures.js';
 
 const BAGS = { reservation_id: 'VAAOXJ', total_baggages: 3, nonfree_baggages: 2, payment_id: 'credit_card_1052991' };
 
@@ -64,8 +64,7 @@ describe('guardTools({ approvals: true })', () => {
     const wrong = { ...BAGS, nonfree_baggages: 0 };
     const result = await generateText({ model: sequenceModel(callTool('update_reservation_baggages', 'b1', wrong), say('Sorry.')), tools: guarded, prompt: 'Bags.', stopWhen: stepCountIs(3) });
     expect(result.steps[0]!.content.some((part) => part.type === 'tool-approval-request')).toBe(false);
-    const output = result.steps[0]!.toolResults[0]!.output;
-    expect(isToolCallRefusal(output) && output.reason.split('\n')[0]).toBe('update_reservation_baggages is not allowed by the policy: 3 bags with 1 free (membership, cabin and passengers of VAAOXJ) means 2 paid bags, not 0.');
+    expect(refusalIn(result.steps[0]!.content)?.reason.split('\n')[0]).toBe('update_reservation_baggages is not allowed by the policy: 3 bags with 1 free (membership, cabin and passengers of VAAOXJ) means 2 paid bags, not 0.');
     expect(ran).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 import { jsonSchema, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { GenerateResult, Prompt, StreamPart } from '../../../adapters/ai-sdk/host-types.js';
-import { parseWorkflow, type Logger } from '../../../src/index.js';
+import { ToolCallRefusedError } from '../../../adapters/ai-sdk/index.js';
+import { parseWorkflow, type Logger, type ToolRefusal } from '../../../src/index.js';
 
 /**
  * A support workflow: verify identity (critical) before any account action; leaking internal notes is critical
@@ -132,4 +133,20 @@ export const userTexts = (prompt: Prompt) =>
 export function recordingLogger(): Logger & { warnings: string[] } {
   const warnings: string[] = [];
   return { warnings, warn: (message: string) => void warnings.push(message) };
+}
+
+/** The refusal of a call a guarded tool refused, from a step's content: its `tool-error` part's error. */
+export function refusalIn(content: ReadonlyArray<{ type: string }>, toolCallId?: string): ToolRefusal | undefined {
+  const part = content.find((entry) => entry.type === 'tool-error' && (toolCallId === undefined || (entry as { toolCallId?: string }).toolCallId === toolCallId)) as { error?: unknown } | undefined;
+  return ToolCallRefusedError.isInstance(part?.error) ? part.error.refusal : undefined;
+}
+
+/** What a guarded tool's `execute` refused a call with: the refusal of the `ToolCallRefusedError` it threw. */
+export async function refusalFrom(execution: unknown): Promise<ToolRefusal> {
+  const error = await Promise.resolve(execution).then(
+    (output: unknown) => new Error(`the call ran: ${JSON.stringify(output)}`),
+    (thrown: unknown) => thrown,
+  );
+  if (!ToolCallRefusedError.isInstance(error)) throw error;
+  return error.refusal;
 }

@@ -1,9 +1,9 @@
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ToolExecutionOptions } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
-import { guardTools, isToolCallRefusal, panoptesMiddleware, policyTools } from '../../../adapters/ai-sdk/index.js';
+import { guardTools, panoptesMiddleware, policyTools, ToolCallRefusedError } from '../../../adapters/ai-sdk/index.js';
 import { createMonitor, createSentinelSessions, InvalidOptionError, parseRulebase, type Sentinel } from '../../../src/index.js';
 import { REFUND_RULES, refundSetup } from '../../guards/helpers.js';
-import { callTool, recordingLogger, say, sequenceModel, workflow } from './fixtures.js';
+import { callTool, recordingLogger, refusalFrom, refusalIn, say, sequenceModel, workflow } from './fixtures.js';
 
 const bookingInput = jsonSchema<{ booking_id: string }>({ type: 'object', properties: { booking_id: { type: 'string' } }, required: ['booking_id'] });
 const executionOptions: ToolExecutionOptions = { toolCallId: 'c1', messages: [] };
@@ -19,15 +19,15 @@ function refundWorld() {
 }
 
 describe('guardTools with a sentinel', () => {
-  it('returns the blockers instead of running a call the rules do not allow, and the model reads why', async () => {
+  it('refuses a call the rules do not allow with the blockers instead of running it, and the model reads why', async () => {
     const { sentinel, tools, refunds } = refundWorld();
     const mock = sequenceModel(callTool('issue_refund', 'r1', { booking_id: 'B1' }), say('Which booking do you mean?'));
     const result = await generateText({ model: mock, tools: guardTools(tools, { sentinel }), prompt: 'Refund B1.', stopWhen: stepCountIs(3) });
 
     expect(refunds).toEqual([]);
-    const output = result.steps[0]!.toolResults[0]!.output;
-    expect(output).toMatchObject({ type: 'panoptes-refusal', by: 'sentinel', tool: 'issue_refund', status: 'blocked', blockers: [{ kind: 'bind-context', name: 'booking_of_interest' }] });
-    const reason = isToolCallRefusal(output) ? output.reason : '';
+    const refusal = refusalIn(result.steps[0]!.content, 'r1');
+    expect(refusal).toMatchObject({ by: 'sentinel', tool: 'issue_refund', status: 'blocked', blockers: [{ kind: 'bind-context', name: 'booking_of_interest' }] });
+    const reason = refusal!.reason;
     expect(reason).toContain('booking_of_interest');
     expect(mock.doGenerateCalls[1]!.prompt.at(-1)).toEqual({
       role: 'tool',
@@ -39,7 +39,7 @@ describe('guardTools with a sentinel', () => {
     const { sentinel, facts, tools, refunds } = refundWorld();
     const guarded = guardTools(tools, { sentinel });
     sentinel.bindContext('booking_of_interest', 'B1');
-    const asking = await guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions);
+    const asking = await refusalFrom(guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions));
     expect(asking).toMatchObject({ status: 'blocked', blockers: expect.arrayContaining([expect.objectContaining({ kind: 'ask', goal: 'customer_confirms("B1")' })]) });
     facts.assert('customer_confirms', ['B1'], { source: 'user' });
     expect(await guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions)).toBe('Refunded B1.');
@@ -51,7 +51,7 @@ describe('guardTools with a sentinel', () => {
     const check = vi.spyOn(sentinel, 'check');
     const monitor = createMonitor({ workflow, logger: recordingLogger() });
     const guarded = guardTools(tools, { monitor, sentinel, sessionId: 's1' });
-    const refusal = await guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions);
+    const refusal = await refusalFrom(guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions));
     expect(refusal).toMatchObject({ by: 'monitor', constraints: ['verify_first'] });
     expect(check).not.toHaveBeenCalled();
     expect(calls).toEqual([]); // the sentinel's data tool was never called
@@ -64,7 +64,7 @@ describe('guardTools with a sentinel', () => {
     const logger = recordingLogger();
     const broken = { ...createMonitor({ workflow }), beforeTool: () => Promise.reject(new Error('store unreachable')) };
     const guarded = guardTools(tools, { monitor: broken, sentinel, sessionId: 's1', logger });
-    expect(await guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions)).toMatchObject({ by: 'sentinel', status: 'blocked' });
+    expect(await refusalFrom(guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions))).toMatchObject({ by: 'sentinel', status: 'blocked' });
     expect(refunds).toEqual([]);
     expect(logger.warnings).toEqual([expect.stringMatching(/^\[panoptes\] The pre-emptive check \(monitor.beforeTool\) failed/)]);
   });
@@ -84,7 +84,7 @@ describe('guardTools with a sentinel', () => {
       prompt: 'Refund B1.',
       stopWhen: stepCountIs(4),
     });
-    expect(result.steps[1]!.toolResults[0]!.output).toMatchObject({ by: 'sentinel', blockers: expect.arrayContaining([expect.objectContaining({ kind: 'ask' })]) });
+    expect(refusalIn(result.steps[1]!.content)).toMatchObject({ by: 'sentinel', blockers: expect.arrayContaining([expect.objectContaining({ kind: 'ask' })]) });
     expect(refunds).toEqual([]);
     const report = (await monitor.report('T-7'))!;
     expect(report.trace).toEqual(['greeting', 'verify_identity']);
@@ -111,7 +111,7 @@ describe('guardTools and policyTools with per-conversation sentinels', () => {
 
     const bob = sequenceModel(callTool('issue_refund', 'r2', { booking_id: 'B1' }), say('Which booking?'));
     const result = await generateText({ model: bob, tools: allTools, experimental_context: { customer: 'bob' }, prompt: 'Refund B1.', stopWhen: stepCountIs(3) });
-    expect(result.steps[0]!.toolResults[0]!.output).toMatchObject({ by: 'sentinel', blockers: [{ kind: 'bind-context', name: 'booking_of_interest' }] });
+    expect(refusalIn(result.steps[0]!.content)).toMatchObject({ by: 'sentinel', blockers: [{ kind: 'bind-context', name: 'booking_of_interest' }] });
     expect(refunds).toEqual(['B1']);
   });
 
@@ -135,7 +135,7 @@ describe('guardTools without a sessionId', () => {
 });
 
 describe('guardTools, host details', () => {
-  it('keeps a streaming tool streaming, and a refused one yields only the refusal', async () => {
+  it('keeps a streaming tool streaming, and a refused one throws the refusal before it yields anything', async () => {
     const { sentinel } = refundWorld();
     const progress = tool({
       inputSchema: bookingInput,
@@ -154,24 +154,18 @@ describe('guardTools, host details', () => {
       { status: 'working', booking_id: 'B1' },
       { status: 'done', booking_id: 'B1' },
     ]); // a data tool: allowed without a guard
-    const refused = await collect(guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions));
-    expect(refused).toHaveLength(1);
-    expect(isToolCallRefusal(refused[0])).toBe(true);
+    expect(await refusalFrom(collect(guarded.issue_refund.execute!({ booking_id: 'B1' }, executionOptions)))).toMatchObject({ by: 'sentinel', tool: 'issue_refund' });
   });
 
-  it("keeps the tool's own toModelOutput and the host's default for every output that is not a refusal", async () => {
+  it("keeps the tool's own toModelOutput and needsApproval: only execute is wrapped when nothing asks for approval", () => {
     const { sentinel } = refundWorld();
-    sentinel.bindContext('booking_of_interest', 'B1');
-    const custom = tool({ inputSchema: bookingInput, execute: async () => 42, toModelOutput: ({ output }) => ({ type: 'text', value: `answer ${output}` }) });
-    const plain = tool({ inputSchema: bookingInput, execute: async () => ({ ok: true }) });
-    const guarded = guardTools({ get_booking: custom, other: plain }, { sentinel: allowAll(sentinel) });
-    const options = { toolCallId: 'c1', input: { booking_id: 'B1' } };
-    expect(await guarded.get_booking.toModelOutput!({ ...options, output: 42 })).toEqual({ type: 'text', value: 'answer 42' });
-    expect(await guarded.other.toModelOutput!({ ...options, output: { ok: true } })).toEqual({ type: 'json', value: { ok: true } });
-    expect(await guarded.other.toModelOutput!({ ...options, output: 'fine' as never })).toEqual({ type: 'text', value: 'fine' });
-    expect(await guarded.other.toModelOutput!({ ...options, output: undefined as never })).toEqual({ type: 'json', value: null });
-    const refusal = { type: 'panoptes-refusal' as const, by: 'sentinel' as const, tool: 'other', reason: 'Not yet.' };
-    expect(await guarded.other.toModelOutput!({ ...options, output: refusal })).toEqual({ type: 'error-text', value: 'Not yet.' });
+    const toModelOutput = ({ output }: { output: number }) => ({ type: 'text' as const, value: `answer ${output}` });
+    const custom = tool({ inputSchema: bookingInput, execute: async () => 42, toModelOutput });
+    const never = tool({ inputSchema: bookingInput, execute: async () => 42, needsApproval: false });
+    const guarded = guardTools({ get_booking: custom, other: never }, { sentinel });
+    expect(guarded.get_booking.toModelOutput).toBe(toModelOutput);
+    expect(guarded.get_booking.needsApproval).toBeUndefined();
+    expect(guarded.other.needsApproval).toBe(false);
   });
 
   it('leaves tools without execute as they are', () => {
@@ -188,11 +182,13 @@ describe('guardTools, host details', () => {
     expect(() => guardTools(tools, { sentinel: {} as Sentinel })).toThrow('Invalid option `sentinel`');
   });
 
-  it('recognises refusals, also after a JSON round trip', () => {
-    const refusal = { type: 'panoptes-refusal', by: 'monitor', tool: 'x', reason: 'No.' };
-    expect(isToolCallRefusal(JSON.parse(JSON.stringify(refusal)))).toBe(true);
-    expect(isToolCallRefusal({ type: 'panoptes-refusal' })).toBe(false);
-    expect(isToolCallRefusal('panoptes-refusal')).toBe(false);
+  it('refuses with an error that says who refused, told apart from the other errors of its code', async () => {
+    const { sentinel, tools } = refundWorld();
+    const error = await Promise.resolve(guardTools(tools, { sentinel }).issue_refund.execute!({ booking_id: 'B1' }, executionOptions)).catch((thrown: unknown) => thrown);
+    expect(ToolCallRefusedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'TOOL_CALL_DENIED', name: 'ToolCallRefusedError', refusal: { by: 'sentinel', tool: 'issue_refund' } });
+    expect((error as Error).message).toBe((error as ToolCallRefusedError).refusal.reason);
+    expect(ToolCallRefusedError.isInstance(await sentinel.assertAllowed('issue_refund', { booking_id: 'B1' }).catch((thrown: unknown) => thrown))).toBe(false);
   });
 });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { guardTools, panoptesMiddleware, panoptesStopCondition, sessionIdFromMetadata } from '../../../adapters/ai-sdk/index.js';
 import { createMonitor, InvalidOptionError, WorkflowViolationError, type Monitor } from '../../../src/index.js';
 import { createFakeEmbedder } from '../../../src/testing/index.js';
-import { callTool, exemplarWorkflow, recordingLogger, say, scriptedModel, sequenceModel, supportTools, systemOf, workflow } from './fixtures.js';
+import { callTool, exemplarWorkflow, recordingLogger, refusalIn, say, scriptedModel, sequenceModel, supportTools, systemOf, workflow } from './fixtures.js';
 
 /** A conversation with every kind of content the adapter must carry through untouched. */
 const richConversation: ModelMessage[] = [
@@ -62,7 +62,7 @@ describe('panoptesMiddleware through generateText', () => {
       ],
     });
     expect(systemOf(mock.doGenerateCalls[2]!.prompt)).toBe('You are a support agent.'); // guidance applied once, then gone
-    expect(result.steps[0]!.toolResults[0]!.output).toMatchObject({ type: 'panoptes-refusal', by: 'monitor', constraints: ['verify_first'] });
+    expect(refusalIn(result.steps[0]!.content)).toMatchObject({ by: 'monitor', constraints: ['verify_first'] });
     const report = await monitor.endSession('s1');
     expect(report.trace).toEqual(['greeting', 'verify_identity', 'account_action', 'resolution']);
     expect(report.refusals).toHaveLength(1);

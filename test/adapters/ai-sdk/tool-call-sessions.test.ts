@@ -6,8 +6,8 @@ describe('tool-call sessions', () => {
     const [monitor, other] = [{}, {}];
     rememberToolCalls(monitor, 's1', [{ id: 'call_a' }, { id: 'call_b' }, {}]);
     expect(sessionOfToolCall(other, 'call_a')).toBeUndefined();
-    expect(sessionOfToolCall(monitor, 'call_a')).toBe('s1'); // before the call runs
-    expect(sessionOfToolCall(monitor, 'call_a', { forget: true })).toBe('s1'); // when its result is recorded
+    expect(sessionOfToolCall(monitor, 'call_a', { keep: true })).toBe('s1'); // before the call runs
+    expect(sessionOfToolCall(monitor, 'call_a')).toBe('s1'); // when its result is recorded
     expect(sessionOfToolCall(monitor, 'call_a')).toBeUndefined(); // forgotten once recorded
     expect(sessionOfToolCall(monitor, 'call_b')).toBe('s1');
   });

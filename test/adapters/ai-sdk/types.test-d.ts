@@ -1,7 +1,7 @@
 import { generateText, jsonSchema, type InferToolOutput, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel, type LanguageModelMiddleware, type StopCondition, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { expectTypeOf } from 'vitest';
-import { guardTools, panoptesMiddleware, panoptesStopCondition, type PanoptesMiddlewareOptions, type ToolCallRefusal } from '../../../adapters/ai-sdk/index.js';
+import { guardTools, panoptesMiddleware, panoptesStopCondition, type PanoptesMiddlewareOptions } from '../../../adapters/ai-sdk/index.js';
 import type { Monitor } from '../../../src/index.js';
 
 declare const monitor: Monitor;
@@ -14,14 +14,14 @@ wrapLanguageModel({ model: new MockLanguageModelV3(), middleware: [panoptesMiddl
 // @ts-expect-error `session` is not an option (it is `sessionId`)
 panoptesMiddleware({ monitor, session: 's1' } satisfies PanoptesMiddlewareOptions);
 
-// Guarded tools keep their input types, and their output may be a refusal.
+// Guarded tools keep their types: a refusal is thrown (a tool error), never an output.
 const refund = tool({
   inputSchema: jsonSchema<{ orderId: string }>({ type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] }),
   execute: async ({ orderId }) => ({ refunded: orderId }),
 });
 const guarded = guardTools({ refund }, { monitor, sessionId: 's1' });
 expectTypeOf(guarded.refund.execute).parameter(0).toEqualTypeOf<{ orderId: string }>();
-expectTypeOf<InferToolOutput<typeof guarded.refund>>().toEqualTypeOf<{ refunded: string } | ToolCallRefusal>();
+expectTypeOf<InferToolOutput<typeof guarded.refund>>().toEqualTypeOf<{ refunded: string }>();
 
 // The stop condition fits stopWhen beside the host's own conditions, for any tool set.
 expectTypeOf(panoptesStopCondition({ monitor })).toExtend<StopCondition<ToolSet>>();

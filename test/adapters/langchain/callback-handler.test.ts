@@ -89,7 +89,8 @@ describe('PanoptesCallbackHandler', () => {
 
     const refusal = result.messages.find((message) => ToolMessage.isInstance(message)) as ToolMessage;
     expect(refusal.status).toBe('error');
-    expect(refusal.content).toContain('The call to issue_refund was refused and did not run.');
+    // The refusal as written for the model; LangChain's tool node adds its own line after a tool's error.
+    expect(refusal.content).toMatch(/^The call to issue_refund was refused and did not run\./);
     expect(refund).not.toHaveBeenCalled();
     expect((await monitor.report('t1'))!.refusals).toHaveLength(1);
     // The guidance due on the second model call could not be applied by a callback, and the developer is told so.

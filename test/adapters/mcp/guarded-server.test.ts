@@ -237,6 +237,27 @@ describe('createGuardedMcpServer with a workflow monitor', () => {
     expect(textOf(await client.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } }))).toBe('Refunded B1.');
     expect(received).toEqual(['verify_identity 42', 'issue_refund B1']);
   });
+
+  it('asks the user only about a call the workflow allows: one it refuses is refused before the rules or the user see it', async () => {
+    const received: string[] = [];
+    const upstream: Record<string, McpToolHandler> = {
+      verify_identity: { execute: () => (received.push('verify_identity'), 'Verified.') },
+      issue_refund: { execute: ({ booking_id }) => (received.push(`issue_refund ${String(booking_id)}`), `Refunded ${String(booking_id)}.`) },
+    };
+    // The rules need nothing but the user's yes to this exact call: they alone would put it to the user.
+    const rules = parseRulebase('askable confirms_refund(B) for issue_refund "Refund exactly this: {call}? (yes/no)"\nguard issue_refund(booking_id: B) :- confirms_refund(B).\nguard verify_identity.');
+    const sentinel = createSentinel({ rulebase: rules, facts: createFactStore({ clock: createFakeClock() }) });
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const { client, asked } = await connect(createGuardedMcpServer({ upstream, monitor, sentinel, sessionId: 's1', approvals: true }), [approve]);
+
+    const refused = await client.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } });
+    expect(refusalOf(refused)).toMatchObject({ by: 'monitor', constraints: ['verify_first'] });
+    expect(asked).toEqual([]);
+    await client.callTool({ name: 'verify_identity', arguments: {} });
+    expect(textOf(await client.callTool({ name: 'issue_refund', arguments: { booking_id: 'B1' } }))).toBe('Refunded B1.');
+    expect(asked).toEqual(['Refund exactly this: issue_refund(booking_id: "B1")? (yes/no)']);
+    expect(received).toEqual(['verify_identity', 'issue_refund B1']);
+  });
 });
 
 describe('createGuardedMcpServer in front of another MCP server', () => {

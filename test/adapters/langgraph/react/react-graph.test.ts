@@ -82,7 +82,7 @@ describe('createReactGraph', () => {
     const { search } = searchTool();
     const waits: number[] = [];
     const model = fakeModel().respond(httpError(429, 'Rate limit reached')).respond(httpError(429, 'Rate limit reached')).respond(finish());
-    const state = await createReactGraph({ model, tools: [search], finishSchema: answerSchema, sleep: async (ms) => void waits.push(ms) }).compile().invoke(ask());
+    const state = await createReactGraph({ model, tools: [search], finishSchema: answerSchema, retry: { jitter: false }, sleep: async (ms) => void waits.push(ms) }).compile().invoke(ask());
     expect(state.react).toMatchObject({ status: 'finished', iterations: 1, modelAttempts: 3 });
     expect(model.callCount).toBe(3);
     expect(waits).toEqual([1000, 2000]);
@@ -102,7 +102,7 @@ describe('createReactGraph', () => {
     const model = fakeModel().alwaysThrow(httpError(503, 'Service unavailable'));
     const fallback = fakeModel().respond(finish({ answer: 'from fallback', confidence: 0.7 }));
     const state = await createReactGraph({ model, tools: [search], finishSchema: answerSchema, fallback, ...noWait }).compile().invoke(ask());
-    expect(model.callCount).toBe(3); // retries ran out first
+    expect(model.callCount).toBe(4); // retries ran out first
     expect(state.react).toMatchObject({ status: 'finished', output: { answer: 'from fallback' }, fallbackUsed: true });
   });
 
@@ -251,7 +251,7 @@ describe('createReactGraph node timeouts (LangGraph timeout)', () => {
     const model = fakeModel();
     const stuck = Object.assign(Object.create(model), { bindTools: () => ({ invoke: () => (attempts++, never()) }) });
     const state = await createReactGraph({ model: stuck, tools: [search], finishSchema: answerSchema, modelTimeoutMs: 10, ...noWait }).compile().invoke(ask());
-    expect(attempts).toBe(3);
+    expect(attempts).toBe(4);
     expect(state.react).toMatchObject({ status: 'uncertain', reasonCode: 'llm_error' });
     expect(state.react.detail).toContain('NodeTimeoutError');
   });

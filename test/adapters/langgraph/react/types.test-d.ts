@@ -11,7 +11,7 @@ const finishSchema = z.object({ answer: z.string() });
 // The compiled graph's state carries the controller's state, typed.
 const graph = createReactGraph({ model: fakeModel(), tools: [search], finishSchema }).compile();
 const state = await graph.invoke({ messages: [new HumanMessage('hi')] });
-expectTypeOf(state.react).toEqualTypeOf<ReactControllerState>();
+expectTypeOf(state.react).toEqualTypeOf<ReactControllerState<{ answer: string }>>();
 expectTypeOf(state.react.status).toEqualTypeOf<'running' | 'finished' | 'uncertain'>();
 
 // A fallback function returns what finish would: the schema's output type.
