@@ -32,6 +32,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   'adapters-langgraph': async () => (await import('./adapters-langgraph.js')).langgraphAdapterBench,
   'adapters-ai-sdk': async () => (await import('./adapters-ai-sdk.js')).aiSdkAdapterBench,
   react: async () => (await import('./react.js')).reactBench,
+  verify: async () => (await import('./verify.js')).verifyBench,
   authoring: async () => (await import('./authoring.js')).authoringBench,
   proxy: async () => (await import('./proxy.js')).proxyBench,
   'proxy-redis': async () => (await import('./proxy-redis.js')).proxyRedisBench,

@@ -14,6 +14,7 @@ import { rulesCheckCommand } from './commands/rules-check.js';
 import { serveCommand, type ServeCommandOptions } from './commands/serve.js';
 import { testCommand, type TestCommandOptions } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
+import { verifyCommand, type VerifyCommandOptions } from './commands/verify.js';
 import { INIT_HOSTS } from './init-templates.js';
 import { consoleOutput } from './output.js';
 
@@ -110,6 +111,25 @@ program
   .addOption(new Option('--max-repairs <n>', 'rounds in which validation errors go back to the model').default(3).argParser(nonNegativeInteger))
   .action(async (policy: string, options: CompileCommandOptions) => {
     process.exitCode = await compileCommand(policy, options, output);
+  });
+
+program
+  .command('verify')
+  .description('check every case against every criterion of a written policy with a model (ReAct, verified citations); one JSON line per case and criterion, a summary, an HTML report')
+  .requiredOption('--policy <files...>', 'the policy: Markdown (sections by heading) or text files')
+  .requiredOption('--criteria <file>', 'YAML list of criteria: - { id, text }')
+  .requiredOption('--cases <file>', 'JSONL file: one case per line, a JSON object with an "id"')
+  .option('--model <provider:name>', "chat model for LangChain's initChatModel (needs langchain and the provider's package)", 'openai:gpt-4o-mini')
+  .option('--scripted <answers.json>', 'answer from a JSON list of verdicts instead of a model (offline runs, tests)')
+  .addOption(new Option('--scripted-delay <ms>', 'with --scripted: how long each answer takes').default(0).argParser(nonNegativeInteger))
+  .addOption(new Option('--concurrency <n>', 'runs (a case and a criterion) at once').default(4).argParser(positiveInteger))
+  .option('--out <file>', 'write the results here, one JSON line per case and criterion as each ends (default: stdout)')
+  .option('--html <file>', 'also write an HTML report: each verdict with its rationale and its citations in the policy')
+  .option('--resume', 'go on with the results already in --out: no case and criterion runs twice')
+  .option('--prices <file>', 'JSON prices in USD per million tokens by model name, for the cost column: { "gpt-4o-mini": { "input": 0.15, "output": 0.6 } }')
+  .addOption(new Option('--max-iterations <n>', 'model calls one run may make').argParser(positiveInteger))
+  .action(async (options: VerifyCommandOptions) => {
+    process.exitCode = await verifyCommand(options, output);
   });
 
 program

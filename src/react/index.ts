@@ -6,4 +6,5 @@ export { classifyModelError, isTransientModelError, type ModelErrorClass } from 
 export { normalizeQuoteText, verifyCitations, type CitableDocument, type Citation, type CitationCheck, type RejectedCitation } from './citations.js';
 export { budgetExceeded, costOf, priceOf, truncateText, type ModelPrice, type PriceTable, type ReactReasonCode, type RunBudget, type RunTotals, type TokenUsage } from './budgets.js';
 export { mapWithConcurrency } from './concurrency.js';
+export { DEFAULT_MAX_CHUNK_CHARS, findQuoteSpan, policySourceNames, SECTION_SEPARATOR, splitPolicy, type PolicyChunk, type SplitPolicyOptions } from './policy-sections.js';
 export { createReactTelemetry, type ReactRunSummary, type ReactRunTrace, type ReactTelemetry } from './telemetry.js';

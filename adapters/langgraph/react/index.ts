@@ -34,3 +34,6 @@ export { SEARCH_POLICY_TOOL, retrievedDocuments, type PolicyRetriever, type Retr
 export { criterionResult, traceOf, usageOf, type CriterionResultOptions, type VerificationFinish } from './criterion-result.js';
 export { resumeCase, verifyCase, type VerificationRunner, type VerifyCaseOptions } from './verify-case.js';
 export { compareResults, DEFAULT_SHADOW_CONFIDENCE_TOLERANCE, SHADOW_DISAGREEMENT_EVENT, shadowVerifier, type ShadowDisagreement, type ShadowVerifier, type ShadowVerifierOptions } from './shadow.js';
+export { DEFAULT_SEARCH_DESCRIPTION } from './verification-tools.js';
+export { DEFAULT_POLICY_K, policyRetriever, PolicySectionRetriever, type PolicyRetrieverOptions, type PolicySource } from './policy-retriever.js';
+export { verifyCases, type CaseCriterionResult, type CaseToVerify, type VerifyCasesOptions, type VerifyCasesSummary } from './verify-cases.js';

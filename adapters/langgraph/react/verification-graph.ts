@@ -13,7 +13,7 @@ import { noteRun, threadAttributes } from './run-trace.js';
 import { fallbackVerdictSchema, reactFallbackOf, type VerificationFallback } from './verification-fallback.js';
 import { criterionMessage, VERIFICATION_PROMPT_ID, VERIFICATION_SYSTEM_PROMPT } from './verification-prompt.js';
 import { VerificationAnnotation, VerificationInputAnnotation, VerificationOutputAnnotation, type VerificationState } from './verification-state.js';
-import { caseFactsTool, findInPolicyTool, searchPolicyTool, type PolicyRetriever } from './verification-tools.js';
+import { caseFactsTool, findInPolicyTool, SEARCH_POLICY_TOOL, searchPolicyTool, type PolicyRetriever } from './verification-tools.js';
 
 /** Confidence below which a verdict becomes `uncertain` (`low_confidence`): the reference controller's abstention rule. */
 export const DEFAULT_ABSTAIN_BELOW = 0.65;
@@ -34,6 +34,12 @@ export const verificationFinishSchema = z.object({
 export interface VerificationGraphOptions extends Omit<ReactGraphOptions<VerificationFinish>, 'tools' | 'finishSchema' | 'finishDescription' | 'systemPrompt' | 'fallback'> {
   /** Where the policy comes from: any LangChain `BaseRetriever`, or `(query) => Promise<Document[]>`. */
   retriever: PolicyRetriever;
+  /**
+   * The search tool's name and description, in your domain's words (`{ name: 'search_travel_policy', description:
+   * 'Search the travel and expense policy.' }`). The built-in prompt names the tool by this name.
+   * @default { name: 'search_policy', description: 'Search the policy. Returns the matching passages with their source and section.' }
+   */
+  searchTool?: { name?: string; description?: string };
   /** More tools for the model, beside search_policy, get_case_facts and find_in_policy. @default [] */
   tools?: StructuredToolInterface[];
   /** Your system prompt instead of the built-in one; give it a `promptId`. */
@@ -80,7 +86,9 @@ export interface VerificationGraphOptions extends Omit<ReactGraphOptions<Verific
  * const { result } = await verifier.invoke({ caseBundle: { diagnosis: 'M54.5', weeks_of_therapy: 8 }, criterion: { id: 'C1', text: 'Six weeks of conservative therapy' } });
  */
 export function createVerificationGraph(options: VerificationGraphOptions): VerificationGraph {
-  const { retriever, tools = [], systemPrompt, promptId, abstainBelow = DEFAULT_ABSTAIN_BELOW, maxCriterionBytes = DEFAULT_MAX_CRITERION_BYTES, maxCaseBytes = DEFAULT_MAX_CASE_BYTES, maxDocumentsPerSearch = 5, maxDocumentChars = 20_000, checkpointer, cache, store, fallback, ...react } = options;
+  const { retriever, tools = [], systemPrompt, promptId, abstainBelow = DEFAULT_ABSTAIN_BELOW, maxCriterionBytes = DEFAULT_MAX_CRITERION_BYTES, maxCaseBytes = DEFAULT_MAX_CASE_BYTES, maxDocumentsPerSearch = 5, maxDocumentChars = 20_000, checkpointer, cache, store, fallback, searchTool = {}, ...react } = options;
+  const searchName = searchTool.name ?? SEARCH_POLICY_TOOL;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(searchName)) throw new InvalidOptionError({ parameter: 'searchTool.name', value: searchName, fix: 'Pass 1 to 64 letters, digits, _ or -: the name providers accept for a tool.' });
   if (!retriever || (typeof retriever !== 'function' && typeof (retriever as { invoke?: unknown }).invoke !== 'function')) {
     throw new InvalidOptionError({ parameter: 'retriever', value: retriever, fix: 'Pass a LangChain retriever (vectorStore.asRetriever()) or a function (query) => Promise<Document[]>: the verifier has nothing to read without one.' });
   }
@@ -90,7 +98,8 @@ export function createVerificationGraph(options: VerificationGraphOptions): Veri
   }
   const clock = react.clock ?? systemClock;
   const history = react.history ?? 'reset';
-  const resolvedPromptId = promptId ?? (systemPrompt === undefined ? VERIFICATION_PROMPT_ID : `custom-${createHash('sha256').update(systemPrompt).digest('hex').slice(0, 12)}`);
+  const builtInPromptId = searchName === SEARCH_POLICY_TOOL ? VERIFICATION_PROMPT_ID : `${VERIFICATION_PROMPT_ID}:${searchName}`;
+  const resolvedPromptId = promptId ?? (systemPrompt === undefined ? builtInPromptId : `custom-${createHash('sha256').update(systemPrompt).digest('hex').slice(0, 12)}`);
   const reactFallback = reactFallbackOf(fallback);
   const telemetry = createReactTelemetry(react);
   const resultOf = (state: VerificationState, threadId: string | undefined) => criterionResult(state, { abstainBelow, promptId: resolvedPromptId, redact: telemetry.redact, ...(threadId === undefined ? {} : { threadId }) });
@@ -98,10 +107,10 @@ export function createVerificationGraph(options: VerificationGraphOptions): Veri
     {
       ...react,
       ...(reactFallback ? { fallback: reactFallback as never } : {}),
-      tools: [searchPolicyTool(retriever, { maxDocumentsPerSearch, maxDocumentChars }, clock, telemetry.redact), caseFactsTool(), findInPolicyTool(), ...tools],
+      tools: [searchPolicyTool(retriever, { maxDocumentsPerSearch, maxDocumentChars, ...searchTool }, clock, telemetry.redact), caseFactsTool(), findInPolicyTool(searchName), ...tools],
       finishSchema: verificationFinishSchema as never,
       finishDescription: 'Give your verdict on the criterion, with verbatim citations from the policy.',
-      systemPrompt: systemPrompt ?? VERIFICATION_SYSTEM_PROMPT,
+      systemPrompt: systemPrompt ?? VERIFICATION_SYSTEM_PROMPT.replaceAll(SEARCH_POLICY_TOOL, searchName),
     },
     {
       state: VerificationAnnotation as never,

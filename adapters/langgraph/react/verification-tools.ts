@@ -22,17 +22,27 @@ export interface RetrievedDocument extends CitableDocument {
 
 export const SEARCH_POLICY_TOOL = 'search_policy';
 
+/** What the search tool is told to be unless the graph's `searchTool` option says otherwise: no domain named. */
+export const DEFAULT_SEARCH_DESCRIPTION = 'Search the policy. Returns the matching passages with their source and section.';
+
+/** Marks a search answer in its `response_metadata`, so a search tool under another name is still recognised. */
+const RETRIEVAL_MARK = 'panoptes_retrieval';
+
 /** Bounds on what the tools read, so a retriever returning a huge corpus costs bounded memory per run. */
 export interface PolicyToolLimits {
   maxDocumentsPerSearch: number;
   maxDocumentChars: number;
+  /** The search tool's name. @default 'search_policy' */
+  name?: string;
+  /** The search tool's description, in the words of your domain. */
+  description?: string;
 }
 
 /** The documents this run retrieved: the artifacts of its `search_policy` answers, in the order read. */
 export function retrievedDocuments(messages: readonly BaseMessage[]): RetrievedDocument[] {
   const documents: RetrievedDocument[] = [];
   for (const message of messages) {
-    if (message.getType() !== 'tool' || message.name !== SEARCH_POLICY_TOOL) continue;
+    if (message.getType() !== 'tool' || (message.name !== SEARCH_POLICY_TOOL && (message.response_metadata as Record<string, unknown> | undefined)?.[RETRIEVAL_MARK] !== true)) continue;
     const artifact = (message as ToolMessage).artifact;
     if (Array.isArray(artifact)) documents.push(...(artifact as RetrievedDocument[]));
   }
@@ -45,7 +55,8 @@ export function retrievedDocuments(messages: readonly BaseMessage[]): RetrievedD
  * `uncertain` with `retrieval_error`: a verdict on a policy the run could not read would be a guess. Its error text
  * passes `redact` first (a provider's error may quote a key).
  */
-export function searchPolicyTool(retriever: PolicyRetriever, { maxDocumentsPerSearch, maxDocumentChars }: PolicyToolLimits, clock: Clock, redact: (text: string) => string = (text) => text): StructuredToolInterface {
+export function searchPolicyTool(retriever: PolicyRetriever, { maxDocumentsPerSearch, maxDocumentChars, name = SEARCH_POLICY_TOOL, description = DEFAULT_SEARCH_DESCRIPTION }: PolicyToolLimits, clock: Clock, redact: (text: string) => string = (text) => text): StructuredToolInterface {
+  const mark = { [RETRIEVAL_MARK]: true };
   const retrieve = typeof retriever === 'function' ? retriever : (query: string) => retriever.invoke(query);
   return tool(
     async ({ query }: { query: string }, runtime: unknown) => {
@@ -56,7 +67,7 @@ export function searchPolicyTool(retriever: PolicyRetriever, { maxDocumentsPerSe
         if (!Array.isArray(found)) throw new TypeError(`the retriever returned ${typeof found}, not a list of documents`);
       } catch (error) {
         const detail = redact(`the retriever failed: ${error instanceof Error ? error.message : String(error)}`);
-        return new Command({ update: { react: ended({}, 'retrieval_error', detail, clock), messages: [new ToolMessage({ content: `search_policy failed: ${detail}`, name: SEARCH_POLICY_TOOL, tool_call_id: id, status: 'error' })] } });
+        return new Command({ update: { react: ended({}, 'retrieval_error', detail, clock), messages: [new ToolMessage({ content: `${name} failed: ${detail}`, name, tool_call_id: id, status: 'error', response_metadata: mark })] } });
       }
       const documents = found.slice(0, maxDocumentsPerSearch).map((document, index): RetrievedDocument => {
         const metadata = (document.metadata ?? {}) as { source?: unknown; section?: unknown };
@@ -65,9 +76,9 @@ export function searchPolicyTool(retriever: PolicyRetriever, { maxDocumentsPerSe
       });
       const content = documents.length === 0 ? `No policy text matches "${query}". Try other words.` : documents.map((document, index) => `[${index + 1}] source: ${document.source}${document.section ? `, section: ${document.section}` : ''}\n${document.text}`).join('\n\n');
       // A message of its own (not LangChain's content-and-artifact tuple), so a failure above can be a Command.
-      return new ToolMessage({ content, artifact: documents, name: SEARCH_POLICY_TOOL, tool_call_id: id });
+      return new ToolMessage({ content, artifact: documents, name, tool_call_id: id, response_metadata: mark });
     },
-    { name: SEARCH_POLICY_TOOL, description: 'Search the coverage policy. Returns the matching passages with their source and section.', schema: z.object({ query: z.string().describe('What to look for in the policy') }) },
+    { name, description, schema: z.object({ query: z.string().describe('What to look for in the policy') }) },
   ) as unknown as StructuredToolInterface;
 }
 
@@ -94,12 +105,12 @@ export function caseFactsTool(): StructuredToolInterface {
  * case normalised) with its context, else the closest passages by MiniSearch's fuzzy full-text search. Only what
  * this run retrieved is searched, so a quote found here will verify.
  */
-export function findInPolicyTool(): StructuredToolInterface {
+export function findInPolicyTool(searchName = SEARCH_POLICY_TOOL): StructuredToolInterface {
   return tool(
     async ({ text }: { text: string }, runtime: unknown) => {
       const state = (runtime as { state?: { messages?: BaseMessage[]; react?: ReactControllerState } }).state;
       const documents = retrievedDocuments(evaluationMessages(state?.messages ?? [], state?.react));
-      if (documents.length === 0) return 'Nothing retrieved yet: call search_policy first.';
+      if (documents.length === 0) return `Nothing retrieved yet: call ${searchName} first.`;
       const wanted = normalizeQuoteText(text);
       for (const document of documents) {
         const normalized = normalizeQuoteText(document.text);
