@@ -25,6 +25,13 @@ export interface VerifyCaseOptions extends TelemetryOptions {
   threadId?: (criterion: Criterion) => string;
   /** Passed to each run (callbacks, tags, a signal). */
   config?: Record<string, unknown>;
+  /**
+   * Keep each run's thread in the graph's checkpointer. By default a thread is deleted as soon as its result is in,
+   * unless the run paused (`status: 'paused'`), whose thread a resume needs: verifying many cases leaves no
+   * checkpoint behind.
+   * @default false
+   */
+  keepThreads?: boolean;
 }
 
 /**
@@ -38,7 +45,7 @@ export interface VerifyCaseOptions extends TelemetryOptions {
  * const results = await verifyCase(verifier, caseBundle, policy.criteria, { concurrency: 10 });
  */
 export async function verifyCase(graph: VerificationRunner, caseBundle: CaseBundle, criteria: readonly Criterion[], options: VerifyCaseOptions = {}): Promise<CriterionResult[]> {
-  const { concurrency = 4, threadId, config = {} } = options;
+  const { concurrency = 4, threadId, config = {}, keepThreads = false } = options;
   if (!Array.isArray(criteria)) throw new InvalidOptionError({ parameter: 'criteria', value: typeof criteria, fix: 'Pass a list of { id, text } criteria.' });
   if (!(Number.isInteger(concurrency) && concurrency > 0)) throw new InvalidOptionError({ parameter: 'concurrency', value: concurrency, fix: 'Pass a whole number above 0; the default is 4.' });
   const thread = threadId ?? (graph.checkpointer ? newThread : undefined);
@@ -51,7 +58,7 @@ export async function verifyCase(graph: VerificationRunner, caseBundle: CaseBund
       const runConfig = thread
         ? { ...config, configurable: { ...(config.configurable as object | undefined), thread_id: thread(criterion) } }
         : { ...config, metadata: { ...(config.metadata as object | undefined), session_id: newThread(criterion) } };
-      return runCriterion(graph, { caseBundle, criterion }, criterion, runConfig, telemetry.redact);
+      return andForget(graph, keepThreads, runConfig, runCriterion(graph, { caseBundle, criterion }, criterion, runConfig, telemetry.redact));
     }),
   );
   telemetry.end(span, { [ATTR.statuses]: results.map((result) => result.status) });
@@ -68,14 +75,27 @@ export async function verifyCase(graph: VerificationRunner, caseBundle: CaseBund
  * const [result] = await verifyCase(verifier, caseBundle, criteria);
  * if (result.status === 'paused') await resumeCase(verifier, result, await askReviewer(result.interrupts![0].value));
  */
-export async function resumeCase(graph: VerificationRunner, paused: CriterionResult, answer: unknown, { config = {} }: Pick<VerifyCaseOptions, 'config'> = {}): Promise<CriterionResult> {
+export async function resumeCase(graph: VerificationRunner, paused: CriterionResult, answer: unknown, { config = {}, keepThreads = false }: Pick<VerifyCaseOptions, 'config' | 'keepThreads'> = {}): Promise<CriterionResult> {
   if (paused?.status !== 'paused' || typeof paused.threadId !== 'string') {
     throw new InvalidOptionError({ parameter: 'paused', value: paused?.status, fix: "Pass a result verifyCase returned with status 'paused': it names the thread to resume." });
   }
   const runConfig = { ...config, configurable: { ...(config.configurable as object | undefined), thread_id: paused.threadId } };
   const command = graph.getState ? await resumeCommand(graph as Required<Pick<VerificationRunner, 'getState'>>, runConfig, answer) : new Command({ resume: answer });
   const redact = reactRuntimeOf(graph)?.telemetry.redact ?? ((text: string) => text);
-  return runCriterion(graph, command, { id: paused.criterionId, text: '' }, runConfig, redact);
+  return andForget(graph, keepThreads, runConfig, runCriterion(graph, command, { id: paused.criterionId, text: '' }, runConfig, redact));
+}
+
+/**
+ * The result, once its thread is deleted from the graph's checkpointer (unless kept, or paused: a resume needs it).
+ * A checkpointer that cannot delete (one without `deleteThread`, or one that fails) keeps it; the result stands.
+ */
+async function andForget(graph: VerificationRunner, keep: boolean, config: Record<string, unknown>, running: Promise<CriterionResult>): Promise<CriterionResult> {
+  const result = await running;
+  const threadId = (config.configurable as { thread_id?: unknown } | undefined)?.thread_id;
+  const checkpointer = graph.checkpointer as { deleteThread?: (threadId: string) => Promise<void> } | undefined | boolean;
+  if (keep || result.status === 'paused' || typeof threadId !== 'string' || typeof checkpointer !== 'object' || typeof checkpointer?.deleteThread !== 'function') return result;
+  await checkpointer.deleteThread(threadId).catch(() => undefined);
+  return result;
 }
 
 /** One run of a criterion, as a result whatever happens: the verdict, a pause, or the failure. */

@@ -57,7 +57,6 @@ export async function verifyCases(graph: VerificationRunner, cases: Iterable<Cas
   const { concurrency = 4, skip, onResult, keepThreads = false, signal, config = {} } = options;
   if (!Array.isArray(criteria)) throw new InvalidOptionError({ parameter: 'criteria', value: typeof criteria, fix: 'Pass a list of { id, text } criteria.' });
   if (!(Number.isInteger(concurrency) && concurrency > 0)) throw new InvalidOptionError({ parameter: 'concurrency', value: concurrency, fix: 'Pass a whole number above 0; the default is 4.' });
-  const checkpointer = graph.checkpointer as { deleteThread?: (threadId: string) => Promise<void> } | undefined;
   const summary: VerifyCasesSummary = { verified: 0, skipped: 0, stopped: false };
   const pairs = pairsOf(cases, criteria, skip, summary);
   let failure: { error: unknown } | undefined;
@@ -70,11 +69,10 @@ export async function verifyCases(graph: VerificationRunner, cases: Iterable<Cas
       const next = await pairs.next();
       if (next.done) return;
       const { item, criterion } = next.value;
-      const thread = checkpointer ? `${item.id}:${criterion.id}:${randomUUID().slice(0, 8)}` : undefined;
+      const thread = graph.checkpointer ? `${item.id}:${criterion.id}:${randomUUID().slice(0, 8)}` : undefined;
       try {
-        const [result] = await verifyCase(graph, item.caseBundle, [criterion], { concurrency: 1, config, ...(thread ? { threadId: () => thread } : {}) });
+        const [result] = await verifyCase(graph, item.caseBundle, [criterion], { concurrency: 1, config, keepThreads, ...(thread ? { threadId: () => thread } : {}) });
         summary.verified++;
-        if (thread && !keepThreads && (result!.status as string) !== 'paused' && typeof checkpointer?.deleteThread === 'function') await checkpointer.deleteThread(thread);
         await onResult?.({ caseId: item.id, ...result! });
       } catch (error) {
         failure ??= { error };

@@ -4,7 +4,7 @@ import { tool } from '@langchain/core/tools';
 import { interrupt, MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createGraphMonitor, createReactGraph, createVerificationGraph } from '../../../../adapters/langgraph/index.js';
+import { createGraphMonitor, createReactGraph, createVerificationGraph, verifyCase } from '../../../../adapters/langgraph/index.js';
 import { InvalidOptionError, loadWorkflow } from '../../../../src/index.js';
 import { recordingLogger } from '../../langchain/helpers.js';
 import { answerSchema, calls, httpError, lastHuman, noWait, readingModel, searchTool } from './helpers.js';
@@ -137,5 +137,18 @@ describe('a ReAct thread holding several evaluations', () => {
     const second = await graph.invoke({ messages: [new HumanMessage('And a CT scan?')] }, thread);
     expect(second.react).toMatchObject({ status: 'finished', output: { answer: 'about And a CT scan?' }, iterations: 2, evaluation: 2, continued: true });
     expect(model.calls[2]!.messages.map((message) => message.getType())).toEqual(['human', 'ai', 'tool', 'ai', 'tool', 'human']);
+  });
+});
+
+describe('verifyCase threads', () => {
+  it('are deleted from the checkpointer once their results are in, unless kept', async () => {
+    const checkpointer = new MemorySaver();
+    const verifier = createVerificationGraph({ model: refundReviewer(), retriever: refundPolicy, checkpointer, ...noWait });
+    const threads = () => Object.keys((checkpointer as unknown as { storage: Record<string, unknown> }).storage).length;
+    const [result] = await verifyCase(verifier, promptClaim, [FILED_IN_TIME]);
+    expect(result).toMatchObject({ status: 'met' });
+    expect(threads()).toBe(0);
+    await verifyCase(verifier, lateClaim, [FILED_IN_TIME], { keepThreads: true });
+    expect(threads()).toBe(1);
   });
 });

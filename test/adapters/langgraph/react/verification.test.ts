@@ -203,7 +203,7 @@ describe('shadowVerifier', () => {
     const checkpointer = new MemorySaver();
     const answering = () => readingModel((messages) => (messages.some((message) => message.getType() === 'tool') ? verdict() : calls(['search_policy', { query: 'conservative therapy' }])));
     const verifier = shadowVerifier(createVerificationGraph({ model: answering(), retriever: policyRetriever(), checkpointer, ...noWait }), createVerificationGraph({ model: answering(), retriever: policyRetriever(), checkpointer, ...noWait }), { onDisagreement: () => {} });
-    await verifyCase(verifier, caseBundle, [necessity], { threadId: () => 'case-1' });
+    await verifyCase(verifier, caseBundle, [necessity], { threadId: () => 'case-1', keepThreads: true });
     await verifier.settled();
     const threads = new Set<string>();
     for await (const checkpoint of checkpointer.list({})) threads.add(String(checkpoint.config.configurable?.thread_id));
