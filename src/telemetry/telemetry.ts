@@ -33,7 +33,7 @@ export interface TelemetryHooks {
   onFailure?: (error: unknown) => void;
 }
 
-type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses';
+type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses' | 'regenerations';
 type HistogramName = 'classificationDuration' | 'guardDuration' | 'loopCheckDuration';
 
 interface Instruments {
@@ -114,6 +114,7 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
         interventions: counter(METRIC.interventions, 'Interventions applied to model calls, by strategy.'),
         loops: counter(METRIC.loops, 'Loops detected, by kind.'),
         misses: counter(METRIC.misses, "Panoptes' own failures that let a call through (fail-open), by cause."),
+        regenerations: counter(METRIC.regenerations, 'Model calls made again after a withheld response, by whether the second answer was withheld too.'),
       },
       histograms: {
         classificationDuration: histogram(METRIC.classificationDuration, 'Time to classify one model response.'),
