@@ -1,11 +1,34 @@
 import type { LanguageModelMiddleware } from 'ai';
-import { conversationSessionsOf, InvalidOptionError, isPromiseLike, lazyModelRequest, syncFirst, type Logger, type Monitor } from '../../src/index.js';
+import {
+  assertOnViolatingText,
+  attempt,
+  conversationSessionsOf,
+  InvalidOptionError,
+  isPromiseLike,
+  lazyModelRequest,
+  settleAnswer,
+  syncFirst,
+  type AfterModelOptions,
+  type AfterModelResult,
+  type AssistantTurn,
+  type Logger,
+  type MaybePromise,
+  type Monitor,
+  type OnViolatingText,
+  type TextWatch,
+} from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
-import { classifyingStream, type ClassifyResponse } from './classifying-stream.js';
-import type { CallOptions } from './host-types.js';
+import { classifyingStream, type ClassifyResponse, type StreamChecks } from './classifying-stream.js';
+import type { CallOptions, GenerateResult, ResponseContent, StreamPart } from './host-types.js';
 import { namedSessionIdOf, withSessionMetadata } from './session-id.js';
 import { rememberToolCalls } from './tool-call-sessions.js';
 import { toAssistantTurn, toChatMessages, withInterventions } from './translate.js';
+import { withheldResult } from './withheld.js';
+
+/** The model a stream is regenerated from (the middleware's `model`). */
+type StreamingModel = { doStream: (params: CallOptions) => PromiseLike<{ stream: ReadableStream<StreamPart> }> };
+/** A response's checks, with the classification the stream runs at its end. */
+type ResponseChecks = StreamChecks & { classify: ClassifyResponse };
 
 /** Options of {@link panoptesMiddleware}. */
 export interface PanoptesMiddlewareOptions {
@@ -29,6 +52,29 @@ export interface PanoptesMiddlewareOptions {
    * @default true
    */
   cutLoopingStreams?: boolean;
+  /**
+   * What becomes of a response the monitor withholds (one breaking a critical constraint, or one whose intervention
+   * is a `block:`): `replace` gives the caller the workflow's user message instead (finish reason `content-filter`,
+   * raw `panoptes-withheld`); `regenerate` first calls the model once more with the guidance and gives a compliant
+   * second response (or the replacement); `deliver` lets it through, and a critical violation blocks the next call.
+   * @default 'replace'
+   */
+  onViolatingText?: OnViolatingText;
+  /**
+   * How a streamed response's text is checked while it streams, when the session has responses to withhold. `stream`
+   * passes text on at once, checking each delta with the patterns of the states it would be withheld for (on a
+   * sliding window), and cuts the stream where one matches: what went before has reached the user, the rest never
+   * does, and the replacement ends it. `hold` keeps the response until it is classified, so nothing of a withheld one
+   * reaches the user (and `regenerate` can stream the second one instead), at the cost of the first token arriving
+   * with the last; past `holdMaxBytes` or `holdMaxMs` it falls back to `stream` (a counted `hold` miss). Text the
+   * patterns cannot recognise while it streams (exemplar states) is withheld only with `hold`.
+   * @default 'stream'
+   */
+  textPolicy?: 'stream' | 'hold';
+  /** Bytes of text `hold` keeps before it falls back to `stream`. @default 65536 */
+  holdMaxBytes?: number;
+  /** Milliseconds `hold` keeps a response before it falls back to `stream`. @default 30000 */
+  holdMaxMs?: number;
 }
 
 /**
@@ -45,42 +91,97 @@ export interface PanoptesMiddlewareOptions {
  * const monitor = createMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });
  * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
  */
-export function panoptesMiddleware({ monitor, sessionId, logger = console, cutLoopingStreams = true }: PanoptesMiddlewareOptions): LanguageModelMiddleware {
+export function panoptesMiddleware({
+  monitor,
+  sessionId,
+  logger = console,
+  cutLoopingStreams = true,
+  onViolatingText = 'replace',
+  textPolicy = 'stream',
+  holdMaxBytes = 65_536,
+  holdMaxMs = 30_000,
+}: PanoptesMiddlewareOptions): LanguageModelMiddleware {
   if (typeof monitor?.beforeModel !== 'function' || typeof monitor.afterModel !== 'function') {
     throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
   }
   if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Pass a non-empty string, or leave it out to take the id from each call.' });
   }
+  assertOnViolatingText(onViolatingText);
+  if (textPolicy !== 'stream' && textPolicy !== 'hold') throw new InvalidOptionError({ parameter: 'textPolicy', value: textPolicy, fix: "Pass 'stream' (the default) or 'hold'." });
+  for (const [parameter, value] of [['holdMaxBytes', holdMaxBytes], ['holdMaxMs', holdMaxMs]] as const) {
+    if (!(typeof value === 'number' && value > 0 && value <= 2_147_483_647)) throw new InvalidOptionError({ parameter, value, fix: 'Pass a positive number.' });
+  }
   const failOpen = createFailOpen(logger);
   const conversations = conversationSessionsOf(monitor);
+  const withhold = onViolatingText !== 'deliver';
   // The session found in transformParams, for wrapGenerate/wrapStream: they see the edited prompt, which carries
   // guidance, and placing it by its conversation again would start another session. The host passes the object on.
   const sessions = new WeakMap<CallOptions, string>();
   const sessionOf = (params: CallOptions) => sessions.get(params) ?? namedSessionIdOf(params, sessionId) ?? conversations.sessionOf(toChatMessages(params.prompt).messages);
+  const turnOf = (content: readonly ResponseContent[], params: CallOptions) => toAssistantTurn(content, params.tools?.map((tool) => tool.name));
 
   // The monitor is awaited in place, in a `try` of our own, rather than through a fail-open wrapper: a wrapper is an
   // async function and promise more per call, and hops cost far more inside a streaming host than in a tight loop.
   // Sync-first: with the session in memory the monitor answers at once, and nothing is awaited.
   const calls = syncFirst(monitor);
-  const classify = async (id: string, content: Parameters<ClassifyResponse>[1], params: CallOptions): Promise<void> => {
-    let turn: ReturnType<typeof toAssistantTurn> | undefined;
+  const classify = async (id: string, turn: AssistantTurn, options: Pick<AfterModelOptions, 'withhold' | 'regenerated'>): Promise<AfterModelResult | undefined> => {
     try {
-      const answer = (turn = toAssistantTurn(content, params.tools?.map((tool) => tool.name)));
       let after: ReturnType<typeof calls.afterModel> | undefined;
       try {
-        after = calls.afterModel(id, answer);
+        after = calls.afterModel(id, turn, options);
       } finally {
         // Synchronously, before the host can run any of the calls: their session, and the monitor's classification,
         // whose preview of each call lets `guardTools` refuse a call before anyone is asked to approve it.
-        rememberToolCalls(monitor, id, answer.toolCalls, isPromiseLike(after) ? Promise.resolve(after).catch(() => undefined) : after);
+        rememberToolCalls(monitor, id, turn.toolCalls, isPromiseLike(after) ? Promise.resolve(after).catch(() => undefined) : after);
       }
-      if (isPromiseLike(after)) await after;
+      return isPromiseLike(after) ? await after : after;
     } catch (error) {
       failOpen.failed('Classifying a response (monitor.afterModel)', error);
+      return undefined;
     }
-    // Once classified: a later request carrying this answer continues the session and finds that step done.
-    if (turn) conversations.answered(id, turn);
+  };
+  // Once classified and settled: a later request carrying the answer delivered continues the session and finds that step done.
+  const answered = (id: string, turn: AssistantTurn) => conversations.answered(id, turn);
+
+  /**
+   * The call once more for `regenerate`, with the guidance the withheld response scheduled (`beforeModel` takes it);
+   * undefined when it is blocked or fails (the first response is replaced then).
+   */
+  const regenerate = async <Result>(id: string, params: CallOptions, call: (params: CallOptions) => PromiseLike<Result>): Promise<Result | undefined> => {
+    try {
+      let converted: ReturnType<typeof toChatMessages> | undefined;
+      const convert = () => (converted ??= toChatMessages(params.prompt));
+      const answer = calls.beforeModel(id, lazyModelRequest(() => convert().messages));
+      const before = isPromiseLike(answer) ? await answer : answer;
+      if (before.action === 'block') return undefined;
+      const next = before.interventions.length > 0 ? { ...params, prompt: withInterventions(params.prompt, convert(), before.messages) } : params;
+      sessions.set(next, id);
+      return await call(next);
+    } catch (error) {
+      failOpen.failed('Regenerating a withheld response', error);
+      return undefined;
+    }
+  };
+
+  /** The checks of one streamed response: its classification at the end, and its text while it streams. Sync-first. */
+  const streamChecks = (id: string, params: CallOptions, model: StreamingModel, regenerated = false): MaybePromise<ResponseChecks> => {
+    const retry = onViolatingText === 'regenerate' && !regenerated ? () => regenerateStream(id, params, model) : undefined;
+    const checksWith = (watch: TextWatch | undefined): ResponseChecks => ({
+      classify: async (sid, content, mayWithhold) => (await classify(sid, turnOf(content, params), regenerated ? { withhold: mayWithhold, regenerated } : { withhold: mayWithhold }))?.withheld,
+      answered: (content) => answered(id, turnOf(content, params)),
+      ...(cutLoopingStreams && monitor.loops ? { loops: monitor.loops.watchStream() } : {}),
+      ...(watch ? { text: { watch, policy: textPolicy, maxBytes: holdMaxBytes, maxMs: holdMaxMs, ...(retry ? { retry } : {}) } } : {}),
+    });
+    if (!withhold) return checksWith(undefined);
+    return attempt(() => calls.watchText(id), checksWith, (error) => (failOpen.failed('Watching streamed text (monitor.watchText)', error), checksWith(undefined)));
+  };
+  /** The second response of `regenerate`, checked as the first was (but never regenerated again). */
+  const regenerateStream = async (id: string, params: CallOptions, model: StreamingModel): Promise<ReadableStream<StreamPart> | undefined> => {
+    const result = await regenerate(id, params, (next) => model.doStream(next));
+    if (!result) return undefined;
+    const { classify: classifySecond, ...checks } = await streamChecks(id, params, model, true);
+    return classifyingStream(result.stream, id, classifySecond, checks);
   };
 
   return {
@@ -106,18 +207,28 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console, cutLo
       return next;
     },
 
-    wrapGenerate: async function panoptesWrapGenerate({ doGenerate, params }) {
+    wrapGenerate: async function panoptesWrapGenerate({ doGenerate, params, model }) {
       const id = sessionOf(params);
-      const result = await doGenerate();
-      await classify(id, result.content, params);
-      return { ...result, providerMetadata: withSessionMetadata(result.providerMetadata, id) };
+      const answerOf = (result: GenerateResult) => ({ result, turn: turnOf(result.content, params) });
+      // A response the monitor withholds never leaves this call: replaced, or asked for again (settleAnswer).
+      const { answer } = await settleAnswer(onViolatingText, answerOf(await doGenerate()), {
+        classify: ({ turn }, options) => classify(id, turn, options),
+        retry: async () => {
+          const second = await regenerate(id, params, (next) => model.doGenerate(next));
+          return second && answerOf(second);
+        },
+        replace: ({ result }, withheld) => answerOf(withheldResult(result, withheld)),
+      });
+      answered(id, answer.turn);
+      return { ...answer.result, providerMetadata: withSessionMetadata(answer.result.providerMetadata, id) };
     },
 
-    wrapStream: async function panoptesWrapStream({ doStream, params }) {
+    wrapStream: async function panoptesWrapStream({ doStream, params, model }) {
       const id = sessionOf(params);
+      const pending = streamChecks(id, params, model);
+      const { classify: classifyStream, ...checks } = isPromiseLike(pending) ? await pending : pending;
       const result = await doStream();
-      const watch = cutLoopingStreams ? monitor.loops?.watchStream() : undefined;
-      return { ...result, stream: classifyingStream(result.stream, id, (sid, content) => classify(sid, content, params), watch) };
+      return { ...result, stream: classifyingStream(result.stream, id, classifyStream, checks) };
     },
   };
 }
