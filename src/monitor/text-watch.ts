@@ -9,13 +9,14 @@ import type { TextWatch } from './types.js';
 export const TEXT_WATCH_WINDOW = 512;
 
 /**
- * The text watch of a session in `snapshot`: the states a response would be withheld for now, and their patterns.
+ * The text watch of a session in `snapshot`: the states a text response would be withheld for now, and their patterns.
  * Undefined when there are none, so a host neither watches nor holds. Each delta costs a scan of the window by those
  * states' patterns only (a workflow has few), rather than a classification of the whole text so far.
  */
 export function createTextWatch(workflow: Workflow, snapshot: WorkflowSnapshot, overflowed: TextWatch['overflowed']): TextWatch | undefined {
   if (!canWithhold(workflow)) return undefined;
-  const states = workflow.stateNames.filter((state) => previewWithhold(workflow, snapshot, state) !== undefined);
+  // Only states a text can be classified as: one known by its tool calls alone never withholds a text.
+  const states = workflow.definition.states.filter(({ name, classification }) => (classification.patterns.length > 0 || classification.exemplars.length > 0) && previewWithhold(workflow, snapshot, name) !== undefined).map(({ name }) => name);
   if (states.length === 0) return undefined;
   const watched = states.flatMap((state) => workflow.patterns(state).map((pattern) => ({ state, pattern })));
   let tail = '';
