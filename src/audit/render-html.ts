@@ -1,7 +1,7 @@
 import { SEVERITIES, type Severity } from '../workflow/index.js';
 import { auditExitCode, DEFAULT_FAIL_ON } from './exit-code.js';
 import { REPORT_CSS, STATE_PALETTE } from './html-style.js';
-import { problemLine } from './render-text.js';
+import { problemLine, WITHHELD } from './render-text.js';
 import type { AuditReport, AuditStep, AuditViolation, SessionAudit } from './types.js';
 
 /**
@@ -103,6 +103,7 @@ function timeline(session: SessionAudit, anchor: string, colour: (state: string)
     const markers = [
       ...violations.map((violation) => `<span class="marker">✗ ${escapeHtml(violation.constraint)}</span>`),
       ...(deviated.has(step.index) ? ['<span class="marker deviation">↷ not a listed transition</span>'] : []),
+      ...(step.withheld ? [`<span class="marker withheld">⊘ ${WITHHELD}</span>`] : []),
     ].join('');
     const title = `${step.evidence} · ${step.excerpt}`;
     chips.push(
@@ -123,7 +124,7 @@ function violationTable(session: SessionAudit, anchor: string): string {
   if (session.violations.length === 0) return '';
   const rows = session.violations.map((violation: AuditViolation) => {
     const target = violation.atClose ? `${anchor}-close` : `${anchor}-step-${violation.step}`;
-    return `<tr class="violated"><td class="step"><a href="#${target}">${violation.step}</a>${violation.atClose ? ' <span class="muted">(at close)</span>' : ''}</td><td class="num">${violation.messageIndex ?? ''}</td><td><span class="badge ${violation.severity}">${escapeHtml(violation.severity)}</span></td><td class="mono">${escapeHtml(violation.constraint)}</td><td>${escapeHtml(violation.type)}</td><td>${escapeHtml(violation.message)}</td></tr>`;
+    return `<tr class="violated"><td class="step"><a href="#${target}">${violation.step}</a>${violation.atClose ? ' <span class="muted">(at close)</span>' : ''}</td><td class="num">${violation.messageIndex ?? ''}</td><td><span class="badge ${violation.severity}">${escapeHtml(violation.severity)}</span></td><td class="mono">${escapeHtml(violation.constraint)}</td><td>${escapeHtml(violation.type)}</td><td>${violation.withheld ? `<strong>${WITHHELD}:</strong> ` : ''}${escapeHtml(violation.message)}</td></tr>`;
   });
   return `<h3>Violations</h3><table><thead><tr><th>step</th><th>msg</th><th>severity</th><th>constraint</th><th>type</th><th>what happened</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

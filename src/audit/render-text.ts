@@ -63,6 +63,9 @@ export function problemLine(problem: TranscriptProblem): string {
   return `${where}: ${session}${problem.text}`;
 }
 
+/** How a report marks a message a live monitor would have kept from the user. */
+export const WITHHELD = 'withheld before delivery';
+
 function renderSession(session: SessionAudit, paint: Paint): string[] {
   const origin = session.line === undefined ? session.file : `${session.file}:${session.line}`;
   const status = session.note
@@ -77,7 +80,8 @@ function renderSession(session: SessionAudit, paint: Paint): string[] {
     lines.push('  violations');
     for (const violation of session.violations) {
       const at = `step ${violation.step}${violation.messageIndex === undefined ? '' : ` (msg ${violation.messageIndex})`}${violation.atClose ? ', at close' : ''}`;
-      lines.push(`    ${paint.red('✗')} ${at}  ${severityLabel(violation.severity, paint)}  ${violation.constraint} (${violation.type}): ${violation.message}`);
+      const withheld = violation.withheld ? `  ${paint.yellow(WITHHELD)}` : '';
+      lines.push(`    ${paint.red('✗')} ${at}  ${severityLabel(violation.severity, paint)}  ${violation.constraint} (${violation.type})${withheld}: ${violation.message}`);
     }
   }
   if (session.deviations.length > 0) {
@@ -111,7 +115,8 @@ function stepTable(session: SessionAudit, paint: Paint): string[] {
   const rows = session.steps.map((step) => {
     const mark = violatedAt.has(step.index) ? paint.red('✗') : ' ';
     const state = violatedAt.has(step.index) ? paint.red(step.state.padEnd(stateWidth)) : step.state.padEnd(stateWidth);
-    return `${mark} ${String(step.index).padStart(4)}  ${String(step.message).padStart(4)}  ${state}  ${step.method.padEnd(9)}  ${step.confidence.toFixed(2)}  ${paint.dim(step.evidence)}`;
+    const withheld = step.withheld ? `  ${paint.yellow(WITHHELD)}` : '';
+    return `${mark} ${String(step.index).padStart(4)}  ${String(step.message).padStart(4)}  ${state}  ${step.method.padEnd(9)}  ${step.confidence.toFixed(2)}  ${paint.dim(step.evidence)}${withheld}`;
   });
   return [paint.dim(header), ...rows];
 }

@@ -7,10 +7,24 @@ import type { AuditIntervention, AuditLoop, AuditStep, AuditViolation, SessionAu
 /** Longest excerpt of an assistant message kept in a step: enough to recognise it, never the whole 10 MB. */
 const EXCERPT_LENGTH = 160;
 
+/** What a live host that can withhold answers tells the monitor (the adapters' default, `onViolatingText: 'replace'`). */
+const WITHHOLD = { withhold: true } as const;
+
+/** One replayed assistant message: its classifications, and whether the live monitor would have withheld it. */
+interface Turn {
+  message: number;
+  excerpt: string;
+  classifications: ClassificationResult[];
+  withheld?: true;
+}
+
 /**
  * Replays one recorded session through a monitor: `beforeModel` with the messages so far and `afterModel` for each
  * assistant message, then `endSession`. `beforeTool` is never called: every call in a transcript did run, so its
  * state enters the trace at the next model call or at the end, as the monitor does for calls it was not asked about.
+ * Each answer is classified as a live host that can withhold does by default (`withhold: true`): one that breaks a
+ * critical constraint, or one whose intervention is a `block:`, is marked withheld before delivery, with its
+ * violations, and the replay goes on from the state the user saw, with the guidance the live monitor would have given.
  * @param key The monitor's session id; unique per replay, since two files may hold sessions with the same id.
  */
 export async function replayTranscript(monitor: Monitor, transcript: Transcript, key: string): Promise<SessionAudit> {
@@ -28,7 +42,7 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
     return { id: transcript.id, trace: snapshot.trace, steps: [], violations: [], verdicts: verdictsOf(snapshot), ...extras, deviations: [], interventions: [], loops: [], note };
   }
 
-  const turns: Array<{ message: number; excerpt: string; classifications: ClassificationResult[] }> = [];
+  const turns: Turn[] = [];
   const interventions: AuditIntervention[] = [];
   const loops: AuditLoop[] = [];
   // The whole trace and every deviation are collected from the monitor's events: its session keeps only the last
@@ -57,8 +71,8 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
       const before = await monitor.beforeModel(key, { messages: soFar });
       if (before.action === 'block') interventions.push({ beforeMessage: index, name: before.intervention.name, strategy: before.intervention.strategy, blocked: true });
       else for (const { name, strategy } of before.interventions) interventions.push({ beforeMessage: index, name, strategy, blocked: false });
-      const after = await monitor.afterModel(key, { content: message.content, toolCalls: message.toolCalls ?? [] });
-      turns.push({ message: index, excerpt: excerptOf(message.content), classifications: after.classifications });
+      const after = await monitor.afterModel(key, { content: message.content, toolCalls: message.toolCalls ?? [] }, WITHHOLD);
+      turns.push({ message: index, excerpt: excerptOf(message.content), classifications: after.classifications, ...(after.withheld ? { withheld: true as const } : {}) });
     }
     soFar.push(message);
   }
@@ -82,7 +96,7 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
  * The steps the monitor recorded, with the transcript message each came from and the classifier's reason. The audit
  * never calls `beforeTool`, so the monitor records exactly one step per classification, numbered in order.
  */
-function stepsOf(turns: ReadonlyArray<{ message: number; excerpt: string; classifications: ClassificationResult[] }>): AuditStep[] {
+function stepsOf(turns: readonly Turn[]): AuditStep[] {
   const steps: AuditStep[] = [];
   for (const turn of turns) {
     for (const classification of turn.classifications) {
@@ -94,6 +108,7 @@ function stepsOf(turns: ReadonlyArray<{ message: number; excerpt: string; classi
         confidence: classification.confidence,
         evidence: evidenceOf(classification),
         excerpt: turn.excerpt,
+        ...(turn.withheld ? { withheld: true as const } : {}),
       });
     }
   }
@@ -116,6 +131,7 @@ function violationsOf(report: SessionReport, steps: readonly AuditStep[]): Audit
       ...(messageIndex === undefined ? {} : { messageIndex }),
       position: violation.position,
       message: violation.message,
+      ...(violation.withheld ? { withheld: true as const } : {}),
     };
   });
 }
