@@ -80,7 +80,10 @@ export interface PanoptesMiddlewareOptions {
 /**
  * AI SDK language-model middleware that keeps an agent on its workflow. Before each call it applies the
  * interventions due (guidance, reminders, notes) to this call's prompt only; after it, it classifies the response
- * (streams included, from the finished stream, without delaying a chunk) and moves the session's workflow.
+ * (streams included, from the finished stream) and moves the session's workflow.
+ *
+ * A response the monitor withholds (it breaks a critical constraint) never reaches the caller: `onViolatingText` and
+ * `textPolicy` say what takes its place and how a stream is checked.
  *
  * A hard block refuses the call: `transformParams` throws the core's `WorkflowViolationError`, which the AI SDK does
  * not retry, so `generateText` rejects with it and `streamText` reports it as an `error` part. Add

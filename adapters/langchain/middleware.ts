@@ -121,10 +121,12 @@ export interface PanoptesMiddlewareOptions {
  * - `wrapModelCall`: applies the monitor's pending interventions to this call's request only (the thread's stored
  *   history never holds a correction), adds the sentinel's fact summary to the system prompt, calls the model, and
  *   classifies the response. A hard block skips the model and answers with an AI message saying why; the answer
- *   has no tool calls, so the agent's own routing ends the run there. Then it refuses at once the answer's calls
- *   the guards refuse (the monitor's preview or the rules say no; such a call gets the real check now, recorded
- *   once), so no later middleware sees them: `humanInTheLoopMiddleware`, listed before or after this one, never
- *   asks a human about a call Panoptes refuses. Every other call is checked when it runs.
+ *   has no tool calls, so the agent's own routing ends the run there. An answer the monitor withholds (it breaks a
+ *   critical constraint) never leaves the call: an AI message with the workflow's user message takes its place, or,
+ *   with `onViolatingText: 'regenerate'`, the model's second answer when it complies. Then it refuses at once the
+ *   answer's calls the guards refuse (the monitor's preview or the rules say no; such a call gets the real check now,
+ *   recorded once), so no later middleware sees them: `humanInTheLoopMiddleware`, listed before or after this one,
+ *   never asks a human about a call Panoptes refuses. Every other call is checked when it runs.
  * - `afterModel`: when every call of the answer was refused, puts them back in the answer with their error
  *   `ToolMessage`s and sends the run back to the model. With `onBlock: 'throw'`, throws `WorkflowViolationError`
  *   on a blocked answer, unwrapped (an error thrown inside `wrapModelCall` would reach the caller wrapped in

@@ -61,7 +61,9 @@ export type ModelNode<State extends PanoptesGraphState, Update extends ModelNode
  * interventions are applied to the messages your node receives (its `state.messages` for this call only: the
  * thread's history never stores a correction); after it, the AI message it returns is classified and moves the
  * workflow. A hard block skips your node and answers with an AI message saying why (no tool calls, so the usual
- * `toolsCondition` routing ends the run), or throws `WorkflowViolationError`. The session goes back into graph state
+ * `toolsCondition` routing ends the run), or throws `WorkflowViolationError`. An answer the monitor withholds (it
+ * breaks a critical constraint) is replaced in the update by an AI message with the workflow's user message, or, with
+ * `onViolatingText: 'regenerate'`, by your node's second answer when it complies. The session goes back into graph state
  * (`PanoptesAnnotation`) with the node's update.
  *
  * Your node should return only its new messages, as LangGraph's message reducer expects; if it returns the whole
