@@ -14,9 +14,8 @@ export const TEXT_WATCH_WINDOW = 512;
  * states' patterns only (a workflow has few), rather than a classification of the whole text so far.
  */
 export function createTextWatch(workflow: Workflow, snapshot: WorkflowSnapshot, overflowed: TextWatch['overflowed']): TextWatch | undefined {
-  if (!canWithhold(workflow)) return undefined;
-  // Only states a text can be classified as: one known by its tool calls alone never withholds a text.
-  const states = workflow.definition.states.filter(({ name, classification }) => (classification.patterns.length > 0 || classification.exemplars.length > 0) && previewWithhold(workflow, snapshot, name) !== undefined).map(({ name }) => name);
+  if (!canWithhold(workflow) || snapshot.status !== 'active') return undefined;
+  const states = withheldStates(workflow, snapshot);
   if (states.length === 0) return undefined;
   const watched = states.flatMap((state) => workflow.patterns(state).map((pattern) => ({ state, pattern })));
   let tail = '';
@@ -35,4 +34,25 @@ export function createTextWatch(workflow: Workflow, snapshot: WorkflowSnapshot, 
       return null;
     },
   };
+}
+
+/**
+ * The states a text response would be withheld for, by the session's constraint monitors and current state: all a
+ * preview reads. Kept per monitors object, which snapshots share until a monitor changes (every new session of a
+ * workflow shares its first one), so a stream does not preview every state again on each call.
+ */
+const cache = new WeakMap<WorkflowSnapshot['monitors'], Map<string, readonly string[]>>();
+
+function withheldStates(workflow: Workflow, snapshot: WorkflowSnapshot): readonly string[] {
+  let byState = cache.get(snapshot.monitors);
+  if (!byState) cache.set(snapshot.monitors, (byState = new Map()));
+  let states = byState.get(snapshot.state);
+  if (!states) {
+    // Only states a text can be classified as: one known by its tool calls alone never withholds a text.
+    states = workflow.definition.states
+      .filter(({ name, classification }) => (classification.patterns.length > 0 || classification.exemplars.length > 0) && previewWithhold(workflow, snapshot, name) !== undefined)
+      .map(({ name }) => name);
+    byState.set(snapshot.state, states);
+  }
+  return states;
 }
