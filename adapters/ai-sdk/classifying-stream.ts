@@ -123,7 +123,7 @@ export function classifyingStream(source: ReadableStream<StreamPart>, sessionId:
     try {
       if (result.done) {
         stopped = true;
-        void conclude(finished).then(close, close); // a response cut off before `finish` is classified too
+        conclude(finished); // a response cut off before `finish` is classified too
         return;
       }
       const part = result.value;
@@ -186,21 +186,23 @@ export function classifyingStream(source: ReadableStream<StreamPart>, sessionId:
   const cut = (why: Cut) => {
     stopped = true; // the source's pending reads are ignored from now on
     reader.cancel(new Error(why.kind === 'loop' ? `Panoptes cut the response short: ${why.loop.detail}` : 'Panoptes withheld the response.')).catch(() => {});
-    void conclude(undefined, why).then(close, close);
+    conclude(undefined, why);
   };
 
   /**
    * The response is over (its `finish`, its end, or a cut): classified, then what it held goes out, or the
-   * replacement, or a second response. Without holding or a text cut, everything went out already and the
-   * classification only records it.
+   * replacement, or a second response, and the stream closes. Without holding or a text cut, everything went out
+   * already and the classification only records it.
    */
-  const conclude = (finish: FinishPart | undefined, why?: Cut): Promise<void> => {
+  const conclude = (finish: FinishPart | undefined, why?: Cut): void => {
     stopTimer();
     const withhold = holding || why?.kind === 'text';
-    return classifyOnce(withhold).then(
-      (withheld) => (withheld && withhold ? withholdResponse(withheld, finish) : pass(finish, why)),
-      () => pass(finish, why),
-    );
+    const passed = () => {
+      pass(finish, why);
+      close();
+    };
+    // One promise hop when nothing is withheld: what a classified stream paid before withholding existed.
+    void classifyOnce(withhold).then((withheld) => (withheld && withhold ? withholdResponse(withheld, finish).then(close, close) : passed()), passed);
   };
   /** Settles a response that is not withheld: what was held goes out, the open blocks end, then its `finish`. */
   const pass = (finish: FinishPart | undefined, why?: Cut) => {

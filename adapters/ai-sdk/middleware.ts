@@ -1,5 +1,6 @@
 import type { LanguageModelMiddleware } from 'ai';
 import {
+  andThen,
   assertOnViolatingText,
   attempt,
   conversationSessionsOf,
@@ -128,21 +129,20 @@ export function panoptesMiddleware({
   // async function and promise more per call, and hops cost far more inside a streaming host than in a tight loop.
   // Sync-first: with the session in memory the monitor answers at once, and nothing is awaited.
   const calls = syncFirst(monitor);
-  const classify = async (id: string, turn: AssistantTurn, options: Pick<AfterModelOptions, 'withhold' | 'regenerated'>): Promise<AfterModelResult | undefined> => {
+  // Sync-first too: a response classified at once costs no promise here (a generated one none at all).
+  const classify = (id: string, turn: AssistantTurn, options: Pick<AfterModelOptions, 'withhold' | 'regenerated'>): MaybePromise<AfterModelResult | undefined> => {
+    const failed = (error: unknown) => (failOpen.failed('Classifying a response (monitor.afterModel)', error), undefined);
+    let after: ReturnType<typeof calls.afterModel> | undefined;
     try {
-      let after: ReturnType<typeof calls.afterModel> | undefined;
-      try {
-        after = calls.afterModel(id, turn, options);
-      } finally {
-        // Synchronously, before the host can run any of the calls: their session, and the monitor's classification,
-        // whose preview of each call lets `guardTools` refuse a call before anyone is asked to approve it.
-        rememberToolCalls(monitor, id, turn.toolCalls, isPromiseLike(after) ? Promise.resolve(after).catch(() => undefined) : after);
-      }
-      return isPromiseLike(after) ? await after : after;
+      after = calls.afterModel(id, turn, options);
     } catch (error) {
-      failOpen.failed('Classifying a response (monitor.afterModel)', error);
-      return undefined;
+      return failed(error);
+    } finally {
+      // Synchronously, before the host can run any of the calls: their session, and the monitor's classification,
+      // whose preview of each call lets `guardTools` refuse a call before anyone is asked to approve it.
+      rememberToolCalls(monitor, id, turn.toolCalls, isPromiseLike(after) ? Promise.resolve(after).catch(() => undefined) : after);
     }
+    return isPromiseLike(after) ? Promise.resolve(after).then((result) => result, failed) : after;
   };
   // Once classified and settled: a later request carrying the answer delivered continues the session and finds that step done.
   const answered = (id: string, turn: AssistantTurn) => conversations.answered(id, turn);
@@ -171,7 +171,7 @@ export function panoptesMiddleware({
   const streamChecks = (id: string, params: CallOptions, model: StreamingModel, regenerated = false): MaybePromise<ResponseChecks> => {
     const retry = onViolatingText === 'regenerate' && !regenerated ? () => regenerateStream(id, params, model) : undefined;
     const checksWith = (watch: TextWatch | undefined): ResponseChecks => ({
-      classify: async (sid, content, mayWithhold) => (await classify(sid, turnOf(content, params), regenerated ? { withhold: mayWithhold, regenerated } : { withhold: mayWithhold }))?.withheld,
+      classify: (sid, content, mayWithhold) => Promise.resolve(andThen(classify(sid, turnOf(content, params), regenerated ? { withhold: mayWithhold, regenerated } : { withhold: mayWithhold }), (result) => result?.withheld)),
       answered: (content) => answered(id, turnOf(content, params)),
       ...(cutLoopingStreams && monitor.loops ? { loops: monitor.loops.watchStream() } : {}),
       ...(watch ? { text: { watch, policy: textPolicy, maxBytes: holdMaxBytes, maxMs: holdMaxMs, ...(retry ? { retry } : {}) } } : {}),

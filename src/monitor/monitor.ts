@@ -158,6 +158,8 @@ export function createMonitor({
 
   // A new session usually has nothing due either; one whose initial state already dooms a constraint has guidance.
   const freshSessionIsIdle = isIdle(freshSession());
+  /** A new session's snapshot, for reads that need only its state and monitors (`watchText`). */
+  let idleSnapshot: MonitorSession['workflow'] | undefined;
   const io = createSessionIo(store, misses, { timeoutMs: storeTimeoutMs, timers, isSession: storeOption ? sessionShapeOf(workflow) : isAnything });
   // A session made as a fork of a conversation starts from the state its source had (see ConversationSessions).
   const load = (sessionId: string): MaybePromise<MonitorSession | undefined> =>
@@ -487,7 +489,10 @@ export function createMonitor({
       if (!canWithhold(workflow)) return undefined; // nothing could be withheld: no session read
       const overflowed = (bound: 'bytes' | 'time') => misses.record('hold', `Held text passed its ${bound === 'bytes' ? 'byte' : 'time'} bound; the rest of the response streamed unheld, watched by patterns only.`);
       // A peek: the last turn's tool calls are taken as entered, as the response will find them, and nothing is saved.
-      return serialised(sessionId, () => andThen(load(sessionId), (stored) => createTextWatch(workflow, flushPending(activeOrFresh(stored), []).workflow, overflowed)));
+      // A new session is read from one fresh snapshot: the watch needs its state and monitors, not its times.
+      return serialised(sessionId, () =>
+        andThen(load(sessionId), (stored) => createTextWatch(workflow, stored?.workflow.status === 'active' ? flushPending(stored, []).workflow : (idleSnapshot ??= freshSession().workflow), overflowed)),
+      );
     },
     beforeTool: (sessionId, toolCall, { guard } = {}) => {
       const start = telemetry.now();
