@@ -95,7 +95,8 @@ export function classifyingStream(source: ReadableStream<StreamPart>, sessionId:
     }
     controller.enqueue(part);
   };
-  const classifyOnce = (withhold: boolean) => (classified ??= classify(sessionId, streamedContent(seen), withhold));
+  let content: ResponseContent[] | undefined; // the response as classified, recorded as answered when it all went out
+  const classifyOnce = (withhold: boolean) => (classified ??= classify(sessionId, (content = streamedContent(seen)), withhold));
   const releaseHeld = () => {
     const parts = held;
     held = [];
@@ -133,8 +134,6 @@ export function classifyingStream(source: ReadableStream<StreamPart>, sessionId:
       if (route === 'pass') {
         emit(part);
         if (!holding) delivered = seen.length;
-        const loop = loops ? watched(part) : null;
-        if (loop) return void cut({ kind: 'loop', loop });
       } else if (route === 'hold') hold(part);
       else if (holding) {
         finished = part as FinishPart; // what the response said waits for its classification, at the end
@@ -146,6 +145,9 @@ export function classifyingStream(source: ReadableStream<StreamPart>, sessionId:
         const finish = part as FinishPart;
         emit({ ...finish, providerMetadata: withSessionMetadata(finish.providerMetadata, sessionId) });
       }
+      // After the chunk went on (or was held): a chanting response is cut once the chunk that completes the loop is out.
+      const loop = loops ? watched(part) : null;
+      if (loop) return void cut({ kind: 'loop', loop });
       void reader.read().then(onRead, fail);
     } catch (error) {
       // Nothing here is expected to throw; if it does, fail this stream rather than leave a rejection unhandled.
@@ -212,7 +214,7 @@ export function classifyingStream(source: ReadableStream<StreamPart>, sessionId:
       for (const [id, type] of open) emit({ type, id });
       emit(why.kind === 'loop' ? cutFinish({ panoptes: { loop: { kind: why.loop.kind, detail: why.loop.detail } } }, 'other', 'panoptes-loop') : cutFinish(undefined, 'other', 'panoptes-cut'));
     } else if (finish) emit({ ...finish, providerMetadata: withSessionMetadata(finish.providerMetadata, sessionId) });
-    answered?.(streamedContent(seen));
+    answered?.(content ?? streamedContent(seen));
   };
   /** A withheld response: the second one when nothing of it went out and `retry` gives one, else the replacement. */
   const withholdResponse = async (withheld: WithheldResponse, finish: FinishPart | undefined): Promise<void> => {
@@ -232,11 +234,15 @@ export function classifyingStream(source: ReadableStream<StreamPart>, sessionId:
     emit(withheldFinish(finish, withheld, sessionId));
     answered?.(streamedContent([...sent, replacement]));
   };
-  /** Passes the second response on, as the rest of this one (its `stream-start` aside). */
+  /** Passes the second response on, as the rest of this one (its `stream-start` aside); its failure fails this stream. */
   const passOn = async (stream: ReadableStream<StreamPart>): Promise<void> => {
     second = stream.getReader();
-    for (let next = await second.read(); !next.done && !gone; next = await second.read()) {
-      if (next.value.type !== 'stream-start') emit(next.value);
+    try {
+      for (let next = await second.read(); !next.done && !gone; next = await second.read()) {
+        if (next.value.type !== 'stream-start') emit(next.value);
+      }
+    } catch (error) {
+      fail(error);
     }
   };
   const cutFinish = (metadata: ProviderMetadata | undefined, unified: 'other', raw: string): StreamPart => ({

@@ -148,18 +148,26 @@ export function panoptesMiddleware({
   const answered = (id: string, turn: AssistantTurn) => conversations.answered(id, turn);
 
   /**
+   * The call's params with the interventions due on it applied (to this call only), or the monitor's block. Sync-first;
+   * Panoptes' own failure leaves them as they are. `convert` gives the prompt converted, at most once.
+   */
+  const withDue = (id: string, params: CallOptions, convert: () => ReturnType<typeof toChatMessages>): MaybePromise<{ next: CallOptions; blocked?: Error }> =>
+    attempt(
+      () => calls.beforeModel(id, lazyModelRequest(() => convert().messages)),
+      (before) => (before.action === 'block' ? { next: params, blocked: before.error } : { next: before.interventions.length > 0 ? { ...params, prompt: withInterventions(params.prompt, convert(), before.messages) } : params }),
+      (error) => (failOpen.failed('Applying interventions (monitor.beforeModel)', error), { next: params }),
+    );
+
+  /**
    * The call once more for `regenerate`, with the guidance the withheld response scheduled (`beforeModel` takes it);
    * undefined when it is blocked or fails (the first response is replaced then).
    */
   const regenerate = async <Result>(id: string, params: CallOptions, call: (params: CallOptions) => PromiseLike<Result>): Promise<Result | undefined> => {
+    let converted: ReturnType<typeof toChatMessages> | undefined;
+    const { next, blocked } = await withDue(id, params, () => (converted ??= toChatMessages(params.prompt)));
+    if (blocked) return undefined;
+    sessions.set(next, id);
     try {
-      let converted: ReturnType<typeof toChatMessages> | undefined;
-      const convert = () => (converted ??= toChatMessages(params.prompt));
-      const answer = calls.beforeModel(id, lazyModelRequest(() => convert().messages));
-      const before = isPromiseLike(answer) ? await answer : answer;
-      if (before.action === 'block') return undefined;
-      const next = before.interventions.length > 0 ? { ...params, prompt: withInterventions(params.prompt, convert(), before.messages) } : params;
-      sessions.set(next, id);
       return await call(next);
     } catch (error) {
       failOpen.failed('Regenerating a withheld response', error);
@@ -170,13 +178,19 @@ export function panoptesMiddleware({
   /** The checks of one streamed response: its classification at the end, and its text while it streams. Sync-first. */
   const streamChecks = (id: string, params: CallOptions, model: StreamingModel, regenerated = false): MaybePromise<ResponseChecks> => {
     const retry = onViolatingText === 'regenerate' && !regenerated ? () => regenerateStream(id, params, model) : undefined;
+    // The turn classified, kept for `answered`, which most often records that same content.
+    let classified: { content: readonly ResponseContent[]; turn: AssistantTurn } | undefined;
     const checksWith = (watch: TextWatch | undefined): ResponseChecks => ({
-      classify: (sid, content, mayWithhold) => Promise.resolve(andThen(classify(sid, turnOf(content, params), regenerated ? { withhold: mayWithhold, regenerated } : { withhold: mayWithhold }), (result) => result?.withheld)),
-      answered: (content) => answered(id, turnOf(content, params)),
+      classify: (sid, content, mayWithhold) => {
+        classified = { content, turn: turnOf(content, params) };
+        return Promise.resolve(andThen(classify(sid, classified.turn, regenerated ? { withhold: mayWithhold, regenerated } : { withhold: mayWithhold }), (result) => result?.withheld));
+      },
+      answered: (content) => answered(id, classified?.content === content ? classified.turn : turnOf(content, params)),
       ...(cutLoopingStreams && monitor.loops ? { loops: monitor.loops.watchStream() } : {}),
       ...(watch ? { text: { watch, policy: textPolicy, maxBytes: holdMaxBytes, maxMs: holdMaxMs, ...(retry ? { retry } : {}) } } : {}),
     });
-    if (!withhold) return checksWith(undefined);
+    // A monitor of an app's own making (a wrapper written before watchText existed) may lack it: checked at the end only.
+    if (!withhold || typeof calls.watchText !== 'function') return checksWith(undefined);
     return attempt(() => calls.watchText(id), checksWith, (error) => (failOpen.failed('Watching streamed text (monitor.watchText)', error), checksWith(undefined)));
   };
   /** The second response of `regenerate`, checked as the first was (but never regenerated again). */
@@ -195,17 +209,9 @@ export function panoptesMiddleware({
       let converted: ReturnType<typeof toChatMessages> | undefined;
       const convert = () => (converted ??= toChatMessages(params.prompt));
       const id = namedSessionIdOf(params, sessionId) ?? conversations.sessionOf(convert().messages);
-      let next = params;
-      let blocked: Error | undefined;
-      try {
-        const answer = calls.beforeModel(id, lazyModelRequest(() => convert().messages));
-        const before = isPromiseLike(answer) ? await answer : answer;
-        if (before.action === 'block') blocked = before.error;
-        else if (before.interventions.length > 0) next = { ...params, prompt: withInterventions(params.prompt, convert(), before.messages) };
-      } catch (error) {
-        failOpen.failed('Applying interventions (monitor.beforeModel)', error);
-      }
-      if (blocked !== undefined) throw blocked; // outside the try: a block is the monitor's answer, not its failure
+      const due = withDue(id, params, convert);
+      const { next, blocked } = isPromiseLike(due) ? await due : due;
+      if (blocked !== undefined) throw blocked; // a block is the monitor's answer, not its failure
       sessions.set(next, id);
       return next;
     },
