@@ -155,7 +155,6 @@ interface NodeAnswer<Update> {
   turn: ReturnType<typeof toAssistantTurn> | undefined;
 }
 
-
 /** The update with `answer` (one message, or one in the list) swapped for `replacement`. */
 function withMessageReplaced<Update extends ModelNodeUpdate>(update: Update, answer: BaseMessage, replacement: BaseMessage): Update {
   const messages = Array.isArray(update.messages) ? update.messages.map((message) => (message === answer ? replacement : message)) : replacement;

@@ -160,6 +160,8 @@ export function createMonitor({
   const freshSessionIsIdle = isIdle(freshSession());
   /** A new session's snapshot, for reads that need only its state and monitors (`watchText`). */
   let idleSnapshot: MonitorSession['workflow'] | undefined;
+  /** What a text watch reports when its host stopped holding a response past a bound. */
+  const overflowed = (bound: 'bytes' | 'time') => misses.record('hold', `Held text passed its ${bound === 'bytes' ? 'byte' : 'time'} bound; the rest of the response streamed unheld, watched by patterns only.`);
   const io = createSessionIo(store, misses, { timeoutMs: storeTimeoutMs, timers, isSession: storeOption ? sessionShapeOf(workflow) : isAnything });
   // A session made as a fork of a conversation starts from the state its source had (see ConversationSessions).
   const load = (sessionId: string): MaybePromise<MonitorSession | undefined> =>
@@ -487,7 +489,6 @@ export function createMonitor({
     },
     watchText: (sessionId) => {
       if (!canWithhold(workflow)) return undefined; // nothing could be withheld: no session read
-      const overflowed = (bound: 'bytes' | 'time') => misses.record('hold', `Held text passed its ${bound === 'bytes' ? 'byte' : 'time'} bound; the rest of the response streamed unheld, watched by patterns only.`);
       // A peek: the last turn's tool calls are taken as entered, as the response will find them, and nothing is saved.
       // A new session is read from one fresh snapshot: the watch needs its state and monitors, not its times.
       return serialised(sessionId, () =>
