@@ -31,6 +31,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   'adapters-langchain-checkpointed': async () => (await import('./adapters-langchain-checkpointed.js')).langchainCheckpointedBench,
   'adapters-langgraph': async () => (await import('./adapters-langgraph.js')).langgraphAdapterBench,
   'adapters-ai-sdk': async () => (await import('./adapters-ai-sdk.js')).aiSdkAdapterBench,
+  'withheld-text': async () => (await import('./withheld-text.js')).withheldTextBench,
   react: async () => (await import('./react.js')).reactBench,
   verify: async () => (await import('./verify.js')).verifyBench,
   authoring: async () => (await import('./authoring.js')).authoringBench,

@@ -1,11 +1,35 @@
 import type { LanguageModelMiddleware } from 'ai';
-import { conversationSessionsOf, InvalidOptionError, isPromiseLike, lazyModelRequest, syncFirst, type Logger, type Monitor } from '../../src/index.js';
+import {
+  andThen,
+  assertOnViolatingText,
+  attempt,
+  conversationSessionsOf,
+  InvalidOptionError,
+  isPromiseLike,
+  lazyModelRequest,
+  settleAnswer,
+  syncFirst,
+  type AfterModelOptions,
+  type AfterModelResult,
+  type AssistantTurn,
+  type Logger,
+  type MaybePromise,
+  type Monitor,
+  type OnViolatingText,
+  type TextWatch,
+} from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
-import { classifyingStream, type ClassifyResponse } from './classifying-stream.js';
-import type { CallOptions } from './host-types.js';
+import { classifyingStream, type ClassifyResponse, type StreamChecks } from './classifying-stream.js';
+import type { CallOptions, GenerateResult, ResponseContent, StreamPart } from './host-types.js';
 import { namedSessionIdOf, withSessionMetadata } from './session-id.js';
 import { rememberToolCalls } from './tool-call-sessions.js';
 import { toAssistantTurn, toChatMessages, withInterventions } from './translate.js';
+import { withheldResult } from './withheld.js';
+
+/** The model a stream is regenerated from (the middleware's `model`). */
+type StreamingModel = { doStream: (params: CallOptions) => PromiseLike<{ stream: ReadableStream<StreamPart> }> };
+/** A response's checks, with the classification the stream runs at its end. */
+type ResponseChecks = StreamChecks & { classify: ClassifyResponse };
 
 /** Options of {@link panoptesMiddleware}. */
 export interface PanoptesMiddlewareOptions {
@@ -29,12 +53,38 @@ export interface PanoptesMiddlewareOptions {
    * @default true
    */
   cutLoopingStreams?: boolean;
+  /**
+   * What becomes of a response the monitor withholds (one breaking a critical constraint, or one whose intervention
+   * is a `block:`): `replace` gives the caller the workflow's user message instead (finish reason `content-filter`,
+   * raw `panoptes-withheld`); `regenerate` first calls the model once more with the guidance and gives a compliant
+   * second response (or the replacement); `deliver` lets it through, and a critical violation blocks the next call.
+   * @default 'replace'
+   */
+  onViolatingText?: OnViolatingText;
+  /**
+   * How a streamed response's text is checked while it streams, when the session has responses to withhold. `stream`
+   * passes text on at once, checking each delta with the patterns of the states it would be withheld for (on a
+   * sliding window), and cuts the stream where one matches: what went before has reached the user, the rest never
+   * does, and the replacement ends it. `hold` keeps the response until it is classified, so nothing of a withheld one
+   * reaches the user (and `regenerate` can stream the second one instead), at the cost of the first token arriving
+   * with the last; past `holdMaxBytes` or `holdMaxMs` it falls back to `stream` (a counted `hold` miss). Text the
+   * patterns cannot recognise while it streams (exemplar states) is withheld only with `hold`.
+   * @default 'stream'
+   */
+  textPolicy?: 'stream' | 'hold';
+  /** Bytes of text `hold` keeps before it falls back to `stream`. @default 65536 */
+  holdMaxBytes?: number;
+  /** Milliseconds `hold` keeps a response before it falls back to `stream`. @default 30000 */
+  holdMaxMs?: number;
 }
 
 /**
  * AI SDK language-model middleware that keeps an agent on its workflow. Before each call it applies the
  * interventions due (guidance, reminders, notes) to this call's prompt only; after it, it classifies the response
- * (streams included, from the finished stream, without delaying a chunk) and moves the session's workflow.
+ * (streams included, from the finished stream) and moves the session's workflow.
+ *
+ * A response the monitor withholds (it breaks a critical constraint) never reaches the caller: `onViolatingText` and
+ * `textPolicy` say what takes its place and how a stream is checked.
  *
  * A hard block refuses the call: `transformParams` throws the core's `WorkflowViolationError`, which the AI SDK does
  * not retry, so `generateText` rejects with it and `streamText` reports it as an `error` part. Add
@@ -45,42 +95,110 @@ export interface PanoptesMiddlewareOptions {
  * const monitor = createMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });
  * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
  */
-export function panoptesMiddleware({ monitor, sessionId, logger = console, cutLoopingStreams = true }: PanoptesMiddlewareOptions): LanguageModelMiddleware {
+export function panoptesMiddleware({
+  monitor,
+  sessionId,
+  logger = console,
+  cutLoopingStreams = true,
+  onViolatingText = 'replace',
+  textPolicy = 'stream',
+  holdMaxBytes = 65_536,
+  holdMaxMs = 30_000,
+}: PanoptesMiddlewareOptions): LanguageModelMiddleware {
   if (typeof monitor?.beforeModel !== 'function' || typeof monitor.afterModel !== 'function') {
     throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
   }
   if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Pass a non-empty string, or leave it out to take the id from each call.' });
   }
+  assertOnViolatingText(onViolatingText);
+  if (textPolicy !== 'stream' && textPolicy !== 'hold') throw new InvalidOptionError({ parameter: 'textPolicy', value: textPolicy, fix: "Pass 'stream' (the default) or 'hold'." });
+  for (const [parameter, value] of [['holdMaxBytes', holdMaxBytes], ['holdMaxMs', holdMaxMs]] as const) {
+    if (!(typeof value === 'number' && value > 0 && value <= 2_147_483_647)) throw new InvalidOptionError({ parameter, value, fix: 'Pass a positive number.' });
+  }
   const failOpen = createFailOpen(logger);
   const conversations = conversationSessionsOf(monitor);
+  const withhold = onViolatingText !== 'deliver';
   // The session found in transformParams, for wrapGenerate/wrapStream: they see the edited prompt, which carries
   // guidance, and placing it by its conversation again would start another session. The host passes the object on.
   const sessions = new WeakMap<CallOptions, string>();
   const sessionOf = (params: CallOptions) => sessions.get(params) ?? namedSessionIdOf(params, sessionId) ?? conversations.sessionOf(toChatMessages(params.prompt).messages);
+  const turnOf = (content: readonly ResponseContent[], params: CallOptions) => toAssistantTurn(content, params.tools?.map((tool) => tool.name));
 
   // The monitor is awaited in place, in a `try` of our own, rather than through a fail-open wrapper: a wrapper is an
   // async function and promise more per call, and hops cost far more inside a streaming host than in a tight loop.
   // Sync-first: with the session in memory the monitor answers at once, and nothing is awaited.
   const calls = syncFirst(monitor);
-  const classify = async (id: string, content: Parameters<ClassifyResponse>[1], params: CallOptions): Promise<void> => {
-    let turn: ReturnType<typeof toAssistantTurn> | undefined;
+  // Sync-first too: a response classified at once costs no promise here (a generated one none at all).
+  const classify = (id: string, turn: AssistantTurn, options: Pick<AfterModelOptions, 'withhold' | 'regenerated'>): MaybePromise<AfterModelResult | undefined> => {
+    const failed = (error: unknown) => (failOpen.failed('Classifying a response (monitor.afterModel)', error), undefined);
+    let after: ReturnType<typeof calls.afterModel> | undefined;
     try {
-      const answer = (turn = toAssistantTurn(content, params.tools?.map((tool) => tool.name)));
-      let after: ReturnType<typeof calls.afterModel> | undefined;
-      try {
-        after = calls.afterModel(id, answer);
-      } finally {
-        // Synchronously, before the host can run any of the calls: their session, and the monitor's classification,
-        // whose preview of each call lets `guardTools` refuse a call before anyone is asked to approve it.
-        rememberToolCalls(monitor, id, answer.toolCalls, isPromiseLike(after) ? Promise.resolve(after).catch(() => undefined) : after);
-      }
-      if (isPromiseLike(after)) await after;
+      after = calls.afterModel(id, turn, options);
     } catch (error) {
-      failOpen.failed('Classifying a response (monitor.afterModel)', error);
+      return failed(error);
+    } finally {
+      // Synchronously, before the host can run any of the calls: their session, and the monitor's classification,
+      // whose preview of each call lets `guardTools` refuse a call before anyone is asked to approve it.
+      rememberToolCalls(monitor, id, turn.toolCalls, isPromiseLike(after) ? Promise.resolve(after).catch(() => undefined) : after);
     }
-    // Once classified: a later request carrying this answer continues the session and finds that step done.
-    if (turn) conversations.answered(id, turn);
+    return isPromiseLike(after) ? Promise.resolve(after).then((result) => result, failed) : after;
+  };
+  // Once classified and settled: a later request carrying the answer delivered continues the session and finds that step done.
+  const answered = (id: string, turn: AssistantTurn) => conversations.answered(id, turn);
+
+  /**
+   * The call's params with the interventions due on it applied (to this call only), or the monitor's block. Sync-first;
+   * Panoptes' own failure leaves them as they are. `convert` gives the prompt converted, at most once.
+   */
+  const withDue = (id: string, params: CallOptions, convert: () => ReturnType<typeof toChatMessages>): MaybePromise<{ next: CallOptions; blocked?: Error }> =>
+    attempt(
+      () => calls.beforeModel(id, lazyModelRequest(() => convert().messages)),
+      (before) => (before.action === 'block' ? { next: params, blocked: before.error } : { next: before.interventions.length > 0 ? { ...params, prompt: withInterventions(params.prompt, convert(), before.messages) } : params }),
+      (error) => (failOpen.failed('Applying interventions (monitor.beforeModel)', error), { next: params }),
+    );
+
+  /**
+   * The call once more for `regenerate`, with the guidance the withheld response scheduled (`beforeModel` takes it);
+   * undefined when it is blocked or fails (the first response is replaced then).
+   */
+  const regenerate = async <Result>(id: string, params: CallOptions, call: (params: CallOptions) => PromiseLike<Result>): Promise<Result | undefined> => {
+    let converted: ReturnType<typeof toChatMessages> | undefined;
+    const { next, blocked } = await withDue(id, params, () => (converted ??= toChatMessages(params.prompt)));
+    if (blocked) return undefined;
+    sessions.set(next, id);
+    try {
+      return await call(next);
+    } catch (error) {
+      failOpen.failed('Regenerating a withheld response', error);
+      return undefined;
+    }
+  };
+
+  /** The checks of one streamed response: its classification at the end, and its text while it streams. Sync-first. */
+  const streamChecks = (id: string, params: CallOptions, model: StreamingModel, regenerated = false): MaybePromise<ResponseChecks> => {
+    const retry = onViolatingText === 'regenerate' && !regenerated ? () => regenerateStream(id, params, model) : undefined;
+    // The turn classified, kept for `answered`, which most often records that same content.
+    let classified: { content: readonly ResponseContent[]; turn: AssistantTurn } | undefined;
+    const checksWith = (watch: TextWatch | undefined): ResponseChecks => ({
+      classify: (sid, content, mayWithhold) => {
+        classified = { content, turn: turnOf(content, params) };
+        return Promise.resolve(andThen(classify(sid, classified.turn, regenerated ? { withhold: mayWithhold, regenerated } : { withhold: mayWithhold }), (result) => result?.withheld));
+      },
+      answered: (content) => answered(id, classified?.content === content ? classified.turn : turnOf(content, params)),
+      ...(cutLoopingStreams && monitor.loops ? { loops: monitor.loops.watchStream() } : {}),
+      ...(watch ? { text: { watch, policy: textPolicy, maxBytes: holdMaxBytes, maxMs: holdMaxMs, ...(retry ? { retry } : {}) } } : {}),
+    });
+    // A monitor of an app's own making (a wrapper written before watchText existed) may lack it: checked at the end only.
+    if (!withhold || typeof calls.watchText !== 'function') return checksWith(undefined);
+    return attempt(() => calls.watchText(id), checksWith, (error) => (failOpen.failed('Watching streamed text (monitor.watchText)', error), checksWith(undefined)));
+  };
+  /** The second response of `regenerate`, checked as the first was (but never regenerated again). */
+  const regenerateStream = async (id: string, params: CallOptions, model: StreamingModel): Promise<ReadableStream<StreamPart> | undefined> => {
+    const result = await regenerate(id, params, (next) => model.doStream(next));
+    if (!result) return undefined;
+    const { classify: classifySecond, ...checks } = await streamChecks(id, params, model, true);
+    return classifyingStream(result.stream, id, classifySecond, checks);
   };
 
   return {
@@ -91,33 +209,35 @@ export function panoptesMiddleware({ monitor, sessionId, logger = console, cutLo
       let converted: ReturnType<typeof toChatMessages> | undefined;
       const convert = () => (converted ??= toChatMessages(params.prompt));
       const id = namedSessionIdOf(params, sessionId) ?? conversations.sessionOf(convert().messages);
-      let next = params;
-      let blocked: Error | undefined;
-      try {
-        const answer = calls.beforeModel(id, lazyModelRequest(() => convert().messages));
-        const before = isPromiseLike(answer) ? await answer : answer;
-        if (before.action === 'block') blocked = before.error;
-        else if (before.interventions.length > 0) next = { ...params, prompt: withInterventions(params.prompt, convert(), before.messages) };
-      } catch (error) {
-        failOpen.failed('Applying interventions (monitor.beforeModel)', error);
-      }
-      if (blocked !== undefined) throw blocked; // outside the try: a block is the monitor's answer, not its failure
+      const due = withDue(id, params, convert);
+      const { next, blocked } = isPromiseLike(due) ? await due : due;
+      if (blocked !== undefined) throw blocked; // a block is the monitor's answer, not its failure
       sessions.set(next, id);
       return next;
     },
 
-    wrapGenerate: async function panoptesWrapGenerate({ doGenerate, params }) {
+    wrapGenerate: async function panoptesWrapGenerate({ doGenerate, params, model }) {
       const id = sessionOf(params);
-      const result = await doGenerate();
-      await classify(id, result.content, params);
-      return { ...result, providerMetadata: withSessionMetadata(result.providerMetadata, id) };
+      const answerOf = (result: GenerateResult) => ({ result, turn: turnOf(result.content, params) });
+      // A response the monitor withholds never leaves this call: replaced, or asked for again (settleAnswer).
+      const { answer } = await settleAnswer(onViolatingText, answerOf(await doGenerate()), {
+        classify: ({ turn }, options) => classify(id, turn, options),
+        retry: async () => {
+          const second = await regenerate(id, params, (next) => model.doGenerate(next));
+          return second && answerOf(second);
+        },
+        replace: ({ result }, withheld) => answerOf(withheldResult(result, withheld)),
+      });
+      answered(id, answer.turn);
+      return { ...answer.result, providerMetadata: withSessionMetadata(answer.result.providerMetadata, id) };
     },
 
-    wrapStream: async function panoptesWrapStream({ doStream, params }) {
+    wrapStream: async function panoptesWrapStream({ doStream, params, model }) {
       const id = sessionOf(params);
+      const pending = streamChecks(id, params, model);
+      const { classify: classifyStream, ...checks } = isPromiseLike(pending) ? await pending : pending;
       const result = await doStream();
-      const watch = cutLoopingStreams ? monitor.loops?.watchStream() : undefined;
-      return { ...result, stream: classifyingStream(result.stream, id, (sid, content) => classify(sid, content, params), watch) };
+      return { ...result, stream: classifyingStream(result.stream, id, classifyStream, checks) };
     },
   };
 }

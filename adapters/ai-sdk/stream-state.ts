@@ -34,6 +34,40 @@ export function routeOf(part: StreamPart): ChunkRoute {
 }
 
 /**
+ * Where a chunk goes while text is held (`textPolicy: 'hold'`): everything the response says waits for its
+ * classification; only what says nothing (the stream's start, response metadata, raw provider chunks, errors)
+ * passes at once, and `finish` releases as it does when nothing is held.
+ * @example
+ * holdRouteOf({ type: 'text-delta', id: 't', delta: 'Hello' }) // 'hold'
+ */
+export function holdRouteOf(part: StreamPart): ChunkRoute {
+  switch (part.type) {
+    case 'finish':
+      return 'release';
+    case 'stream-start':
+    case 'response-metadata':
+    case 'raw':
+    case 'error':
+      return 'pass';
+    default:
+      return 'hold';
+  }
+}
+
+/** The UTF-8 size of the text a chunk carries (a text, reasoning or tool-input delta), for the hold's byte bound. */
+export function heldBytesOf(part: StreamPart): number {
+  if (part.type !== 'text-delta' && part.type !== 'reasoning-delta' && part.type !== 'tool-input-delta') return 0;
+  const text = part.delta;
+  let bytes = text.length;
+  // Counted without an encoder (not every runtime has Buffer): each code unit is one byte, plus one or two more.
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
+}
+
+/**
  * The streamed response as response content, ready for translation: its reasoning and its text (separate blocks
  * joined by a newline), then every tool call, in order. Reads only text, reasoning and tool-call chunks.
  * @example

@@ -48,7 +48,9 @@ export interface PanoptesCallbackHandlerOptions {
  * `panoptesMiddleware` for that. With `raiseError: true` the handler can refuse: a model call when a block is due,
  * a tool call when the monitor's pre-emptive check refuses it. Interventions due on a call it cannot edit are
  * dropped (and counted, so repeated ones escalate to a block). Without `raiseError` it only observes: tool calls
- * enter the workflow as the calls the model announced.
+ * enter the workflow as the calls the model announced. Nor can it change an answer: one that breaks a critical
+ * constraint has reached the caller when the handler sees it, so it is recorded as delivered (never as withheld), and
+ * the block falls on the next model call. `panoptesMiddleware` withholds such an answer instead.
  * @throws {InvalidOptionError} at construction when `monitor` is missing.
  * @example
  * const handler = new PanoptesCallbackHandler({ monitor, raiseError: true });

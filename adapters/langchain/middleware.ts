@@ -3,6 +3,7 @@ import { isGraphBubbleUp } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import {
   andThen,
+  assertOnViolatingText,
   assertSentinelOption,
   attempt,
   InvalidOptionError,
@@ -10,6 +11,7 @@ import {
   lazyModelRequest,
   offeredToolNames,
   sentinelFor,
+  settleAnswer,
   syncFirst,
   systemTimers,
   within,
@@ -19,6 +21,7 @@ import {
   type ChatMessage,
   type Logger,
   type Monitor,
+  type OnViolatingText,
   type PanoptesError,
   type SentinelSource,
   type SessionReport,
@@ -34,6 +37,7 @@ import { namedSessionId } from './session-id.js';
 import { refusalMessages, restorationForToolCall, unrestoredCalls, withoutRefusedCalls, withRefusedCalls, withRestoration, withRestoredAnswers } from './refused-calls.js';
 import { decideToolCall, refusalMessage, refusalsOfAnswer, runRecorded } from './tool-decision.js';
 import { toAssistantTurn, toChatMessages, toToolCall } from './translate.js';
+import { REGENERATING, withheldMessage } from './withheld-message.js';
 
 /**
  * The header of the fact summary Panoptes adds to the system prompt when a sentinel guards the tools.
@@ -76,6 +80,15 @@ export interface PanoptesMiddlewareOptions {
   onBlock?: 'end' | 'throw';
   /** The text of the AI message a blocked run ends with. @default `[Panoptes] This run was stopped: <intervention text>` */
   blockMessage?: BlockMessage;
+  /**
+   * What becomes of an answer the monitor withholds (one breaking a critical constraint, or one whose intervention
+   * is a `block:`): `replace` puts an AI message with the workflow's user message in its place (the thread keeps
+   * that, not the answer); `regenerate` first asks the model once more with the guidance and keeps a compliant
+   * second answer; `deliver` lets it through, and a critical violation blocks the next call instead. Tokens streamed
+   * with `streamMode: 'messages'` have left before the answer is whole: only the final state is withheld.
+   * @default 'replace'
+   */
+  onViolatingText?: OnViolatingText;
   /** Receives the session's report at the end of every run (the final one when `closeSession` is set). */
   onReport?: (report: SessionReport) => void | Promise<void>;
   /**
@@ -108,10 +121,12 @@ export interface PanoptesMiddlewareOptions {
  * - `wrapModelCall`: applies the monitor's pending interventions to this call's request only (the thread's stored
  *   history never holds a correction), adds the sentinel's fact summary to the system prompt, calls the model, and
  *   classifies the response. A hard block skips the model and answers with an AI message saying why; the answer
- *   has no tool calls, so the agent's own routing ends the run there. Then it refuses at once the answer's calls
- *   the guards refuse (the monitor's preview or the rules say no; such a call gets the real check now, recorded
- *   once), so no later middleware sees them: `humanInTheLoopMiddleware`, listed before or after this one, never
- *   asks a human about a call Panoptes refuses. Every other call is checked when it runs.
+ *   has no tool calls, so the agent's own routing ends the run there. An answer the monitor withholds (it breaks a
+ *   critical constraint) never leaves the call: an AI message with the workflow's user message takes its place, or,
+ *   with `onViolatingText: 'regenerate'`, the model's second answer when it complies. Then it refuses at once the
+ *   answer's calls the guards refuse (the monitor's preview or the rules say no; such a call gets the real check now,
+ *   recorded once), so no later middleware sees them: `humanInTheLoopMiddleware`, listed before or after this one,
+ *   never asks a human about a call Panoptes refuses. Every other call is checked when it runs.
  * - `afterModel`: when every call of the answer was refused, puts them back in the answer with their error
  *   `ToolMessage`s and sends the run back to the model. With `onBlock: 'throw'`, throws `WorkflowViolationError`
  *   on a blocked answer, unwrapped (an error thrown inside `wrapModelCall` would reach the caller wrapped in
@@ -141,6 +156,7 @@ export function panoptesMiddleware({
   sessionId,
   onBlock = 'end',
   blockMessage = defaultBlockMessage,
+  onViolatingText = 'replace',
   onReport,
   onReportTimeoutMs = ON_REPORT_TIMEOUT_MS,
   closeSession = false,
@@ -149,6 +165,7 @@ export function panoptesMiddleware({
   logger = console,
 }: PanoptesMiddlewareOptions): AgentMiddleware {
   validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools });
+  assertOnViolatingText(onViolatingText);
   if (!(typeof onReportTimeoutMs === 'number' && onReportTimeoutMs > 0 && onReportTimeoutMs <= 2_147_483_647)) {
     throw new InvalidOptionError({ parameter: 'onReportTimeoutMs', value: onReportTimeoutMs, fix: 'Pass a positive number of milliseconds; the default is 5000.' });
   }
@@ -185,25 +202,32 @@ export function panoptesMiddleware({
       let thread: ChatMessage[] | undefined;
       const threadOf = () => (thread ??= toChatMessages(request.messages));
       const session = sessions.ofModelCall(request.runtime.configurable, threadOf);
+      const invoke = (next: typeof request) => handler(sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next);
       const callModel = (next: typeof request) => {
-        const withFacts = sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next;
-        return andThen(handler(withFacts), (response) => {
-          const offered = offeredToolNames(next.tools);
-          const turn = toAssistantTurn(response, offered);
-          // Recorded (the whole answer) once the monitor has classified it, so a request that continues it finds that
-          // step done; the agent gets the answer without the calls refused at once.
-          const answered = (classified?: AfterModelResult) =>
-            andThen(refusalsOfAnswer(response, { monitor, sentinel, sessionId: session, messages: next.messages }, classified, offered, failOpen), ({ refused, allowed }) => {
-              for (const id of allowed) checkedCalls.add(checkedCall(session, id));
-              sessions.answered(session, turn);
-              return refused.length === 0 ? response : withoutRefusedCalls(response, refused);
-            });
-          if (!calls) return answered();
-          return attempt(
-            () => calls.afterModel(session, turn),
-            answered,
-            (error) => (failed('monitor.afterModel', error), answered()),
-          );
+        const offered = offeredToolNames(next.tools);
+        const answerOf = (response: AIMessage): Answer => ({ response, turn: toAssistantTurn(response, offered) });
+        // Recorded (the answer delivered) once the monitor has classified it, so a request that continues it finds
+        // that step done; the agent gets the answer without the calls refused at once.
+        const answered = ({ response, turn }: Answer, classified?: AfterModelResult) =>
+          andThen(refusalsOfAnswer(response, { monitor, sentinel, sessionId: session, messages: next.messages }, classified, offered, failOpen), ({ refused, allowed }) => {
+            for (const id of allowed) checkedCalls.add(checkedCall(session, id));
+            sessions.answered(session, turn);
+            return refused.length === 0 ? response : withoutRefusedCalls(response, refused);
+          });
+        return andThen(invoke(next), (response) => {
+          if (!calls) return answered(answerOf(response));
+          // An answer the monitor withholds never leaves this call: replaced, or asked for again (settleAnswer).
+          const settled = settleAnswer(onViolatingText, answerOf(response), {
+            classify: ({ turn }, options) => attempt(() => calls.afterModel(session, turn, options), (result) => result, (error) => (failed('monitor.afterModel', error), undefined)),
+            retry: () =>
+              attempt(
+                () => calls.beforeModel(session, lazyModelRequest(() => requestToChatMessages(next))),
+                (before) => (before.action === 'block' ? undefined : attempt(() => invoke(before.interventions.length > 0 ? withChatMessages(next, before.messages) : next), answerOf, (error) => (failed(REGENERATING, error), undefined))),
+                (error) => (failed('monitor.beforeModel', error), undefined),
+              ),
+            replace: ({ response: withheld }, why) => answerOf(withheldMessage(withheld, why)),
+          });
+          return andThen(settled, ({ answer, classified }) => answered(answer, classified));
         });
       };
       if (!calls) return callModel(request);
@@ -283,6 +307,12 @@ export function panoptesMiddleware({
 }
 
 const ALLOWED = { allowed: true } as const;
+
+/** A model answer and its turn in the core's form. */
+interface Answer {
+  response: AIMessage;
+  turn: ReturnType<typeof toAssistantTurn>;
+}
 const checkedCall = (sessionId: string, toolCallId: string) => `${sessionId}\u0000${toolCallId}`;
 
 function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools }: { monitor?: Monitor; sentinel?: SentinelSource; sessionId?: string; onBlock: string; withPolicyTools: boolean }): void {

@@ -1,9 +1,23 @@
 import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp, type LangGraphRunnableConfig } from '@langchain/langgraph';
-import { andThen, attempt, InvalidOptionError, lazyModelRequest, syncFirst, type BeforeModelResult, type Logger, type MaybePromise, type Monitor } from '../../src/index.js';
+import {
+  andThen,
+  assertOnViolatingText,
+  attempt,
+  InvalidOptionError,
+  lazyModelRequest,
+  settleAnswer,
+  syncFirst,
+  type BeforeModelResult,
+  type Logger,
+  type MaybePromise,
+  type Monitor,
+  type OnViolatingText,
+} from '../../src/index.js';
 import { blockedResponse, defaultBlockMessage, type BlockMessage } from '../langchain/block-message.js';
 import { createFailureLog } from '../langchain/fail-open.js';
 import { fromChatMessages, toAssistantTurn, toChatMessages } from '../langchain/translate.js';
+import { REGENERATING, withheldMessage } from '../langchain/withheld-message.js';
 import { graphSessionAccess, onGraphSession } from './graph-monitor.js';
 import { answeredInSession, modelCallSessionId } from './graph-session.js';
 import type { PanoptesGraphState } from './state.js';
@@ -24,6 +38,14 @@ export interface WrapModelNodeOptions {
   onBlock?: 'end' | 'throw';
   /** The text of the AI message a blocked call answers with. @default `[Panoptes] This run was stopped: <intervention text>` */
   blockMessage?: BlockMessage;
+  /**
+   * What becomes of an answer the monitor withholds (one breaking a critical constraint, or one whose intervention
+   * is a `block:`): `replace` puts an AI message with the workflow's user message in its place in the node's update;
+   * `regenerate` first runs your node once more with the guidance and keeps a compliant second answer; `deliver`
+   * lets it through, and a critical violation blocks the next call instead.
+   * @default 'replace'
+   */
+  onViolatingText?: OnViolatingText;
   /** Where Panoptes reports its own failures, once per place. @default console */
   logger?: Logger;
 }
@@ -39,7 +61,9 @@ export type ModelNode<State extends PanoptesGraphState, Update extends ModelNode
  * interventions are applied to the messages your node receives (its `state.messages` for this call only: the
  * thread's history never stores a correction); after it, the AI message it returns is classified and moves the
  * workflow. A hard block skips your node and answers with an AI message saying why (no tool calls, so the usual
- * `toolsCondition` routing ends the run), or throws `WorkflowViolationError`. The session goes back into graph state
+ * `toolsCondition` routing ends the run), or throws `WorkflowViolationError`. An answer the monitor withholds (it
+ * breaks a critical constraint) is replaced in the update by an AI message with the workflow's user message, or, with
+ * `onViolatingText: 'regenerate'`, by your node's second answer when it complies. The session goes back into graph state
  * (`PanoptesAnnotation`) with the node's update.
  *
  * Your node should return only its new messages, as LangGraph's message reducer expects; if it returns the whole
@@ -51,10 +75,11 @@ export type ModelNode<State extends PanoptesGraphState, Update extends ModelNode
  */
 export function wrapModelNode<State extends PanoptesGraphState, Update extends ModelNodeUpdate>(
   node: ModelNode<State, Update>,
-  { monitor, systemPrompt, sessionId, onBlock = 'end', blockMessage = defaultBlockMessage, logger = console }: WrapModelNodeOptions,
+  { monitor, systemPrompt, sessionId, onBlock = 'end', blockMessage = defaultBlockMessage, onViolatingText = 'replace', logger = console }: WrapModelNodeOptions,
 ): (state: State, config: LangGraphRunnableConfig) => Promise<(Update & { panoptes?: string }) | { messages: BaseMessage[]; panoptes?: string }> {
   if (!monitor || typeof monitor.beforeModel !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createGraphMonitor() or createMonitor().' });
   if (onBlock !== 'end' && onBlock !== 'throw') throw new InvalidOptionError({ parameter: 'onBlock', value: onBlock, fix: "Pass 'end' (the default) or 'throw'." });
+  assertOnViolatingText(onViolatingText);
   // Panoptes' own failures let the node run; LangGraph's interrupts are control flow and pass through.
   const failed = createFailureLog(logger, isGraphBubbleUp);
   // Sync-first: with the session in memory the monitor answers at once, and a step pays no promise of Panoptes'
@@ -68,19 +93,27 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     const session = modelCallSessionId(sessionId, stored, config, monitor);
     const request = system ? [system, ...stored] : stored;
 
-    const classify = (output: Update, sent: BaseMessage[]) => {
-      const update = withoutRequestOnly(output, sent, stored);
-      const response = lastAiMessage(output);
-      if (!response) return update;
-      const turn = toAssistantTurn(response);
-      // Recorded once classified, so a call that continues the thread finds that step done.
-      const answered = () => (answeredInSession(monitor, session, turn), update);
-      return attempt(
-        () => calls.afterModel(session, turn),
-        answered,
-        (error) => (failed('monitor.afterModel', error), answered()),
-      );
-    };
+    /** Your node on these messages: its update (without what only the request held) and its answer. */
+    const run = (sent: BaseMessage[]): MaybePromise<NodeAnswer<Update>> =>
+      andThen(node({ ...state, messages: sent }, config), (output) => {
+        const response = lastAiMessage(output);
+        return { update: withoutRequestOnly(output, sent, stored), response, turn: response && toAssistantTurn(response) };
+      });
+    // An answer the monitor withholds never leaves the node: replaced, or asked for again (settleAnswer).
+    const settle = (first: NodeAnswer<Update>, sent: BaseMessage[]) =>
+      settleAnswer(onViolatingText, first, {
+        classify: ({ turn }, options) => (turn ? attempt(() => calls.afterModel(session, turn, options), (result) => result, (error) => (failed('monitor.afterModel', error), undefined)) : undefined),
+        retry: () =>
+          attempt(
+            () => calls.beforeModel(session, lazyModelRequest(() => toChatMessages(sent))),
+            (before) => (before.action === 'block' ? undefined : attempt(() => run(before.interventions.length > 0 ? fromChatMessages(before.messages) : sent), (answer) => answer, (error) => (failed(REGENERATING, error), undefined))),
+            (error) => (failed('monitor.beforeModel', error), undefined),
+          ),
+        replace: (answer, withheld) => {
+          const replacement = withheldMessage(answer.response!, withheld);
+          return { update: withMessageReplaced(answer.update, answer.response!, replacement), response: replacement, turn: toAssistantTurn(replacement) };
+        },
+      });
     const proceed = (before: BeforeModelResult | undefined): MaybePromise<Update | { messages: BaseMessage[] }> => {
       if (before?.action === 'block') {
         if (onBlock === 'throw') throw before.error;
@@ -89,7 +122,13 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
         return { messages: [answer] };
       }
       const sent = before && before.interventions.length > 0 ? fromChatMessages(before.messages) : request;
-      return andThen(node({ ...state, messages: sent }, config), (output) => classify(output, sent));
+      return andThen(run(sent), (first) =>
+        andThen(settle(first, sent), ({ answer: { update, turn } }) => {
+          // Recorded (the answer delivered) once classified, so a call that continues the thread finds that step done.
+          if (turn) answeredInSession(monitor, session, turn);
+          return update;
+        }),
+      );
     };
     // The conversation is converted only if the monitor reads it: a call with nothing due never does.
     const check = () =>
@@ -107,6 +146,19 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
       return Promise.reject(error); // a block with onBlock 'throw', or the node's own synchronous throw
     }
   };
+}
+
+/** What one run of your node gave: its update, and the AI message in it (the answer) in the core's form. */
+interface NodeAnswer<Update> {
+  update: Update;
+  response: BaseMessage | undefined;
+  turn: ReturnType<typeof toAssistantTurn> | undefined;
+}
+
+/** The update with `answer` (one message, or one in the list) swapped for `replacement`. */
+function withMessageReplaced<Update extends ModelNodeUpdate>(update: Update, answer: BaseMessage, replacement: BaseMessage): Update {
+  const messages = Array.isArray(update.messages) ? update.messages.map((message) => (message === answer ? replacement : message)) : replacement;
+  return { ...update, messages };
 }
 
 function lastAiMessage(update: ModelNodeUpdate): BaseMessage | undefined {

@@ -39,10 +39,12 @@ export interface LiveAction {
  * What the live monitor would have done, in message order: interventions on the model call that wrote a message come
  * before refusals of that message's tool calls, which it made afterwards.
  */
-export function liveActions(session: Pick<SessionAudit, 'refusals' | 'interventions'>): LiveAction[] {
+export function liveActions(session: Pick<SessionAudit, 'refusals' | 'interventions' | 'steps'>): LiveAction[] {
+  const withheld = new Set(session.steps.flatMap((step) => (step.withheld ? [step.message] : [])));
   const actions = [
     ...session.interventions.map((intervention) => ({ order: 0, action: interventionAction(intervention) })),
     ...session.refusals.map((refusal) => ({ order: 1, action: refusalAction(refusal) })),
+    ...[...withheld].map((message) => ({ order: 2, action: { message, subject: 'the answer', phrase: 'would have been withheld before delivery (the user gets the replacement)' } })),
   ];
   return actions.sort((a, b) => a.action.message - b.action.message || a.order - b.order).map(({ action }) => action);
 }

@@ -2,7 +2,7 @@ import { SEVERITIES, type Severity } from '../workflow/index.js';
 import { auditExitCode, DEFAULT_FAIL_ON } from './exit-code.js';
 import { REPORT_CSS, STATE_PALETTE } from './html-style.js';
 import { liveActions, messageLabel, stepMarks, violationLabel } from './places.js';
-import { problemLine } from './render-text.js';
+import { problemLine, WITHHELD } from './render-text.js';
 import type { AuditReport, AuditStep, AuditViolation, SessionAudit } from './types.js';
 
 /**
@@ -103,6 +103,7 @@ function timeline(session: SessionAudit, anchor: string, colour: (state: string)
     const markers = [
       ...violations.map((violation) => `<span class="marker">✗ ${escapeHtml(violation.constraint)}</span>`),
       ...(marks.deviated.has(index) ? ['<span class="marker deviation">↷ not a listed transition</span>'] : []),
+      ...(step.withheld ? [`<span class="marker withheld">⊘ ${WITHHELD}</span>`] : []),
     ].join('');
     const title = `${step.evidence} · ${step.excerpt}`;
     // A message with several tool calls has several chips; the first carries the message's anchor.
@@ -125,7 +126,7 @@ function violationTable(session: SessionAudit, anchor: string): string {
   if (session.violations.length === 0) return '';
   const rows = session.violations.map((violation: AuditViolation) => {
     const target = violation.atClose ? `${anchor}-close` : `${anchor}-m${violation.message}`;
-    return `<tr class="violated"><td class="step"><a href="#${target}">${violationLabel(violation)}</a></td><td><span class="badge ${violation.severity}">${escapeHtml(violation.severity)}</span></td><td class="mono">${escapeHtml(violation.constraint)}</td><td>${escapeHtml(violation.type)}</td><td>${escapeHtml(violation.text)}</td></tr>`;
+    return `<tr class="violated"><td class="step"><a href="#${target}">${violationLabel(violation)}</a></td><td><span class="badge ${violation.severity}">${escapeHtml(violation.severity)}</span></td><td class="mono">${escapeHtml(violation.constraint)}</td><td>${escapeHtml(violation.type)}</td><td>${violation.withheld ? `<strong>${WITHHELD}:</strong> ` : ''}${escapeHtml(violation.text)}</td></tr>`;
   });
   return `<h3>Violations</h3><table><thead><tr><th>message</th><th>severity</th><th>constraint</th><th>type</th><th>what happened</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -65,6 +65,9 @@ export function problemLine(problem: TranscriptProblem): string {
   return `${where}: ${session}${problem.text}`;
 }
 
+/** How a report marks a message a live monitor would have kept from the user. */
+export const WITHHELD = 'withheld before delivery';
+
 function renderSession(session: SessionAudit, paint: Paint): string[] {
   const origin = session.line === undefined ? session.file : `${session.file}:${session.line}`;
   const status = session.note
@@ -79,7 +82,8 @@ function renderSession(session: SessionAudit, paint: Paint): string[] {
     lines.push('  violations');
     const width = Math.max(...session.violations.map((violation) => violationLabel(violation).length));
     for (const violation of session.violations) {
-      lines.push(`    ${paint.red('✗')} ${violationLabel(violation).padEnd(width)}  ${severityLabel(violation.severity, paint)}  ${violation.constraint} (${violation.type}): ${violation.text}`);
+      const withheld = violation.withheld ? `  ${paint.yellow(WITHHELD)}` : '';
+      lines.push(`    ${paint.red('✗')} ${violationLabel(violation).padEnd(width)}  ${severityLabel(violation.severity, paint)}  ${violation.constraint} (${violation.type})${withheld}: ${violation.text}`);
     }
   }
   if (session.deviations.length > 0) {
@@ -112,7 +116,8 @@ function stepTable(session: SessionAudit, paint: Paint): string[] {
   const rows = session.steps.map((step, index) => {
     const violated = violations.has(index);
     const state = violated ? paint.red(step.state.padEnd(stateWidth)) : step.state.padEnd(stateWidth);
-    return `${violated ? paint.red('✗') : ' '} ${messageLabel(step.message).padEnd(labelWidth)}  ${state}  ${step.method.padEnd(9)}  ${step.confidence.toFixed(2)}  ${paint.dim(step.evidence)}`;
+    const withheld = step.withheld ? `  ${paint.yellow(WITHHELD)}` : '';
+    return `${violated ? paint.red('✗') : ' '} ${messageLabel(step.message).padEnd(labelWidth)}  ${state}  ${step.method.padEnd(9)}  ${step.confidence.toFixed(2)}  ${paint.dim(step.evidence)}${withheld}`;
   });
   return [paint.dim(header), ...rows];
 }

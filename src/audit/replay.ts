@@ -7,6 +7,17 @@ import type { AuditIntervention, AuditLoop, AuditRefusal, AuditStep, AuditViolat
 /** Longest excerpt of an assistant message kept in a step: enough to recognise it, never the whole 10 MB. */
 const EXCERPT_LENGTH = 160;
 
+/** What a live host that can withhold answers tells the monitor (the adapters' default, `onViolatingText: 'replace'`). */
+const WITHHOLD = { withhold: true } as const;
+
+/** One replayed assistant message: its classifications, and whether the live monitor would have withheld it. */
+interface Turn {
+  message: number;
+  excerpt: string;
+  classifications: ClassificationResult[];
+  withheld?: true;
+}
+
 /**
  * Replays one recorded session through a monitor: `beforeModel` with the messages so far and `afterModel` for each
  * assistant message, then `endSession`. `beforeTool` is never called: every call in a transcript did run, so its
@@ -34,7 +45,7 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
     return { id: transcript.id, trace: snapshot.trace, steps: [], violations: [], verdicts: verdictsOf(snapshot), ...extras, deviations: [], refusals: [], interventions: [], loops: [], note };
   }
 
-  const turns: Array<{ message: number; excerpt: string; classifications: ClassificationResult[] }> = [];
+  const turns: Turn[] = [];
   const refusals: AuditRefusal[] = [];
   const interventions: AuditIntervention[] = [];
   const loops: AuditLoop[] = [];
@@ -83,8 +94,11 @@ export async function replayTranscript(monitor: Monitor, transcript: Transcript,
       }
       entering = index;
       lastAssistant = index;
-      const after = await monitor.afterModel(key, { content: message.content, toolCalls: message.toolCalls ?? [] });
-      turns.push({ message: index, excerpt: excerptOf(message.content), classifications: after.classifications });
+      // Classified as a live host that can withhold does by default: an answer that breaks a critical constraint (or
+      // one whose intervention is a `block:`) is marked withheld before delivery, and the replay goes on from the
+      // state the user saw, with the guidance the live monitor would have given.
+      const after = await monitor.afterModel(key, { content: message.content, toolCalls: message.toolCalls ?? [] }, WITHHOLD);
+      turns.push({ message: index, excerpt: excerptOf(message.content), classifications: after.classifications, ...(after.withheld ? { withheld: true as const } : {}) });
       guidance = new Map();
       for (const { toolName, state, preview } of after.toolPreviews) {
         if (!preview.refuse) continue;
@@ -142,7 +156,7 @@ function refusalGuidance(workflow: Workflow, refusal: AuditRefusal): AuditInterv
  * The steps the monitor recorded, with the transcript message each came from and the classifier's reason. The audit
  * never calls `beforeTool`, so the monitor records exactly one step per classification, in order.
  */
-function stepsOf(turns: ReadonlyArray<{ message: number; excerpt: string; classifications: ClassificationResult[] }>): AuditStep[] {
+function stepsOf(turns: readonly Turn[]): AuditStep[] {
   const steps: AuditStep[] = [];
   for (const turn of turns) {
     for (const classification of turn.classifications) {
@@ -153,6 +167,7 @@ function stepsOf(turns: ReadonlyArray<{ message: number; excerpt: string; classi
         confidence: classification.confidence,
         evidence: evidenceOf(classification),
         excerpt: turn.excerpt,
+        ...(turn.withheld ? { withheld: true as const } : {}),
       });
     }
   }
@@ -170,6 +185,7 @@ function violationOf(violation: ViolationRecord, stepMessage: (step: number | un
     ...(atClose ? {} : { state: violation.state }),
     atClose,
     text: inMessageNumbers(violation.message, enteredAt),
+    ...(violation.withheld ? { withheld: true as const } : {}),
   };
 }
 

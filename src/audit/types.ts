@@ -57,6 +57,12 @@ export interface AuditStep {
   evidence: string;
   /** The start of the assistant message's text (at most 160 characters), for reports. */
   excerpt: string;
+  /**
+   * A live monitor would have withheld this message before delivery (it breaks a critical constraint, or one whose
+   * intervention is a `block:`): the user would have got the workflow's user message instead, and its state is not
+   * in the trace.
+   */
+  withheld?: true;
 }
 
 /** A constraint the session violated. */
@@ -76,6 +82,8 @@ export interface AuditViolation {
   atClose: boolean;
   /** What happened and what would have satisfied it, naming places as `messages[4]`. */
   text: string;
+  /** Made by a message a live monitor would have withheld before delivery (see `AuditStep.withheld`). */
+  withheld?: true;
 }
 
 /** A move along a transition the workflow does not list. */

@@ -26,5 +26,7 @@ export function classifyPatterns(workflow: Workflow, text: string, currentState:
   if (states.length === 0) return undefined;
   const state = states.length === 1 ? states[0]! : preferValid(workflow, currentState, states);
   const { pattern, match } = matches[states.indexOf(state)]!;
-  return { state, method: 'pattern', confidence: PATTERN_CONFIDENCE, evidence: { kind: 'pattern', pattern, match } };
+  // The states the tie went against are kept: a response that also matches a forbidden state is withheld for it.
+  const others = states.length === 1 ? undefined : states.filter((candidate) => candidate !== state);
+  return { state, method: 'pattern', confidence: PATTERN_CONFIDENCE, evidence: { kind: 'pattern', pattern, match, ...(others ? { others } : {}) } };
 }

@@ -13,7 +13,13 @@ export interface ClassificationResult {
 
 export type ClassificationEvidence =
   | { kind: 'tool_call'; toolName: string; toolCallId?: string }
-  | { kind: 'pattern'; pattern: string; match: string }
+  | {
+      kind: 'pattern';
+      pattern: string;
+      match: string;
+      /** The other states whose patterns matched too, which the tie went against; absent when only one matched. */
+      others?: string[];
+    }
   | { kind: 'exemplar'; exemplar: string; similarity: number }
   | { kind: 'fallback'; reason: FallbackReason; error?: unknown };
 

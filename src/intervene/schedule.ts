@@ -13,6 +13,11 @@ export interface PendingIntervention {
   severity?: Severity;
   /** Refuse the next call regardless of the intervention's strategy (critical severity, `block` deviation policy). */
   block: boolean;
+  /**
+   * Scheduled by a response withheld before delivery: the withholding was the block, so the guidance never blocks the
+   * next call by itself (a `block:` template goes into the system prompt) until it escalates there.
+   */
+  withheld?: true;
   variables: TemplateVariables;
 }
 
@@ -80,7 +85,8 @@ export function planInterventions(
     const definition = resolve(pending.name) ?? builtInGuidance(pending);
     const count = Object.hasOwn(applications, pending.name) ? applications[pending.name]! : 0;
     applications[pending.name] = count + 1;
-    const strategy = pending.block ? 'hard-block' : escalate(definition.strategy, Math.floor(count / definition.maxApplications));
+    const base = pending.withheld && definition.strategy === 'hard-block' ? 'system-prompt-append' : definition.strategy;
+    const strategy = pending.block ? 'hard-block' : escalate(base, Math.floor(count / definition.maxApplications));
     const rendered = { name: pending.name, strategy, text: renderTemplate(definition.template, pending.variables) };
     if (strategy === 'hard-block') block ??= rendered;
     else apply.push(rendered);

@@ -21,7 +21,7 @@ export interface MissSink {
 }
 
 /** Kinds of Panoptes' own failures that let a call through unchanged (DESIGN.md section 12). */
-export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'telemetry' | 'internal';
+export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'telemetry' | 'internal' | 'hold';
 
 /**
  * Counts Panoptes' own failures by cause and logs each cause once, so a broken embedder is reported without

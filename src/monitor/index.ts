@@ -2,7 +2,10 @@ export { createMonitor } from './monitor.js';
 export { syncFirst, type SyncFirstMonitor } from './sync-first.js';
 export { lazyModelRequest } from './lazy-request.js';
 export { warnSafely, type Logger, type MissCause } from './fail-open.js';
+export { assertOnViolatingText, settleAnswer, type SettledAnswer, type ViolatingTextHost } from './violating-text.js';
+export { TEXT_WATCH_WINDOW } from './text-watch.js';
 export type {
+  AfterModelOptions,
   AfterModelResult,
   BeforeModelResult,
   BeforeToolResult,
@@ -11,10 +14,13 @@ export type {
   MonitorEvents,
   MonitorOptions,
   MonitorSession,
+  OnViolatingText,
   PendingToolState,
   SessionReport,
   ShadowDisagreementSummary,
   StepRecord,
+  TextWatch,
   ToolGuard,
   ToolGuardVerdict,
+  WithheldResponse,
 } from './types.js';

@@ -7,6 +7,7 @@ import { createLoopDetector, LoopDetectedError, toolResultsAfterLastTurn, type L
 import type { AssistantTurn, ChatMessage, ToolCall } from '../messages/index.js';
 import { createMemorySessionStore } from '../store/index.js';
 import {
+  canWithhold,
   createSnapshot,
   DEFAULT_HISTORY_LIMIT,
   takeInterventions,
@@ -40,9 +41,13 @@ import {
   recordIntervention,
   SPAN,
   telemetryOptionsOf,
+  withheldAttributes,
   type Telemetry,
 } from '../telemetry/index.js';
+import { createTextWatch } from './text-watch.js';
+import { withholdDecision } from './withhold-decision.js';
 import type {
+  AfterModelOptions,
   AfterModelResult,
   BeforeModelResult,
   BeforeToolResult,
@@ -153,6 +158,10 @@ export function createMonitor({
 
   // A new session usually has nothing due either; one whose initial state already dooms a constraint has guidance.
   const freshSessionIsIdle = isIdle(freshSession());
+  /** A new session's snapshot, for reads that need only its state and monitors (`watchText`). */
+  let idleSnapshot: MonitorSession['workflow'] | undefined;
+  /** What a text watch reports when its host stopped holding a response past a bound. */
+  const overflowed = (bound: 'bytes' | 'time') => misses.record('hold', `Held text passed its ${bound === 'bytes' ? 'byte' : 'time'} bound; the rest of the response streamed unheld, watched by patterns only.`);
   const io = createSessionIo(store, misses, { timeoutMs: storeTimeoutMs, timers, isSession: storeOption ? sessionShapeOf(workflow) : isAnything });
   // A session made as a fork of a conversation starts from the state its source had (see ConversationSessions).
   const load = (sessionId: string): MaybePromise<MonitorSession | undefined> =>
@@ -211,8 +220,13 @@ export function createMonitor({
   });
 
   /** One step record per classification, numbered after the session's last. */
-  function stepRecords(session: MonitorSession, results: readonly ClassificationResult[], turn: number): StepRecord[] {
-    return results.map((result, offset) => ({ index: session.stepCount + offset + 1, turn, state: result.state, method: result.method, confidence: result.confidence }));
+  function stepRecords(session: MonitorSession, results: readonly ClassificationResult[], turn: number, withheld = false, regenerated = false): StepRecord[] {
+    return results.map((result, offset) => {
+      const step: StepRecord = { index: session.stepCount + offset + 1, turn, state: result.state, method: result.method, confidence: result.confidence };
+      if (withheld) step.withheld = true;
+      if (regenerated) step.regenerated = true;
+      return step;
+    });
   }
 
   /** The session with these steps recorded (the last `historyLimit` are kept), and the turn count and tool-call states given. */
@@ -306,21 +320,31 @@ export function createMonitor({
   }
 
   /** `afterModel` on the loaded session: classifies the turn from the state the session is in now. */
-  function classifyTurn(sessionId: string, stored: MonitorSession | undefined, turn: AssistantTurn, metadata: Record<string, unknown> | undefined): MaybePromise<AfterModelResult> {
+  function classifyTurn(sessionId: string, stored: MonitorSession | undefined, turn: AssistantTurn, options: AfterModelOptions): MaybePromise<AfterModelResult> {
     const effects: WorkflowEffect[] = [];
     const session = flushPending(activeOrFresh(stored), effects);
     const start = telemetry.now();
     return andThen(classifier.classify(turn, session.workflow.state), (classifications) => {
       telemetry.duration('classificationDuration', start);
-      return afterModelWith(sessionId, session, turn, classifications, effects, metadata);
+      return afterModelWith(sessionId, session, turn, classifications, effects, options);
     });
   }
 
   /** `afterModel` once the turn is classified: records the steps, enters the text state, keeps tool-call states for `beforeTool`. */
-  function afterModelWith(sessionId: string, classified: MonitorSession, turn: AssistantTurn, classifications: ClassificationResult[], effects: WorkflowEffect[], metadata: Record<string, unknown> | undefined): MaybePromise<AfterModelResult> {
+  function afterModelWith(sessionId: string, classified: MonitorSession, turn: AssistantTurn, classifications: ClassificationResult[], effects: WorkflowEffect[], options: AfterModelOptions): MaybePromise<AfterModelResult> {
     countEmbeddingMisses(classifications);
     const turnNumber = classified.turns + 1;
-    const steps = stepRecords(classified, classifications, turnNumber);
+    const withheld = options.withhold ? withholdDecision(workflow, classified.workflow, classifications) : undefined;
+    const steps = stepRecords(classified, classifications, turnNumber, withheld !== undefined, options.regenerated === true);
+    if (withheld) {
+      // The user never sees it: recorded, with its guidance, and nothing enters the trace (see the `withhold` event).
+      const session = apply(withSteps(classified, steps, turnNumber, []), { type: 'withhold', state: withheld.state, at: clock.now(), step: steps[0]!.index }, effects);
+      return andThen(save(sessionId, session), () => {
+        emitEffects(sessionId, effects);
+        return andThen(observeTurn(sessionId, turn), (loop) => ({ classifications, withheld, toolPreviews: [], effects, loop }));
+      });
+    }
+    const { metadata } = options;
     const pendingToolStates: PendingToolState[] = [];
     let session = withSteps(classified, steps, turnNumber, pendingToolStates);
     for (let offset = 0; offset < classifications.length; offset++) {
@@ -454,12 +478,22 @@ export function createMonitor({
     afterModel: (sessionId, turn, options = {}) => {
       const span = telemetry.startSpan(SPAN.check, sessionAttributes(sessionId, OPERATION.check));
       if (span && telemetry.captureContent) telemetry.setAttributes(span, { [ATTR.content]: telemetry.content(turn.content) ?? '', ...(Array.isArray(turn.toolCalls) && turn.toolCalls.length > 0 ? { [ATTR.toolCallArguments]: telemetry.content(turn.toolCalls) ?? '' } : {}) });
-      return traced(telemetry, span, () => serialised(sessionId, () => andThen(load(sessionId), (stored) => classifyTurn(sessionId, stored, normaliseTurn(turn), options.metadata))), (result) => {
+      return traced(telemetry, span, () => serialised(sessionId, () => andThen(load(sessionId), (stored) => classifyTurn(sessionId, stored, normaliseTurn(turn), options))), (result) => {
+        if (options.regenerated) telemetry.count('regenerations', { [ATTR.withheld]: result.withheld !== undefined });
         if (!span) return;
         telemetry.setAttributes(span, classificationAttributes(result.classifications));
+        if (result.withheld) telemetry.setAttributes(span, withheldAttributes(result.withheld));
         recordEffects(telemetry, span, result.effects);
         if (result.loop) telemetry.event(span, EVENT.loop, loopAttributes(telemetry, result.loop));
       });
+    },
+    watchText: (sessionId) => {
+      if (!canWithhold(workflow)) return undefined; // nothing could be withheld: no session read
+      // A peek: the last turn's tool calls are taken as entered, as the response will find them, and nothing is saved.
+      // A new session is read from one fresh snapshot: the watch needs its state and monitors, not its times.
+      return serialised(sessionId, () =>
+        andThen(load(sessionId), (stored) => createTextWatch(workflow, stored?.workflow.status === 'active' ? flushPending(stored, []).workflow : (idleSnapshot ??= freshSession().workflow), overflowed)),
+      );
     },
     beforeTool: (sessionId, toolCall, { guard } = {}) => {
       const start = telemetry.now();
@@ -494,6 +528,7 @@ export function createMonitor({
 
     beforeModel: async (sessionId, request) => syncFirst.beforeModel(sessionId, request),
     afterModel: async (sessionId, turn, options) => syncFirst.afterModel(sessionId, turn, options),
+    watchText: async (sessionId) => syncFirst.watchText(sessionId),
     beforeTool: async (sessionId, toolCall, options) => syncFirst.beforeTool(sessionId, toolCall, options),
 
     observeToolResults: async (sessionId, toolResults) =>

@@ -11,6 +11,7 @@ export interface SyncFirstMonitor {
   beforeModel(...args: Parameters<Monitor['beforeModel']>): MaybePromise<Awaited<ReturnType<Monitor['beforeModel']>>>;
   afterModel(...args: Parameters<Monitor['afterModel']>): MaybePromise<Awaited<ReturnType<Monitor['afterModel']>>>;
   beforeTool(...args: Parameters<Monitor['beforeTool']>): MaybePromise<Awaited<ReturnType<Monitor['beforeTool']>>>;
+  watchText(...args: Parameters<Monitor['watchText']>): MaybePromise<Awaited<ReturnType<Monitor['watchText']>>>;
 }
 
 const registered = new WeakMap<Monitor, SyncFirstMonitor>();

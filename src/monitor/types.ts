@@ -9,7 +9,7 @@ import type { RenderedIntervention } from '../intervene/index.js';
 import type { ChatMessage, ToolCall } from '../messages/index.js';
 import type { SessionStore } from '../store/index.js';
 import type { Verdict } from '../temporal/index.js';
-import type { EnterPreview, Workflow, WorkflowEffect, WorkflowSnapshot } from '../workflow/index.js';
+import type { EnterPreview, WithholdDecision, Workflow, WorkflowEffect, WorkflowSnapshot } from '../workflow/index.js';
 import type { Logger, MissCause } from './fail-open.js';
 
 /** One classified state of a session, numbered in order: what the audit report lists as steps. */
@@ -21,6 +21,10 @@ export interface StepRecord {
   state: string;
   method: ClassificationResult['method'];
   confidence: number;
+  /** The response was withheld before delivery: its state did not enter the trace. */
+  withheld?: true;
+  /** The response was the model's second try, asked for after the first was withheld (`onViolatingText: 'regenerate'`). */
+  regenerated?: true;
 }
 
 /**
@@ -63,6 +67,20 @@ export interface MonitorSession {
    * processes (it has `exclusive`, as the Redis store does) and loop detection is on.
    */
   loops?: unknown;
+}
+
+/**
+ * Watches a streamed response's text for a state that would be withheld, with the patterns of those states on a
+ * sliding window (the last 512 characters and each delta), so a host can stop the text before it reaches the user.
+ * Built from the session as it is when the response starts.
+ */
+export interface TextWatch {
+  /** The states a response would be withheld for now (some may be recognised only by exemplars, after the end). */
+  readonly states: readonly string[];
+  /** Feeds the next piece of text; the state it completes a pattern of, or null. Reads the first 8,000 characters, as the classifier does. */
+  text(delta: string): { state: string; pattern: string } | null;
+  /** Counts a `hold` miss: the host stopped holding text past its bound and streamed the rest unchecked until the end. */
+  overflowed(bound: 'bytes' | 'time'): void;
 }
 
 /** Telemetry: `tracer`, `meter`, `captureContent` and `redactPatterns` (docs/telemetry.md). */
@@ -145,9 +163,42 @@ export type BeforeModelResult =
       error: PanoptesError;
     };
 
+/** What `afterModel` may be told about the response besides its content. */
+export interface AfterModelOptions {
+  /** Read by transition guards (`required_metadata`, `expression`). */
+  metadata?: Record<string, unknown>;
+  /**
+   * The host can keep this response from the user. A response that would break a constraint that withholds (a
+   * critical one, or one whose intervention is a `block:`) is then withheld: its state does not enter the trace, its
+   * violations are recorded marked `withheld`, their guidance goes into the next call (never a block by itself), and
+   * the result's `withheld` says what to deliver instead. Without it the response is taken as delivered, as a host
+   * that cannot change it (a callback handler) must: a critical violation then blocks the next call.
+   * @default false
+   */
+  withhold?: boolean;
+  /** This response is the model's second try after a withheld one (`onViolatingText: 'regenerate'`): counted. */
+  regenerated?: boolean;
+}
+
+/** A response the monitor withheld: the host must deliver `userMessage` in its place. */
+export type WithheldResponse = WithholdDecision;
+
+/**
+ * What a host does with a response the monitor withholds: deliver the workflow's user message in its place
+ * (`replace`), first ask the model once more with the guidance and deliver that answer if it complies
+ * (`regenerate`), or deliver it unchanged as if nothing could be withheld (`deliver`).
+ */
+export type OnViolatingText = 'replace' | 'regenerate' | 'deliver';
+
 export interface AfterModelResult {
   /** One per recognised tool call, or the single text classification. */
   classifications: ClassificationResult[];
+  /**
+   * Present when the host asked to withhold (`withhold: true`) and this response must not reach the user: why, and
+   * the text to deliver instead. A text response is withheld when the state it is classified as, or another state
+   * its text matched a pattern of, would break a constraint that withholds.
+   */
+  withheld?: WithheldResponse;
   /** For each state from a tool call: what entering it would do (the check `beforeTool` will make). */
   toolPreviews: Array<{ toolName: string; toolCallId?: string; state: string; preview: EnterPreview }>;
   effects: WorkflowEffect[];
@@ -230,8 +281,16 @@ export interface Monitor {
   readonly workflow: Workflow;
   /** Applies the interventions due on this call, or says to block it. */
   beforeModel(sessionId: string, request: ModelRequest): Promise<BeforeModelResult>;
-  /** Classifies a response, checks the constraints and moves the workflow. Tool-call states wait for `beforeTool`. */
-  afterModel(sessionId: string, turn: { content: string; toolCalls: ToolCall[] }, options?: { metadata?: Record<string, unknown> }): Promise<AfterModelResult>;
+  /**
+   * Classifies a response, checks the constraints and moves the workflow. Tool-call states wait for `beforeTool`.
+   * With `withhold`, a response that must not reach the user is withheld instead (see {@link AfterModelOptions}).
+   */
+  afterModel(sessionId: string, turn: { content: string; toolCalls: ToolCall[] }, options?: AfterModelOptions): Promise<AfterModelResult>;
+  /**
+   * A watch over the text of the session's next response as it streams, for a host that wants to cut or hold it:
+   * `undefined` when no response could be withheld now (then nothing needs watching or holding).
+   */
+  watchText(sessionId: string): Promise<TextWatch | undefined>;
   /**
    * The pre-emptive check: allows a tool call (and enters its state, in call order among its response's calls) or
    * refuses it before it runs. A call is not let through by a state another call of the same response entered (see

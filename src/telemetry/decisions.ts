@@ -51,6 +51,7 @@ export function recordEffects(telemetry: Telemetry, span: Span | undefined, effe
           [ATTR.severity]: violation.severity,
           [ATTR.message]: violation.message,
           ...(violation.state === undefined ? {} : { [ATTR.state]: violation.state }),
+          ...(violation.withheld ? { [ATTR.withheld]: true } : {}),
         });
         break;
       }
@@ -78,8 +79,18 @@ export function recordEffects(telemetry: Telemetry, span: Span | undefined, effe
 export function countEffects(telemetry: Telemetry, effects: readonly WorkflowEffect[]): void {
   for (let index = 0; index < effects.length; index++) {
     const effect = effects[index]!;
-    if (effect.type === 'constraint-violated') telemetry.count('violations', { [ATTR.constraint]: effect.violation.constraint, [ATTR.severity]: effect.violation.severity });
+    if (effect.type !== 'constraint-violated') continue;
+    const { constraint, severity, withheld } = effect.violation;
+    telemetry.count('violations', withheld ? { [ATTR.constraint]: constraint, [ATTR.severity]: severity, [ATTR.withheld]: true } : { [ATTR.constraint]: constraint, [ATTR.severity]: severity });
   }
+}
+
+/**
+ * A response withheld before delivery, on its `panoptes.check` span: a guardrail that acted (`panoptes.action`
+ * `withhold`), the constraints, and the user message that replaced it (the workflow's text, never the response's).
+ */
+export function withheldAttributes(withheld: { constraints: readonly string[]; userMessage: string }): Attributes {
+  return { [ATTR.action]: 'withhold', [ATTR.withheld]: true, [ATTR.constraints]: [...withheld.constraints], [ATTR.userMessage]: withheld.userMessage, ...guardrailMarkers(true) };
 }
 
 /** One applied (or blocking) intervention: counted by strategy, and an event on the span. */

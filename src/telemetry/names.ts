@@ -86,6 +86,10 @@ export const ATTR = {
   /** Only with `captureContent: true`. */
   interventionText: 'panoptes.intervention.text',
   refusedBy: 'panoptes.refused_by',
+  /** A response withheld before delivery (`panoptes.check`, a violation event, `panoptes.violations`, `panoptes.regenerations`). */
+  withheld: 'panoptes.withheld',
+  /** What replaced a withheld response: the workflow's user message (`panoptes.check`). */
+  userMessage: 'panoptes.user_message',
   loopKind: 'panoptes.loop.kind',
   loopAction: 'panoptes.loop.action',
   loopDetection: 'panoptes.loop.detection',
@@ -136,6 +140,8 @@ export const METRIC = {
   interventions: 'panoptes.interventions',
   loops: 'panoptes.loops',
   misses: 'panoptes.misses',
+  /** Second model calls asked for after a withheld response (`onViolatingText: 'regenerate'`), by whether that was withheld too. */
+  regenerations: 'panoptes.regenerations',
   classificationDuration: 'panoptes.classification.duration',
   guardDuration: 'panoptes.guard.duration',
   loopCheckDuration: 'panoptes.loop_check.duration',

@@ -33,7 +33,7 @@ export interface TelemetryHooks {
   onFailure?: (error: unknown) => void;
 }
 
-type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses' | 'reactRuns' | 'reactToolCalls';
+type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses' | 'reactRuns' | 'reactToolCalls' | 'regenerations';
 type HistogramName = 'classificationDuration' | 'guardDuration' | 'loopCheckDuration' | 'reactDuration';
 
 interface Instruments {
@@ -116,6 +116,7 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
         misses: counter(METRIC.misses, "Panoptes' own failures that let a call through (fail-open), by cause."),
         reactRuns: counter(METRIC.reactRuns, 'ReAct runs (verification criteria included) that ended or paused, by status and reason code.'),
         reactToolCalls: counter(METRIC.reactToolCalls, "Tool calls of ReAct runs, by tool and whether the run's cache answered."),
+        regenerations: counter(METRIC.regenerations, 'Model calls made again after a withheld response, by whether the second answer was withheld too.'),
       },
       histograms: {
         classificationDuration: histogram(METRIC.classificationDuration, 'Time to classify one model response.'),

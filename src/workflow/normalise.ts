@@ -96,7 +96,7 @@ export function normalise(raw: RawWorkflow, indices: SourceIndices = {}): { defi
         type: constraint.type,
         ...definedOnly({ trigger: constraint.trigger, target: constraint.target, condition: constraint.condition }),
         severity: constraint.severity,
-        ...definedOnly({ intervention: constraint.intervention, description: constraint.description }),
+        ...definedOnly({ intervention: constraint.intervention, userMessage: constraint.user_message, description: constraint.description }),
       }),
     ),
     interventions: Object.fromEntries(Object.entries(raw.interventions).map(([name, value]) => [name, intervention(name, value)])),
@@ -152,7 +152,8 @@ function guardPaths(item: Path): { expression: Path; minConfidence: Path } {
 function intervention(name: string, value: RawWorkflow['interventions'][string]): InterventionDefinition {
   const written = typeof value === 'string' ? value : value.template;
   const { strategy, template } = strategyFromTemplate(written);
-  return { name, template, strategy, maxApplications: typeof value === 'string' ? 3 : value.max_applications };
+  if (typeof value === 'string') return { name, template, strategy, maxApplications: 3 };
+  return { name, template, strategy, maxApplications: value.max_applications, ...definedOnly({ userMessage: value.user_message }) };
 }
 
 function deviation(value: RawWorkflow['on_invalid_transition']): DeviationPolicy {

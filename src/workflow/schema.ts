@@ -38,6 +38,11 @@ const guardSchema = closedObject(
 const target = (what: string) => z.string().optional().describe(what);
 const priority = z.number().default(0).describe('Higher wins when several transitions could apply.');
 const description = z.string().optional().describe('Free text for people reading the workflow.');
+const userMessage = z
+  .string()
+  .min(1)
+  .optional()
+  .describe('What the user is told instead of a response withheld for breaking the constraint (plain text, shown as written).');
 const source = z.string().optional().describe('The sentence of the written policy this was drawn from (kept by `panoptes compile`); ignored by the monitor.');
 
 const inlineTransitionSchema = z.union([
@@ -96,6 +101,7 @@ const constraintSchema = closedObject({
   condition: stateSelector.optional(),
   severity: z.enum(['warning', 'error', 'critical']).default('error').describe('`critical` escalates straight to a block.'),
   intervention: z.string().optional().describe('Name of the intervention to schedule on violation.'),
+  user_message: userMessage,
   description,
   source,
 });
@@ -110,6 +116,7 @@ const interventionSchema = z.union([
       .min(1)
       .default(3)
       .describe('How often it may be applied in one session before escalating to the next stricter strategy.'),
+    user_message: userMessage,
     source,
   }),
 ]);

@@ -18,6 +18,12 @@ export interface ViolationRecord {
   at: number;
   /** What happened and what would have satisfied the constraint. */
   message: string;
+  /**
+   * The response that made it was withheld before delivery (the host replaced it): its state never entered the trace,
+   * so the constraint's verdict is unchanged and it still guards later responses, and `position` is where the state
+   * would have entered.
+   */
+  withheld?: true;
 }
 
 /** A move along a transition the workflow does not list (or whose guard failed). */
@@ -61,7 +67,10 @@ export interface WorkflowSnapshot {
   monitors: Record<string, MonitorState>;
   /** Pending constraints that can no longer be satisfied if the agent follows the workflow (DESIGN.md section 4). */
   doomed: string[];
-  /** Every violation, in order; each constraint is violated at most once. */
+  /**
+   * Every violation, in order; each constraint is violated at most once, except by responses withheld before delivery
+   * (`withheld`), which leave the verdict alone. Past `historyLimit` entries the oldest are dropped.
+   */
   violations: ViolationRecord[];
   /** The last `historyLimit` deviations. */
   deviations: DeviationRecord[];

@@ -58,6 +58,17 @@ export type WorkflowEvent =
       unseen?: true;
       step?: number;
     }
+  | {
+      /**
+       * A response classified as `state` was withheld before delivery (it would have broken a constraint that
+       * withholds; see `previewWithhold`): the violations it would have made are recorded, marked `withheld`, with
+       * their guidance for the next call, which never blocks by itself. The trace and the monitors are unchanged.
+       */
+      type: 'withhold';
+      state: string;
+      at: number;
+      step?: number;
+    }
   | { /** The session ended: pending constraints get their final verdict. */ type: 'close'; at: number };
 
 /** What the caller must do or report after a transition. Data only: `transition()` runs nothing. */
@@ -151,6 +162,9 @@ export function transition(workflow: Workflow, snapshot: WorkflowSnapshot, event
     case 'refuse':
       assertKnownState(workflow, event.state);
       return refuse(workflow, snapshot, event);
+    case 'withhold':
+      assertKnownState(workflow, event.state);
+      return withhold(workflow, snapshot, event);
     case 'close':
       return close(workflow, snapshot, event.at);
   }
@@ -347,6 +361,29 @@ function refuse(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<W
     snapshot: { ...snapshot, refusals: appendBounded(snapshot.refusals, refusal, snapshot.historyLimit), interventions, updatedAt: event.at },
     effects,
   };
+}
+
+/**
+ * A withheld response did not happen for the user: like a refused call it leaves the trace and the monitors alone,
+ * so the constraint keeps its verdict and still guards the next response. Each violation the move would have made
+ * is recorded (`withheld`) and schedules its guidance for the next call as a violation does, never as a block.
+ */
+function withhold(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<WorkflowEvent, { type: 'withhold' }>): TransitionResult {
+  const effects: WorkflowEffect[] = [];
+  const variables = { ...templateVariablesFor(workflow, snapshot.state, event.state, snapshot.state) };
+  let { violations, interventions } = snapshot;
+  for (const found of previewEnter(workflow, snapshot, event.state).violations) {
+    const constraint = workflow.definition.constraints.find((candidate) => candidate.name === found.constraint)!;
+    const violation: ViolationRecord = { constraint: constraint.name, type: constraint.type, severity: constraint.severity, position: snapshot.traceLength + 1, state: event.state, at: event.at, ...stepOf(event), message: found.message, withheld: true };
+    violations = appendBounded(violations, violation, snapshot.historyLimit);
+    effects.push({ type: 'constraint-violated', violation });
+    const pending = violationIntervention(constraint, { ...variables, details: found.message });
+    if (!pending) continue;
+    const guidance: PendingIntervention = { ...pending, block: false, withheld: true };
+    interventions = scheduleIntervention(interventions, guidance);
+    effects.push({ type: 'intervention-scheduled', intervention: guidance });
+  }
+  return { snapshot: { ...snapshot, violations, interventions, updatedAt: event.at }, effects };
 }
 
 function close(workflow: Workflow, snapshot: WorkflowSnapshot, at: number): TransitionResult {

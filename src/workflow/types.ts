@@ -51,6 +51,11 @@ export interface ConstraintDefinition extends TemporalConstraint {
   severity: Severity;
   /** Name of the intervention to schedule on violation. */
   intervention?: string;
+  /**
+   * What the user is told instead of a response withheld for breaking this constraint (plain text, shown as
+   * written). Wins over its intervention's; without either, `DEFAULT_USER_MESSAGE`.
+   */
+  userMessage?: string;
   description?: string;
 }
 
@@ -61,6 +66,8 @@ export interface InterventionDefinition {
   strategy: InterventionStrategy;
   /** How often it may be applied in one session before escalating. @default 3 */
   maxApplications: number;
+  /** What the user is told instead of a response withheld by a constraint with this intervention (plain text). */
+  userMessage?: string;
 }
 
 /** What happens when the agent moves along a transition the workflow does not list. */

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { replayTranscript } from '../../src/audit/index.js';
+import { readFileSync } from 'node:fs';
+import { renderAuditText, replayTranscript } from '../../src/audit/index.js';
 import { createLexicalEmbedder } from '../../src/embed/index.js';
 import type { ChatMessage } from '../../src/messages/index.js';
 import { createMonitor, type Monitor } from '../../src/monitor/index.js';
-import type { Workflow } from '../../src/workflow/index.js';
-import { quietLogger, supportWorkflow, transcript } from './helpers.js';
+import { parseWorkflow, type Workflow } from '../../src/workflow/index.js';
+import { quietLogger, ROOT, supportWorkflow, transcript } from './helpers.js';
 
 let workflow: Workflow;
 let monitor: Monitor;
@@ -58,6 +59,29 @@ describe('replayTranscript', () => {
     expect(audit.refusals).toEqual([]);
     expect(audit.violations).toEqual([]);
     expect(audit.verdicts).toEqual({ verify_before_account_action: 'satisfied', no_internal_info: 'satisfied', account_action_is_confirmed: 'satisfied', must_resolve: 'satisfied' });
+  });
+
+  it('marks an answer a live monitor would have withheld before delivery, and goes on from what the user saw', async () => {
+    const strict = parseWorkflow(readFileSync(`${ROOT}examples/workflows/customer-support.yaml`, 'utf8').replace('    severity: error\n    intervention: keep_internal', '    severity: critical\n    intervention: keep_internal'));
+    const audit = await replayTranscript(
+      createMonitor({ workflow: strict, historyLimit: Infinity, logger: quietLogger() }),
+      transcript([user('What do your notes say?'), say('Our internal notes say you are difficult.'), user('Rude. My order is broken.'), say('Could you tell me more about the problem?')]),
+      'w1',
+    );
+    expect(audit.steps.map(({ state, withheld }) => ({ state, withheld }))).toEqual([
+      { state: 'share_internal_info', withheld: true },
+      { state: 'identify_issue', withheld: undefined },
+    ]);
+    expect(audit.trace).toEqual(['greeting', 'identify_issue']);
+    expect(audit.violations).toEqual([
+      expect.objectContaining({ constraint: 'no_internal_info', severity: 'critical', message: 1, withheld: true }),
+      expect.objectContaining({ constraint: 'must_resolve', atClose: true }),
+    ]);
+    // Not a block: the monitor would have withheld the answer, then guided the next call.
+    expect(audit.interventions).toEqual([{ message: 3, name: 'keep_internal', strategy: 'user-message-inject', blocked: false }]);
+    const text = renderAuditText({ workflow: 'customer-support', workflowVersion: '1.0', states: [], embeddings: 'none', sessions: [audit], problems: [], summary: { files: 1, sessions: 1, sessionsWithViolations: 1, violations: { warning: 1, error: 0, critical: 1 }, warnings: 0, problems: 0, misses: {} } }).join('\n');
+    expect(text).toMatch(/no_internal_info \(never\) {2}withheld before delivery: /);
+    expect(text).toContain('messages[1]: the answer would have been withheld before delivery (the user gets the replacement)');
   });
 
   it('enters a tool-call state even though no beforeTool was made: the call did run', async () => {

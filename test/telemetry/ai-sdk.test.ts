@@ -22,11 +22,11 @@ describe('telemetry through the AI SDK (experimental_telemetry)', () => {
     const otel = createOtel();
     const monitor = createMonitor({ workflow, logger: recordingLogger(), tracer: otel.tracer, meter: otel.meter });
     const mock = sequenceModel(callTool('issue_refund', 'r1'), say('the internal notes say hi'), say('Sorry about that. Anything else?'));
-    const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor, sessionId: 's1' }) });
+    const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor, sessionId: 's1', onViolatingText: 'deliver' }) });
     const { tools, ran } = supportTools();
     const telemetry = { isEnabled: true, tracer: otel.tracer, functionId: 'support-agent' };
     const first = await generateText({ model, tools: guardTools(tools, { monitor, sessionId: 's1' }), prompt: 'Refund order 42.', stopWhen: stepCountIs(6), experimental_telemetry: telemetry });
-    // The leak broke a critical constraint: the next model call is blocked by its intervention.
+    // The leak, delivered, broke a critical constraint: the next model call is blocked by its intervention.
     await expect(generateText({ model, tools: guardTools(tools, { monitor, sessionId: 's1' }), messages: [...first.response.messages, { role: 'user', content: 'ok?' }], stopWhen: stepCountIs(6), experimental_telemetry: telemetry })).rejects.toThrow(/no_leak/);
     expect(ran).toEqual([]);
 
@@ -56,6 +56,23 @@ describe('telemetry through the AI SDK (experimental_telemetry)', () => {
 
     expect(await otel.points('panoptes.refusals')).toEqual([{ attributes: { 'gen_ai.tool.name': 'issue_refund', 'panoptes.refused_by': 'workflow' }, value: 1 }]);
     expect(await otel.points('panoptes.violations')).toEqual([{ attributes: { 'panoptes.constraint': 'no_leak', 'panoptes.severity': 'critical' }, value: 1 }]);
+  });
+
+  it('a response withheld before delivery: the check says so, as a guardrail that acted, and the counters mark it', async () => {
+    const otel = createOtel();
+    const monitor = createMonitor({ workflow, logger: recordingLogger(), tracer: otel.tracer, meter: otel.meter });
+    const mock = sequenceModel(say('the internal notes say hi'), say('Could you tell me more?'));
+    const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor, sessionId: 's1', onViolatingText: 'regenerate' }) });
+    const result = await generateText({ model, prompt: 'Notes?', experimental_telemetry: { isEnabled: true, tracer: otel.tracer } });
+    expect(result.text).toBe('Could you tell me more?');
+
+    const [withheld, second] = otel.spans().filter((span) => span.name === 'panoptes.check');
+    expect(withheld!.attributes).toMatchObject({ 'panoptes.action': 'withhold', 'panoptes.withheld': true, 'panoptes.constraints': ['no_leak'], 'openinference.span.kind': 'GUARDRAIL', 'langfuse.observation.level': 'WARNING' });
+    expect(withheld!.attributes['panoptes.user_message']).toMatch(/^I'm sorry/);
+    expect(withheld!.events.find((event) => event.name === 'panoptes.violation')?.attributes).toMatchObject({ 'panoptes.constraint': 'no_leak', 'panoptes.withheld': true });
+    expect(second!.attributes['panoptes.withheld']).toBeUndefined();
+    expect(await otel.points('panoptes.violations')).toEqual([{ attributes: { 'panoptes.constraint': 'no_leak', 'panoptes.severity': 'critical', 'panoptes.withheld': true }, value: 1 }]);
+    expect(await otel.points('panoptes.regenerations')).toEqual([{ attributes: { 'panoptes.withheld': false }, value: 1 }]);
   });
 
   it('a loop and a fail-open miss, in the same trace as the AI SDK run', async () => {

@@ -188,6 +188,19 @@ describe('transition', () => {
   });
 });
 
+describe("the 'withhold' event", () => {
+  it('records the violations the move would make, withheld, schedules their guidance, and leaves trace and monitors alone', () => {
+    const before = run(start(), 'chat');
+    const { snapshot, effects } = transition(workflow, before, { type: 'withhold', state: 'internal', at: 5, step: 2 });
+    expect(snapshot.trace).toEqual(before.trace);
+    expect(snapshot.monitors).toBe(before.monitors);
+    expect(snapshot.violations.slice(before.violations.length)).toEqual([expect.objectContaining({ constraint: 'no_internal', state: 'internal', position: 3, step: 2, withheld: true })]);
+    expect(effects.map((effect) => effect.type)).toEqual(['constraint-violated', 'intervention-scheduled']);
+    expect(snapshot.interventions.pending).toEqual([expect.objectContaining({ name: 'constraint:no_internal', block: false, withheld: true })]);
+    expect(verdictsOf(snapshot).no_internal).toBe('pending');
+  });
+});
+
 describe('previewEnter', () => {
   it('tells that entering a state would violate a critical constraint, without committing it', () => {
     const snapshot = start();

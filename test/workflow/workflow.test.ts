@@ -144,6 +144,20 @@ describe('a compiled workflow', () => {
     expect(withIntervention.intervention('toString')).toBeUndefined();
   });
 
+  it('reads user_message on constraints and interventions: what the user is told instead of a withheld response', () => {
+    const withMessages = parseWorkflow(
+      yaml(
+        'name: m',
+        'states: [{ name: a, initial: true }, { name: leak }]',
+        'constraints: [{ name: c, type: never, target: leak, severity: critical, intervention: i, user_message: "Not that." }]',
+        'interventions: { i: { template: "block: No.", user_message: "Sorry." } }',
+      ),
+    );
+    expect(withMessages.definition.constraints[0]!.userMessage).toBe('Not that.');
+    expect(withMessages.intervention('i')).toEqual({ name: 'i', template: 'No.', strategy: 'hard-block', maxApplications: 3, userMessage: 'Sorry.' });
+    expect(() => parseWorkflow(yaml('name: m', 'states: [{ name: a, initial: true }]', 'constraints: [{ name: c, type: never, target: a, user_message: "" }]'))).toThrow(/user_message/);
+  });
+
   it('points at fields of the source text', () => {
     expect(workflow.positionOf('states[3]')).toEqual({ line: 14, column: 5 });
     expect(workflow.positionOf('transitions[0].guard.expression')).toEqual({ line: 20, column: 26 });

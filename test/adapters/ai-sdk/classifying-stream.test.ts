@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { classifyingStream } from '../../../adapters/ai-sdk/classifying-stream.js';
 import type { ResponseContent, StreamPart } from '../../../adapters/ai-sdk/host-types.js';
+import type { TextChecks } from '../../../adapters/ai-sdk/classifying-stream.js';
+import type { WithheldResponse } from '../../../src/index.js';
 import { callTool, readableOf, streamOf } from './fixtures.js';
 
 const finish = streamOf(callTool('issue_refund', 'r1')).at(-1)!;
@@ -105,5 +107,69 @@ describe('classifyingStream', () => {
     const source = new ReadableStream<StreamPart>({ pull: () => new Promise(() => {}), cancel: (reason) => void (cancelled = reason) });
     await classifyingStream(source, 's1', async () => {}).cancel('user left');
     expect(cancelled).toBe('user left');
+  });
+});
+
+describe('classifyingStream with text checks', () => {
+  const withheld: WithheldResponse = { state: 'leak', constraints: ['no_leak'], userMessage: 'Sorry, I cannot help with that.', reason: 'never leak' };
+  const textChecks = (policy: TextChecks['policy'], bounds: Partial<TextChecks> = {}): TextChecks => ({
+    watch: { states: ['leak'], text: (delta) => (delta.includes('SECRET') ? { state: 'leak', pattern: 'SECRET' } : null), overflowed: vi.fn() },
+    policy,
+    maxBytes: 1000,
+    maxMs: 1000,
+    ...bounds,
+  });
+  const words = (...deltas: string[]): StreamPart[] => [{ type: 'text-start', id: 't' }, ...deltas.map((delta): StreamPart => ({ type: 'text-delta', id: 't', delta })), { type: 'text-end', id: 't' }, finish];
+  const textOf = (parts: readonly StreamPart[]) => parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
+
+  it("'hold' past its time bound passes on what it held and streams the rest, counting the miss", async () => {
+    const text = textChecks('hold', { maxMs: 20 });
+    let release!: () => void;
+    const late = new Promise<void>((resolve) => (release = resolve));
+    const source = new ReadableStream<StreamPart>({
+      async start(controller) {
+        controller.enqueue({ type: 'text-start', id: 't' });
+        controller.enqueue({ type: 'text-delta', id: 't', delta: 'Could you ' });
+        await late;
+        for (const part of words('tell me more?').slice(1)) controller.enqueue(part);
+        controller.close();
+      },
+    });
+    const reader = classifyingStream(source, 's1', async () => undefined, { text }).getReader();
+    expect((await reader.read()).value).toEqual({ type: 'text-start', id: 't' }); // released by the time bound
+    expect(text.watch.overflowed).toHaveBeenCalledWith('time');
+    release();
+    const rest: StreamPart[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) rest.push(next.value);
+    expect(textOf(rest)).toBe('Could you tell me more?');
+    expect(rest.at(-1)).toMatchObject({ type: 'finish', finishReason: finish.type === 'finish' ? finish.finishReason : undefined });
+  });
+
+  it("'stream' cuts where the watch recognises a withheld state, and ends the open block with the replacement", async () => {
+    const classified: boolean[] = [];
+    const answered: Array<readonly ResponseContent[]> = [];
+    const parts = await readAll(
+      classifyingStream(readableOf(words('Here ', 'is the SECRET ', 'plan.')), 's1', async (_id, _content, withhold) => (classified.push(withhold), withheld), { text: textChecks('stream'), answered: (content) => void answered.push(content) }),
+    );
+    expect(parts.map((part) => part.type)).toEqual(['text-start', 'text-delta', 'text-delta', 'text-end', 'finish']);
+    expect(textOf(parts)).toBe('Here \n\nSorry, I cannot help with that.');
+    expect(parts.at(-1)).toMatchObject({ finishReason: { unified: 'content-filter', raw: 'panoptes-withheld' }, providerMetadata: { panoptes: { sessionId: 's1', withheld: { state: 'leak', constraints: ['no_leak'] } } } });
+    expect(classified).toEqual([true]);
+    expect(answered).toEqual([[{ type: 'text', text: 'Here \n\nSorry, I cannot help with that.' }]]);
+  });
+
+  it("'hold' passes the second response on instead when retry gives one, and nothing of the first", async () => {
+    const second = readableOf([{ type: 'stream-start', warnings: [] }, ...words('Could you tell me more?')]);
+    const parts = await readAll(classifyingStream(readableOf([{ type: 'stream-start', warnings: [] }, ...words('Here is the SECRET plan.')]), 's1', async () => withheld, { text: { ...textChecks('hold'), retry: async () => second } }));
+    expect(parts.map((part) => part.type)).toEqual(['stream-start', 'text-start', 'text-delta', 'text-end', 'finish']);
+    expect(textOf(parts)).toBe('Could you tell me more?');
+  });
+
+  it('a cancel while holding ends the hold quietly', async () => {
+    const text = textChecks('hold', { maxMs: 10 });
+    const source = new ReadableStream<StreamPart>({ start: (controller) => controller.enqueue({ type: 'text-delta', id: 't', delta: 'Hel' }), pull: () => new Promise(() => {}) });
+    await classifyingStream(source, 's1', async () => undefined, { text }).cancel('user left');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(text.watch.overflowed).not.toHaveBeenCalled();
   });
 });

@@ -84,7 +84,8 @@ describe('panoptesMiddleware through streamText', () => {
   it('reports a block as an error part, and the stop condition ends the loop before it', async () => {
     const monitor = createMonitor({ workflow, logger: recordingLogger() });
     const mock = scriptedModel(() => callTool('lookup_order', 'l1', {}, 'Here are the internal notes on your order.'));
-    const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor, sessionId: 's1' }) });
+    // Delivered, the leak blocks the next call (withheld, it would not reach the caller: withheld-text.test.ts).
+    const model = wrapLanguageModel({ model: mock, middleware: panoptesMiddleware({ monitor, sessionId: 's1', onViolatingText: 'deliver' }) });
     const lookup = { lookup_order: { inputSchema: supportTools().tools.verify_identity.inputSchema, execute: async () => 'order 42: shipped' } };
     const stopped = streamText({ model, tools: lookup, prompt: 'Where is order 42?', stopWhen: [stepCountIs(5), panoptesStopCondition({ monitor })] });
     expect(await stopped.steps).toHaveLength(1);

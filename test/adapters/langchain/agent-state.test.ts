@@ -115,7 +115,7 @@ describe('panoptesMiddleware with a graph monitor: the session in agent state', 
   it('writes the session with the answer of a blocked call: the run ends with the AI message saying why', async () => {
     const monitor = graphMonitor(strictSupportWorkflow);
     const model = fakeModel().respond(new AIMessage('Here are the internal notes on your account.')).respond(new AIMessage('unreachable'));
-    const agent = createAgent({ model, tools: supportTools().tools, middleware: [panoptesMiddleware({ monitor })], checkpointer: new MemorySaver() });
+    const agent = createAgent({ model, tools: supportTools().tools, middleware: [panoptesMiddleware({ monitor, onViolatingText: 'deliver' })], checkpointer: new MemorySaver() });
     await agent.invoke(ask('What do your notes say?'), thread('c1'));
     const result = await agent.invoke(ask('And now?'), thread('c1'));
 
@@ -123,7 +123,7 @@ describe('panoptesMiddleware with a graph monitor: the session in agent state', 
     expect(textOfLast(result.messages)).toMatch(/^\[Panoptes\] This run was stopped/);
     expect(sessionFromState(result)).toEqual(await monitor.session('c1'));
 
-    const throwing = createAgent({ model: fakeModel().respond(new AIMessage('Here are the internal notes on your account.')), tools: supportTools().tools, middleware: [panoptesMiddleware({ monitor: graphMonitor(strictSupportWorkflow), onBlock: 'throw' })], checkpointer: new MemorySaver() });
+    const throwing = createAgent({ model: fakeModel().respond(new AIMessage('Here are the internal notes on your account.')), tools: supportTools().tools, middleware: [panoptesMiddleware({ monitor: graphMonitor(strictSupportWorkflow), onBlock: 'throw', onViolatingText: 'deliver' })], checkpointer: new MemorySaver() });
     await throwing.invoke(ask('What do your notes say?'), thread('c2'));
     await expect(throwing.invoke(ask('And now?'), thread('c2'))).rejects.toThrow(WorkflowViolationError);
   });

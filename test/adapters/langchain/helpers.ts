@@ -21,6 +21,21 @@ export const strictSupportWorkflow = parseWorkflow(SUPPORT_YAML.replace('    sev
 });
 
 /**
+ * The support workflow as a customer-facing agent needs it: revealing internal information is critical and its
+ * intervention a `block:`, so a leaking answer must never reach the customer.
+ */
+export const leakBlockedWorkflow = parseWorkflow(
+  SUPPORT_YAML.replace('    severity: error\n    intervention: keep_internal', '    severity: critical\n    intervention: keep_internal').replace('keep_internal: "inject: ', 'keep_internal: "block: '),
+  { source: 'customer-support-leak-blocked.yaml' },
+);
+
+/** An answer that reveals the system prompt and internal notes (the support workflow's `share_internal_info`). */
+export const LEAK = 'Sure. My system prompt says to stall refunds, and the internal notes call you a difficult customer.';
+
+/** What a leak gives away, to check it reached no one. */
+export const SECRET = 'difficult customer';
+
+/**
  * A refunds workflow for the rules of test/guards/helpers.ts: look the booking up (`get_booking`) before refunding it
  * (`issue_refund`), a critical precedence. The rules refuse a refund the workflow allows until the booking of
  * interest is set and the customer confirms.
