@@ -9,11 +9,17 @@
 /** Where every proxied route lives; the upstream's own base path replaces it when forwarding. */
 export const BASE_PATH = '/v1';
 
-/** Routes matched whatever the case of their letters, so `/v1/Chat/Completions` cannot dodge the monitor. */
-const MONITORED_ROUTES = ['/v1/chat/completions'] as const;
+/**
+ * The generation routes: monitored, POST only. Matched whatever the case of their letters, so `/v1/Chat/Completions`
+ * cannot dodge the monitor.
+ */
+export const MONITORED_ROUTES = ['/v1/chat/completions'] as const;
+
+/** One of the {@link MONITORED_ROUTES}. */
+export type MonitoredRoute = (typeof MONITORED_ROUTES)[number];
 
 /** Whether a normalised path is a monitored route: only its monitored method reaches the upstream there. */
-export function isMonitoredRoute(path: string): boolean {
+export function isMonitoredRoute(path: string): path is MonitoredRoute {
   return (MONITORED_ROUTES as readonly string[]).includes(path);
 }
 
@@ -85,13 +91,47 @@ export function normaliseTarget(target: string): NormalisedTarget | RefusedTarge
 
 /**
  * The monitored route a path would mean to a lenient server, if any: one that ignores the case of letters, `;`
- * parameters (`completions;x`), and spaces and dots at the end of a segment (`completions.`, `completions%20`). Such
+ * parameters (`completions;x`), and spaces and dots at the end of a segment (`completions.`, `completions%20`), and
+ * resolves dot segments after reading them that way (`x/..;/chat/completions` is `x/../chat/completions` to it). Such
  * a path is monitored as that route, and sent upstream by its canonical spelling.
  */
 function monitoredRouteOf(segments: readonly string[]): string | undefined {
-  const loose = segments.map((segment) => segment.toLowerCase().replace(/;.*$/s, '').trim().replace(/[.\s]+$/, '')).filter((segment) => segment !== '');
-  const path = `/${loose.join('/')}`;
+  const path = looseReading(segments);
   return MONITORED_ROUTES.find((route) => route === path);
+}
+
+/**
+ * A path as the most lenient server reads it (see {@link monitoredRouteOf}): segments lower-cased, `;` parameters and
+ * surrounding spaces dropped, `.` and `..` resolved after that, trailing dots and spaces dropped. A segment the proxy
+ * kept as a name (`..;`) can climb for such a server, so the proxy decides by this reading too.
+ */
+function looseReading(segments: readonly string[]): string {
+  const loose: string[] = [];
+  for (const raw of segments) {
+    const segment = raw.toLowerCase().replace(/;.*$/s, '').trim();
+    if (segment === '..') loose.pop();
+    else if (segment !== '.') {
+      const name = segment.replace(/[.\s]+$/, '');
+      if (name !== '') loose.push(name);
+    }
+  }
+  return `/${loose.join('/')}`;
+}
+
+/**
+ * A normalised path as a lenient server reads it: what a pass-through route must be listed by too, so a path the
+ * proxy reads under one prefix cannot reach the upstream as another route (`/v1/models/..;/files`).
+ * @example
+ * loosePath('/v1/models/..;/files') // '/v1/files'
+ */
+export function loosePath(path: string): string {
+  return looseReading(path.split('/').map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  }));
 }
 
 /** Whether a normalised target was refused. */

@@ -45,6 +45,9 @@ describe('request paths', () => {
     '/v1/chat/completions.',
     '/v1/chat/completions%20',
     '/%761/chat/completions',
+    '/v1/x/..;/chat/completions',
+    '/v1/x/..%20/chat/completions',
+    '/v1/x/%2e%2e;a/chat/completions',
   ])('%s is monitored as the chat route and sent upstream by its canonical path', async (target) => {
     const before = running.upstream.requests.length;
     const response = await rawRequest(running.url, { target, headers: { 'x-panoptes-key': KEY }, body: CHAT });
@@ -89,7 +92,7 @@ describe('request paths', () => {
   });
 
   it('fuzz: no request without the key reaches the upstream, and no refused call reaches the client', async () => {
-    const segment = fc.constantFrom('v1', 'V1', '%761', 'chat', 'Chat', 'CHAT', 'completions', 'completions;a', 'completions.', '%63ompletions', '.', '..', '%2e', '%2E%2e', '%2f', '%2F', '%5c', '', 'admin', 'x', '%00', '%20', 'healthz', 'metrics', '%252e');
+    const segment = fc.constantFrom('v1', 'V1', '%761', 'chat', 'Chat', 'CHAT', 'completions', 'completions;a', 'completions.', '%63ompletions', '.', '..', '%2e', '%2E%2e', '%2f', '%2F', '%5c', '', 'admin', 'x', '%00', '%20', 'healthz', 'metrics', '%252e', '..;', '%2e%2e;x', '..%20');
     const target = fc.tuple(fc.array(segment, { minLength: 1, maxLength: 7 }), fc.constantFrom('', '/', '?a=1', '/?b=../x')).map(([segments, tail]) => `/${segments.join('/')}${tail}`);
     await fc.assert(
       fc.asyncProperty(target, fc.boolean(), fc.constantFrom('POST', 'GET', 'PUT'), async (path, withKey, method) => {
