@@ -34,6 +34,8 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
   const monitor = createMonitor({ workflow, logger, loops: config.loops, ...(store ? { store } : {}) });
   const proxy = createProxy({
     upstream: config.upstream,
+    ...(config.anthropicUpstream ? { anthropicUpstream: config.anthropicUpstream } : {}),
+    ...(config.passthrough ? { passthrough: config.passthrough } : {}),
     monitor,
     port: config.port,
     host: config.host,

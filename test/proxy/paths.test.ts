@@ -17,7 +17,8 @@ let running: Running;
 beforeAll(async () => {
   // The upstream is as lenient as a server can be: whatever it reads as its chat route answers with the hasty agent's
   // refund, which the workflow refuses before identity is verified. A leak is that refund reaching the client.
-  running = await startProxy(hastyAgent, { proxy: { proxyKeys: [KEY] }, upstream: { isChat: (path) => lenientPath(path) === '/v1/chat/completions' } });
+  // Every other route passes through (`/v1`), so a path the proxy reads as another route reaches that upstream too.
+  running = await startProxy(hastyAgent, { proxy: { proxyKeys: [KEY], passthrough: ['/v1'] }, upstream: { isChat: (path) => lenientPath(path) === '/v1/chat/completions' } });
 });
 afterAll(() => running.close());
 

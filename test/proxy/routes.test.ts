@@ -15,7 +15,7 @@ afterEach(async () => {
 
 describe('other /v1 routes', () => {
   it('passes them through unchanged, method, query, headers and body', async () => {
-    running = await startProxy(hastyAgent);
+    running = await startProxy(hastyAgent, { proxy: { passthrough: ['/v1/models', '/v1/embeddings'] } });
     const models = await fetch(`${running.url}/v1/models?limit=2`, { headers: { authorization: 'Bearer sk-client' } });
     expect(models.status).toBe(200);
     expect(models.headers.get('x-upstream')).toBe('fake');
