@@ -42,7 +42,7 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
     ...(config.proxyKeys.length > 0 ? { proxyKeys: config.proxyKeys } : {}),
     requireSessionId: config.requireSessionId,
     // With Redis, requests that name no session are placed through it too, so every instance agrees where they go.
-    ...(store ? { conversations: store.conversations() } : {}),
+    ...(store ? { conversations: store.conversations(), responseRecords: store.responses() } : {}),
     bodyLimitBytes: config.limits.bodyBytes,
     upstreamTimeoutMs: config.limits.upstreamTimeoutMs,
     logger,
