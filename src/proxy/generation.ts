@@ -66,7 +66,8 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
       return fail(proxyError(400, 'invalid_request_error', 'invalid_stream', `'stream' must be true or false (or left out), not a ${typeof body.stream}.`, 'stream'));
     }
     const named = route.namedSession(request.headers, body);
-    const continued = named ? undefined : await continuationOf(route, body);
+    // A continuation's body is sent even when the request names its session: the upstream wants the withheld calls answered.
+    const continued = await continuationOf(route, body);
     if (continued) body = continued.body;
     if (!named && !continued?.sessionId && requireSessionId) {
       return fail(proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every ${route.label} to name its session: send the ${SESSION_HEADER} header (or the 'user' field, or metadata.session_id).`));

@@ -144,6 +144,19 @@ describe('Responses requests', () => {
     expect(running.upstream.requests).toHaveLength(0);
   });
 
+  it('answer the calls withheld from the response they continue, even when they name their session', async () => {
+    running = await startProxy(hastyAgent);
+    const headers = { 'x-panoptes-session-id': 'named' };
+    const first = await respond(running.client, { input: OPENING_INPUT }, { stream: false, headers });
+    expect(functionCalls(first.response)).toEqual([]);
+    // The upstream stored the refund; without its output it would refuse the continuation (400).
+    await respond(running.client, { input: 'Go ahead.', previous_response_id: first.response.id }, { stream: false, headers });
+    expect((running.upstream.requests[1]!.body as unknown as { input: unknown[] }).input).toEqual([
+      { type: 'function_call_output', call_id: 'call_refund_0', output: expect.stringMatching(/^\[Panoptes\] The call to issue_refund was refused/) },
+      { role: 'user', content: 'Go ahead.' },
+    ]);
+  });
+
   it('name their session by header, metadata, or conversation; a session named by one continues by another', async () => {
     running = await startProxy(hastyAgent);
     const byMetadata = await respond(running.client, { input: OPENING_INPUT, metadata: { session_id: 'r-1' } }, { stream: false });
