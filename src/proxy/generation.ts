@@ -70,7 +70,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     const continued = await continuationOf(route, body);
     if (continued) body = continued.body;
     if (!named && !continued?.sessionId && requireSessionId) {
-      return fail(proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every ${route.label} to name its session: send the ${SESSION_HEADER} header (or the 'user' field, or metadata.session_id).`));
+      return fail(proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every ${route.label} to name its session: send the ${SESSION_HEADER} header (or ${route.namedBy ?? "the 'user' field, or metadata.session_id"}).`));
     }
     const placed = named || continued?.sessionId ? undefined : await placeByConversation(route.messages(body));
     const sessionId = named?.sessionId ?? continued?.sessionId ?? placed!.sessionId;

@@ -15,7 +15,6 @@ export type SessionSource =
   | 'user'
   | 'thread_id'
   | 'conversation.id'
-  | 'previous_response_id'
   | 'conversation';
 
 /** Ids longer than this are hashed, so a client cannot make the proxy keep (or send to Redis) a huge key. */

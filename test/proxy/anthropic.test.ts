@@ -120,6 +120,18 @@ describe('reading a streamed Anthropic answer', () => {
     expect(JSON.stringify(received)).not.toContain('issue_refund"');
   });
 
+  it('checks blocks sent whole inside message_start, and sends them as blocks of their own', async () => {
+    const events =
+      anthropicEvent({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'Sure.' }, { ...refund, input: { order: 'A-1042' } }], stop_reason: null } }) +
+      anthropicEvent({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 5 } }) +
+      anthropicEvent({ type: 'message_stop' });
+    running = await streaming(events);
+    const { message, events: received } = await createMessage(running.url, { messages: OPENING, tools: ANTHROPIC_TOOLS }, { stream: true });
+    expect(received[0]!.data.message.content).toEqual([]);
+    expect(message.content).toEqual([{ type: 'text', text: 'Sure.' }, { type: 'text', text: expect.stringMatching(/^\[Panoptes\] The call to issue_refund was refused/) }]);
+    expect(message.stop_reason).toBe('end_turn');
+  });
+
   it('withholds a tool_use whose input came both whole (in its start) and in pieces', async () => {
     const events =
       anthropicEvent({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], stop_reason: null } }) +

@@ -157,6 +157,17 @@ describe('Responses requests', () => {
     ]);
   });
 
+  it('with require_session_id, take a recorded previous_response_id as naming the session', async () => {
+    running = await startProxy(hastyAgent, { proxy: { requireSessionId: true } });
+    const refused = await respond(running.client, { input: OPENING_INPUT }, { stream: false }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 400, code: 'missing_session_id' });
+    const first = await respond(running.client, { input: OPENING_INPUT, metadata: { session_id: 'req-1' } }, { stream: false });
+    await respond(running.client, { input: 'Go ahead.', previous_response_id: first.response.id }, { stream: false });
+    expect(running.sessionIds).toEqual(['req-1', 'req-1']);
+    const unknown = await respond(running.client, { input: 'Go ahead.', previous_response_id: 'resp_elsewhere' }, { stream: false }).catch((error: unknown) => error);
+    expect(unknown).toMatchObject({ status: 400, code: 'missing_session_id' });
+  });
+
   it('name their session by header, metadata, or conversation; a session named by one continues by another', async () => {
     running = await startProxy(hastyAgent);
     const byMetadata = await respond(running.client, { input: OPENING_INPUT, metadata: { session_id: 'r-1' } }, { stream: false });

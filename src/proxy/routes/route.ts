@@ -95,6 +95,8 @@ export interface GenerationRoute<Body extends RequestBody = RequestBody> {
   readonly path: MonitoredRoute;
   /** What a request is called in error messages: `chat completion`. */
   readonly label: string;
+  /** Where else than the headers a request of this route names its session, for the error that asks for one. */
+  readonly namedBy?: string;
   /** The shape of the errors the proxy answers on this route. */
   readonly errors: ErrorFormat;
   /** Why the body is not a request the proxy can monitor (a 400), or `undefined`. */

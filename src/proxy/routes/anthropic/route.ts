@@ -12,7 +12,8 @@ import { MessagesStreamGate } from './stream-gate.js';
 /** The Anthropic Messages route. */
 export const messagesRoute: GenerationRoute<MessagesRequest> = {
   path: '/v1/messages',
-  label: 'message',
+  label: 'Messages API call',
+  namedBy: 'metadata.user_id',
   errors: 'anthropic',
   problem: messagesProblem,
   namedSession: messagesNamedSession,

@@ -16,7 +16,8 @@ import { ResponsesStreamGate } from './stream-gate.js';
 export function responsesRoute(records: ResponseRecords): GenerationRoute<ResponsesRequest> {
   return {
     path: '/v1/responses',
-    label: 'response',
+    label: 'Responses API call',
+    namedBy: "metadata.session_id, or 'conversation', or previous_response_id",
     errors: 'openai',
     problem: responsesProblem,
     namedSession: responsesNamedSession,
