@@ -67,7 +67,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     }
     const named = route.namedSession(request.headers, body);
     // A continuation's body is sent even when the request names its session: the upstream wants the withheld calls answered.
-    const continued = await continuationOf(route, body);
+    const continued = route.continuation ? await continuationOf(route, body) : undefined;
     if (continued) body = continued.body;
     if (!named && !continued?.sessionId && requireSessionId) {
       return fail(proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every ${route.label} to name its session: send the ${SESSION_HEADER} header (or ${route.namedBy ?? "the 'user' field, or metadata.session_id"}).`));
@@ -108,11 +108,13 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
       const calls = route.noCalls === undefined ? found : found.map((call) => ({ ...call, unreadable: route.noCalls }));
       const refused = await decideCalls(calls, content, using, offered.names);
       // Keyed by the calls as found, which is what the readers and gates take back.
-      const byFound = new Map<FoundCall, RefusedToolCall>();
-      calls.forEach((call, at) => {
-        const entry = refused.get(call);
-        if (entry) byFound.set(found[at]!, entry);
-      });
+      const byFound = calls === found ? refused : new Map<FoundCall, RefusedToolCall>();
+      if (calls !== found) {
+        calls.forEach((call, at) => {
+          const entry = refused.get(call);
+          if (entry) byFound.set(found[at]!, entry);
+        });
+      }
       if (placed) await recordAnswer(placed, delivered(byFound));
       if (id !== undefined && route.answered) await route.answered(id, sessionId, byFound).catch((error: unknown) => logOnce('record-failed', `Recording a response for the requests that continue it failed (${(error as Error)?.message}); they start a session of their own.`));
       return byFound;
