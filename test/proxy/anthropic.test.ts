@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { answerWith, hastyAgent, startFakeUpstream } from './fake-upstream.js';
 import { startProxy, type Running } from './helpers.js';
 import { AnthropicError, createMessage, runAnthropicDemo, SYSTEM, textOf, toolUses, ANTHROPIC_TOOLS } from './anthropic-helpers.js';
-import { anthropicEvent } from './fake-formats.js';
+import { anthropicEvent, anthropicJson } from './fake-formats.js';
 
 let running: Running | undefined;
 afterEach(async () => {
@@ -157,6 +157,16 @@ describe('reading a streamed Anthropic answer', () => {
     const error = (await createMessage(running.url, { messages: OPENING }, { stream: true }).catch((caught: unknown) => caught)) as AnthropicError;
     expect(error).toBeInstanceOf(AnthropicError);
     expect(error.body).toMatchObject({ type: 'error', error: { code: 'stream_cut_off' } });
+  });
+
+  it('sends a JSON answer to a streamed request as the events of one, checked', async () => {
+    const upstream = await startFakeUpstream(answerWith(JSON.stringify(anthropicJson({ content: 'Sure.', toolCalls: [{ id: 'toolu_r', name: 'issue_refund', args: { order: 'A-1042' } }] }))));
+    const proxy = await startProxy(hastyAgent, { proxy: { anthropicUpstream: upstream.url } });
+    running = { ...proxy, close: async () => (await proxy.close(), await upstream.close()) };
+    const { message, events } = await createMessage(running.url, { messages: OPENING, tools: ANTHROPIC_TOOLS }, { stream: true });
+    expect(events.map(({ event }) => event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(message.content).toEqual([{ type: 'text', text: 'Sure.' }, { type: 'text', text: expect.stringMatching(/^\[Panoptes\] The call to issue_refund was refused/) }]);
+    expect(message.stop_reason).toBe('end_turn');
   });
 
   it('withholds a block of a type it cannot check', async () => {

@@ -78,6 +78,16 @@ describe('legacy completions', () => {
     expect(running.upstream.requests).toHaveLength(0);
   });
 
+  it('send a JSON answer to a streamed request as the chunks of a stream', async () => {
+    running = await startProxy(answerWith(JSON.stringify({ id: 'cmpl-1', object: 'text_completion', created: 1, model: 'x', choices: [{ text: 'Hello there.', index: 0, logprobs: null, finish_reason: 'length' }] })));
+    const chunks = [];
+    for await (const chunk of await running.client.completions.create({ model: 'x', prompt: 'Hi', stream: true })) chunks.push(chunk);
+    expect(chunks.map((chunk) => [chunk.choices[0]!.text, chunk.choices[0]!.finish_reason])).toEqual([
+      ['Hello there.', null],
+      ['', 'length'],
+    ]);
+  });
+
   it('withhold a tool call an upstream puts in the answer anyway (a completion carries none)', async () => {
     const answer = completionWith([{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'verify_identity', arguments: '{}' } }] } }]);
     running = await startProxy(answerWith(JSON.stringify({ ...answer, choices: [{ ...(answer.choices as object[])[0], text: 'Hello' }] })));
