@@ -7,7 +7,7 @@
 import type { AssistantTurn, ToolCall } from '../messages/index.js';
 import type { ToolGuard, ToolGuardVerdict } from '../monitor/index.js';
 import { MAX_NESTING, nestsDeeperThan } from './answer-body.js';
-import { isRefused, type RefusedToolCall } from './enforce.js';
+import { deliveredTurn, isRefused, type RefusedToolCall } from './enforce.js';
 import { argumentsOf } from './translate.js';
 
 /** One tool call an answer carries: from `tool_calls` (a function or custom tool) or the legacy `function_call`. */
@@ -21,6 +21,11 @@ export interface FoundCall {
   arguments: unknown;
   /** Set for a custom tool (`type: "custom"`), whose input is free text rather than JSON. */
   custom?: boolean;
+  /**
+   * Why the call cannot be read, when its reader knows better than its name and arguments say (two places of one
+   * answer that disagree about it, a kind of call the proxy cannot check): then it is refused for that reason.
+   */
+  unreadable?: string;
 }
 
 /**
@@ -89,6 +94,7 @@ function toolCall(value: unknown, choice: number): FoundCall {
  */
 export function refusedOnSight(call: FoundCall): string | undefined {
   if (call.choice !== 0) return `it came in choice ${call.choice} of the answer, and the proxy checks only the first choice (one per call, n = 1)`;
+  if (call.unreadable !== undefined) return call.unreadable;
   if (typeof call.name !== 'string' || call.name === '') return 'the call could not be read (its name is missing or not text)';
   const args = call.arguments;
   if (args == null || args === '') return undefined;
@@ -160,4 +166,14 @@ function isJsonObject(text: string): boolean {
 /** `value` when it is a plain JSON object. */
 export function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * The first choice as the client receives it, for placing the conversation's next request: its text with the refusal
+ * text after it, and the calls left (see `deliveredTurn`).
+ */
+export function firstChoiceDelivered(calls: readonly FoundCall[], content: string, refused: ReadonlyMap<FoundCall, RefusedToolCall>): AssistantTurn {
+  const first = calls.filter((call) => call.choice === 0);
+  const toolCalls = first.map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: typeof call.name === 'string' ? call.name : '', args: argumentsOf(call.arguments) }));
+  return deliveredTurn({ content, toolCalls }, first.flatMap((call) => (refused.has(call) ? [refused.get(call)!] : [])));
 }

@@ -4,7 +4,7 @@
  * they were, and, for a client that asked for a stream, the checked answer as the events of one.
  * @module
  */
-import { kindOf, MAX_NESTING, nestsDeeperThan } from './answer-body.js';
+import { MAX_NESTING, nestsDeeperThan } from './answer-body.js';
 import { callsIn, record, type FoundCall } from './answer-calls.js';
 import { refusalText, type RefusedToolCall } from './enforce.js';
 import { DONE_EVENT, sseEvent } from './sse.js';
@@ -50,21 +50,6 @@ export function readCompletion(text: string): ReadCompletion | { unreadable: str
   });
   const first = record(record(choices?.[0])?.message);
   return { completion, calls: sites.flatMap((site) => site.calls), content: textOf(first?.content), sites };
-}
-
-/**
- * What goes back of the body of an upstream error (an error status): `undefined` when it carries calls a client could
- * read (a stream, a completion with calls, JSON too deep to look into), so it is withheld; JSON as parsed (see
- * {@link answerText}); anything else unchanged.
- */
-export function errorBodyOf(text: string): string | undefined {
-  const kind = kindOf(text);
-  if (kind === 'sse') return undefined;
-  if (kind !== 'json') return text;
-  if (nestsDeeperThan(text, MAX_NESTING)) return undefined;
-  const read = readCompletion(text);
-  if ('unreadable' in read) return text;
-  return read.calls.length > 0 ? undefined : answerText(read.completion);
 }
 
 /**

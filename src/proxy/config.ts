@@ -13,10 +13,15 @@ import { DiagnosticsError } from '../errors/diagnostics-error.js';
 import { hasErrorCode } from '../errors/panoptes-error.js';
 import { redactUrl } from '../store/redis/redact-url.js';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
+import { normalisePrefix } from './request-path.js';
 
 /** The checked configuration of a proxy. */
 export interface ServeConfig {
   upstream: string;
+  /** Base URL of an Anthropic-compatible upstream: `/v1/messages` is monitored and sent there. */
+  anthropicUpstream?: string;
+  /** Path prefixes passed to the upstream unmonitored (normalised); none when absent. */
+  passthrough?: string[];
   /** Absolute path of the workflow file. */
   workflow: string;
   port: number;
@@ -39,12 +44,14 @@ export interface ServeConfigSources {
   flags?: Partial<Record<FieldName, string | boolean>>;
 }
 
-type Kind = 'http-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list';
-type FieldName = 'upstream' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type Kind = 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes';
+type FieldName = 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true }> = {
   upstream: { kind: 'http-url', env: 'PANOPTES_UPSTREAM', flag: '--upstream' },
+  anthropic_upstream: { kind: 'anthropic-url', env: 'PANOPTES_ANTHROPIC_UPSTREAM' },
+  passthrough: { kind: 'path-prefixes', env: 'PANOPTES_PASSTHROUGH' },
   workflow: { kind: 'file', env: 'PANOPTES_WORKFLOW', flag: '--workflow' },
   port: { kind: 'port', env: 'PANOPTES_PORT', flag: '--port' },
   host: { kind: 'string', env: 'PANOPTES_HOST', flag: '--host' },
@@ -63,6 +70,7 @@ const SECTIONS = new Set(['limits', 'redis']);
 
 const EXPECTED: Record<Kind, string> = {
   'http-url': 'the base URL of an OpenAI-compatible API, /v1 included, e.g. http://127.0.0.1:8000/v1',
+  'anthropic-url': 'the base URL of an Anthropic-compatible API, /v1 included, e.g. https://api.anthropic.com/v1',
   'redis-url': 'a Redis URL such as redis://127.0.0.1:6379',
   file: 'the path of a workflow YAML file (relative to the config file)',
   port: 'a TCP port from 0 to 65535 (0 picks a free port)',
@@ -70,6 +78,7 @@ const EXPECTED: Record<Kind, string> = {
   boolean: 'true or false',
   string: 'a non-empty string',
   'string-list': 'a non-empty list of non-empty strings (in the environment: comma-separated)',
+  'path-prefixes': 'a list of path prefixes under /v1, such as ["/v1/models", "/v1/embeddings"] (["/v1"] passes every route; in the environment: comma-separated)',
 };
 
 /** Where a value came from, for its diagnostic. */
@@ -142,8 +151,12 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
 
   const get = <T>(name: FieldName, fallback: T): T => (checked.has(name) ? (checked.get(name) as T) : fallback);
   const redisUrl = get<string | undefined>('redis.url', undefined);
+  const anthropicUpstream = get<string | undefined>('anthropic_upstream', undefined);
+  const passthrough = get<string[] | undefined>('passthrough', undefined);
   return {
     upstream: get('upstream', ''),
+    ...(anthropicUpstream === undefined ? {} : { anthropicUpstream }),
+    ...(passthrough === undefined ? {} : { passthrough }),
     workflow: get('workflow', ''),
     port: get('port', DEFAULT_PROXY_PORT),
     host: get('host', DEFAULT_PROXY_HOST),
@@ -213,7 +226,8 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
 /** Checks one value of a kind; strings from the environment and flags are converted. */
 async function check(kind: Kind, value: unknown, origin: Origin): Promise<{ value: unknown } | { problem: string }> {
   switch (kind) {
-    case 'http-url': {
+    case 'http-url':
+    case 'anthropic-url': {
       if (typeof value !== 'string') return { problem: 'not a URL' };
       let url: URL;
       try {
@@ -249,6 +263,17 @@ async function check(kind: Kind, value: unknown, origin: Origin): Promise<{ valu
       return { problem: 'not a boolean' };
     case 'string':
       return typeof value === 'string' && value !== '' ? { value } : { problem: 'not a non-empty string' };
+    case 'path-prefixes': {
+      const list = typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
+      if (!Array.isArray(list)) return { problem: 'not a list of path prefixes' };
+      const prefixes: string[] = [];
+      for (const item of list) {
+        const prefix = typeof item === 'string' ? normalisePrefix(item) : undefined;
+        if (prefix === undefined) return { problem: `${JSON.stringify(item)} is no path under /v1` };
+        prefixes.push(prefix);
+      }
+      return { value: prefixes };
+    }
     case 'string-list': {
       const list = typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
       if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && item.trim() !== '')) return { problem: 'not a list of non-empty strings' };

@@ -6,32 +6,46 @@
  */
 import type { Monitor, ToolGuard } from '../monitor/index.js';
 import type { RenderedIntervention } from '../intervene/index.js';
-import type { AssistantTurn, ToolCall } from '../messages/index.js';
+import type { AssistantTurn, ChatMessage, ToolCall } from '../messages/index.js';
 import { lazyModelRequest } from '../monitor/index.js';
 import { proxyError, type ProxyError } from './errors.js';
 import type { ChatCompletionRequest } from './openai-types.js';
 import { toChatMessages, withEdits } from './translate.js';
 
 /** What to do with a request: send it (edited when interventions apply) or refuse it. */
-export type BeforeCall =
-  | { action: 'proceed'; body: ChatCompletionRequest; interventions: RenderedIntervention[] }
+export type BeforeCall<Body = ChatCompletionRequest> =
+  | { action: 'proceed'; body: Body; interventions: RenderedIntervention[] }
   | { action: 'block'; error: ProxyError; intervention: RenderedIntervention };
+
+/**
+ * How a request format is read and edited: its history as the core's messages, and the body with the monitor's
+ * edits to them carried over. Chat completions are the default.
+ */
+export interface RequestEditing<Body> {
+  messages(body: Body): ChatMessage[];
+  edited(body: Body, chat: readonly ChatMessage[], edited: readonly ChatMessage[]): Body;
+}
+
+const CHAT_EDITING: RequestEditing<ChatCompletionRequest> = {
+  messages: (body) => toChatMessages(body.messages),
+  edited: (body, chat, edited) => ({ ...body, messages: withEdits(body.messages, chat, edited) }),
+};
 
 /**
  * Runs `beforeModel` for a request: the interventions due edit a copy of the body (the messages are converted only
  * when something is due); a hard block (a `block:` intervention, a critical violation, a loop that reached `stop`)
  * becomes a 403 `panoptes_violation` error whose message is the intervention's text.
  */
-export async function beforeCall(monitor: Monitor, sessionId: string, body: ChatCompletionRequest): Promise<BeforeCall> {
-  let chat: ReturnType<typeof toChatMessages> | undefined;
-  const messages = () => (chat ??= toChatMessages(body.messages));
+export async function beforeCall<Body = ChatCompletionRequest>(monitor: Monitor, sessionId: string, body: Body, editing: RequestEditing<Body> = CHAT_EDITING as unknown as RequestEditing<Body>): Promise<BeforeCall<Body>> {
+  let chat: ChatMessage[] | undefined;
+  const messages = () => (chat ??= editing.messages(body));
   const before = await monitor.beforeModel(sessionId, lazyModelRequest(messages));
   if (before.action === 'block') {
     const code = before.error.code === 'LOOP_DETECTED' ? 'loop_detected' : 'workflow_blocked';
     return { action: 'block', intervention: before.intervention, error: proxyError(403, 'panoptes_violation', code, before.intervention.text) };
   }
   if (before.interventions.length === 0) return { action: 'proceed', body, interventions: [] };
-  return { action: 'proceed', body: { ...body, messages: withEdits(body.messages, messages(), before.messages) }, interventions: before.interventions };
+  return { action: 'proceed', body: editing.edited(body, messages(), before.messages), interventions: before.interventions };
 }
 
 /** A tool call the monitor refused: taken out of the response, with the reason the client reads instead. */

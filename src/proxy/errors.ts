@@ -26,3 +26,24 @@ export function proxyError(status: number, type: ProxyErrorType, code: string, m
 export function sseError(error: ProxyError): string {
   return `data: ${JSON.stringify(error.body)}\n\n`;
 }
+
+/**
+ * The shape errors take on a route: OpenAI's (`{ error: { message, type, param, code } }`), or Anthropic's on the
+ * Messages route (`{ type: "error", error: { type, message, code } }`), so each client raises them as its own errors.
+ */
+export type ErrorFormat = 'openai' | 'anthropic';
+
+/** The JSON text of an error in a route's format. */
+export function errorText(error: ProxyError, format: ErrorFormat = 'openai'): string {
+  if (format === 'openai') return JSON.stringify(error.body);
+  const { type, message, code } = error.body.error;
+  return JSON.stringify({ type: 'error', error: { type, message, code } });
+}
+
+/**
+ * The server-sent event that ends a stream with an error, in a route's format: OpenAI clients raise a data event that
+ * carries `error`; Anthropic's raise an event named `error`.
+ */
+export function sseErrorIn(error: ProxyError, format: ErrorFormat): string {
+  return format === 'openai' ? sseError(error) : `event: error\ndata: ${errorText(error, format)}\n\n`;
+}

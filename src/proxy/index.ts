@@ -1,5 +1,6 @@
 /**
- * `panoptes/proxy`: the OpenAI-compatible proxy (`panoptes serve`) for agents in any language (docs/proxy.md).
+ * `panoptes/proxy`: the OpenAI-compatible proxy (`panoptes serve`) for agents in any language (docs/proxy.md): chat
+ * completions, legacy completions, the Responses API and Anthropic Messages.
  * Loads Fastify and undici, so it is a subpath of its own and the core never imports it.
  * @module
  */
@@ -14,9 +15,10 @@ export {
   type ProxyOptions,
 } from './server.js';
 export { namedSessionOf, type SessionSource } from './session-id.js';
-export { BASE_PATH, normaliseTarget, type NormalisedTarget } from './request-path.js';
+export { BASE_PATH, MONITORED_ROUTES, normaliseTarget, type MonitoredRoute, type NormalisedTarget } from './request-path.js';
+export { memoryResponseRecords, type ResponseRecord, type ResponseRecords, type WithheldCall } from './routes/responses/response-records.js';
 export { FORWARDED_HEADER_PREFIXES, FORWARDED_HEADERS } from './upstream.js';
-export { proxyError, type ProxyError, type ProxyErrorType } from './errors.js';
+export { proxyError, type ErrorFormat, type ProxyError, type ProxyErrorType } from './errors.js';
 export { PROXY_KEY_HEADER } from './upstream.js';
 export { PROXY_METRICS } from './metrics.js';
 export { StreamGate, type StreamEnd } from './stream-gate.js';

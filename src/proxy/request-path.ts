@@ -9,11 +9,17 @@
 /** Where every proxied route lives; the upstream's own base path replaces it when forwarding. */
 export const BASE_PATH = '/v1';
 
-/** Routes matched whatever the case of their letters, so `/v1/Chat/Completions` cannot dodge the monitor. */
-const MONITORED_ROUTES = ['/v1/chat/completions'] as const;
+/**
+ * The generation routes: monitored, POST only. Matched whatever the case of their letters, so `/v1/Chat/Completions`
+ * cannot dodge the monitor.
+ */
+export const MONITORED_ROUTES = ['/v1/chat/completions', '/v1/completions', '/v1/responses', '/v1/messages'] as const;
+
+/** One of the {@link MONITORED_ROUTES}. */
+export type MonitoredRoute = (typeof MONITORED_ROUTES)[number];
 
 /** Whether a normalised path is a monitored route: only its monitored method reaches the upstream there. */
-export function isMonitoredRoute(path: string): boolean {
+export function isMonitoredRoute(path: string): path is MonitoredRoute {
   return (MONITORED_ROUTES as readonly string[]).includes(path);
 }
 
@@ -85,13 +91,47 @@ export function normaliseTarget(target: string): NormalisedTarget | RefusedTarge
 
 /**
  * The monitored route a path would mean to a lenient server, if any: one that ignores the case of letters, `;`
- * parameters (`completions;x`), and spaces and dots at the end of a segment (`completions.`, `completions%20`). Such
+ * parameters (`completions;x`), and spaces and dots at the end of a segment (`completions.`, `completions%20`), and
+ * resolves dot segments after reading them that way (`x/..;/chat/completions` is `x/../chat/completions` to it). Such
  * a path is monitored as that route, and sent upstream by its canonical spelling.
  */
 function monitoredRouteOf(segments: readonly string[]): string | undefined {
-  const loose = segments.map((segment) => segment.toLowerCase().replace(/;.*$/s, '').trim().replace(/[.\s]+$/, '')).filter((segment) => segment !== '');
-  const path = `/${loose.join('/')}`;
+  const path = looseReading(segments);
   return MONITORED_ROUTES.find((route) => route === path);
+}
+
+/**
+ * A path as the most lenient server reads it (see {@link monitoredRouteOf}): segments lower-cased, `;` parameters and
+ * surrounding spaces dropped, `.` and `..` resolved after that, trailing dots and spaces dropped. A segment the proxy
+ * kept as a name (`..;`) can climb for such a server, so the proxy decides by this reading too.
+ */
+function looseReading(segments: readonly string[]): string {
+  const loose: string[] = [];
+  for (const raw of segments) {
+    const segment = raw.toLowerCase().replace(/;.*$/s, '').trim();
+    if (segment === '..') loose.pop();
+    else if (segment !== '.') {
+      const name = segment.replace(/[.\s]+$/, '');
+      if (name !== '') loose.push(name);
+    }
+  }
+  return `/${loose.join('/')}`;
+}
+
+/**
+ * A normalised path as a lenient server reads it: what a pass-through route must be listed by too, so a path the
+ * proxy reads under one prefix cannot reach the upstream as another route (`/v1/models/..;/files`).
+ * @example
+ * loosePath('/v1/models/..;/files') // '/v1/files'
+ */
+export function loosePath(path: string): string {
+  return looseReading(path.split('/').map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  }));
 }
 
 /** Whether a normalised target was refused. */
@@ -112,4 +152,46 @@ export function isUnderBasePath(path: string): boolean {
 /** A decoded segment encoded again: what `encodeURIComponent` leaves, plus the sub-delimiters RFC 3986 allows in a path. */
 function encodeSegment(segment: string): string {
   return encodeURIComponent(segment).replace(/%(21|24|26|27|28|29|2A|2B|2C|3A|3B|3D|40)/g, (escape) => decodeURIComponent(escape));
+}
+
+/** Whether `path` is `prefix` or lies under it, by whole segments. */
+function isUnder(path: string, prefix: string): boolean {
+  return prefix === '/' || path === prefix || path.startsWith(`${prefix}/`);
+}
+
+/**
+ * Whether a normalised path that is no monitored route is passed to the upstream, given the `passthrough` prefixes:
+ * it must lie under one of them both as it is and as a lenient server reads it ({@link loosePath}). A path under a
+ * monitored route (`/v1/responses/{id}`, which returns a stored response with the calls the proxy withheld) passes
+ * only by a prefix that names that route or a path under it, never by a shorter one such as `/v1`.
+ * @example
+ * isPassedThrough('/v1/models', ['/v1'])                 // true
+ * isPassedThrough('/v1/responses/resp_1', ['/v1'])       // false
+ * isPassedThrough('/v1/responses/resp_1', ['/v1/responses']) // true
+ */
+export function isPassedThrough(path: string, prefixes: readonly string[]): boolean {
+  const loose = loosePath(path);
+  const route = MONITORED_ROUTES.find((monitored) => isUnder(loose, monitored));
+  return prefixes.some((prefix) => {
+    const loosePrefix = loosePath(prefix);
+    return isUnder(path, prefix) && isUnder(loose, loosePrefix) && (route === undefined || isUnder(loosePrefix, route));
+  });
+}
+
+/** Whether a normalised path lies under `route` as a lenient server reads it (so `/v1/Messages/count_tokens` is under `/v1/messages`). */
+export function isUnderRoute(path: string, route: MonitoredRoute): boolean {
+  return isUnder(loosePath(path), route);
+}
+
+/**
+ * A `passthrough` prefix as the proxy compares it: normalised as a request path would be, or `undefined` when it is no
+ * path under {@link BASE_PATH} (then the configuration is refused).
+ * @example
+ * normalisePrefix('/v1/models/') // '/v1/models'
+ * normalisePrefix('/admin')      // undefined
+ */
+export function normalisePrefix(prefix: string): string | undefined {
+  const target = normaliseTarget(prefix.trim());
+  if (isRefusedTarget(target) || target.query !== '' || !isUnderBasePath(target.path)) return undefined;
+  return target.path;
 }

@@ -34,13 +34,15 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
   const monitor = createMonitor({ workflow, logger, loops: config.loops, ...(store ? { store } : {}) });
   const proxy = createProxy({
     upstream: config.upstream,
+    ...(config.anthropicUpstream ? { anthropicUpstream: config.anthropicUpstream } : {}),
+    ...(config.passthrough ? { passthrough: config.passthrough } : {}),
     monitor,
     port: config.port,
     host: config.host,
     ...(config.proxyKeys.length > 0 ? { proxyKeys: config.proxyKeys } : {}),
     requireSessionId: config.requireSessionId,
     // With Redis, requests that name no session are placed through it too, so every instance agrees where they go.
-    ...(store ? { conversations: store.conversations() } : {}),
+    ...(store ? { conversations: store.conversations(), responseRecords: store.responses() } : {}),
     bodyLimitBytes: config.limits.bodyBytes,
     upstreamTimeoutMs: config.limits.upstreamTimeoutMs,
     logger,

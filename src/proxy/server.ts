@@ -1,52 +1,59 @@
 /**
- * `createProxy`: the OpenAI-compatible proxy on Fastify. `POST /v1/chat/completions` is monitored, streamed or not;
- * every other `/v1/*` route passes through; `GET /healthz` and `GET /metrics` report on the proxy itself. Every
- * request target is normalised once, before routing (request-path.ts), and that one path is used for the key check,
- * the route, the monitor and the upstream URL.
+ * `createProxy`: the OpenAI-compatible proxy on Fastify. The generation routes are monitored, streamed or not:
+ * `POST /v1/chat/completions`, `/v1/completions` and `/v1/responses`, and `POST /v1/messages` (Anthropic) when an
+ * Anthropic upstream is configured; other `/v1/*` routes pass through only when listed in `passthrough`; `GET /healthz`
+ * and `GET /metrics` report on the proxy itself. Every request target is normalised once, before routing
+ * (request-path.ts), and that one path is used for the key check, the route, the monitor and the upstream URL.
  * @module
  */
-import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { InvalidOptionError } from '../errors/index.js';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
-import { offeredToolNames, type AssistantTurn } from '../messages/index.js';
-import type { Logger, Monitor, ToolGuard } from '../monitor/index.js';
-import { localPlacement, type ConversationPlacement, type Placement } from '../session/index.js';
-import { answerHeaders, isEncoded, readText, sniffBody, type BodyKind } from './answer-body.js';
-import { decideCalls, offeredNames, type CheckTurn, type FoundCall } from './answer-calls.js';
-import { answerText, completionEvents, errorBodyOf, readCompletion, withoutRefusedCalls } from './answer-json.js';
+import type { Logger, Monitor } from '../monitor/index.js';
+import { localPlacement, type ConversationPlacement } from '../session/index.js';
 import { limitBody } from './body-limit.js';
-import { beforeCall, checkTurn, deliveredTurn, refusedAll, type RefusedToolCall } from './enforce.js';
-import { proxyError, sseError, type ProxyError } from './errors.js';
+import { abortOnClientGone } from './client-gone.js';
+import { proxyError, type ErrorFormat, type ProxyError } from './errors.js';
+import { createGeneration, SESSION_HEADER, sendError } from './generation.js';
 import { createProxyMetrics, PROXY_METRICS, type ProxyMetrics } from './metrics.js';
-import type { ChatCompletionRequest } from './openai-types.js';
-import { isMonitoredRoute, isRefusedTarget, normaliseTarget, OPEN_PATHS, type NormalisedTarget } from './request-path.js';
-import { namedSessionOf } from './session-id.js';
-import { StreamGate } from './stream-gate.js';
-import { argumentsOf, chatRequestProblem, toChatMessages } from './translate.js';
+import { isMonitoredRoute, isPassedThrough, isRefusedTarget, isUnderRoute, normalisePrefix, normaliseTarget, OPEN_PATHS, type NormalisedTarget } from './request-path.js';
+import { messagesRoute } from './routes/anthropic/route.js';
+import { chatRoute } from './routes/chat.js';
+import { completionsRoute } from './routes/completions/route.js';
+import { memoryResponseRecords, type ResponseRecords } from './routes/responses/response-records.js';
+import { responsesRoute } from './routes/responses/route.js';
+import type { GenerationRoute, RequestBody } from './routes/route.js';
 import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type Upstream } from './upstream.js';
-
-/**
- * Decides the calls of one answer of this request (`decideCalls`, with the tools it offered): the first choice
- * classified by the monitor and its calls checked, the rest refused on sight; `check` replaces the monitor's check.
- */
-type Decide = (calls: readonly FoundCall[], content: string, check?: CheckTurn) => Promise<Map<FoundCall, RefusedToolCall>>;
 
 export { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS };
 
-/** The response header that names the session a call was placed in. */
-export const SESSION_HEADER = 'x-panoptes-session-id';
+export { SESSION_HEADER };
 
 /** Options of {@link createProxy}. */
 export interface ProxyOptions {
   /** Base URL of the OpenAI-compatible upstream, `/v1` included: `http://127.0.0.1:8000/v1`. Fixed: never taken from a request. */
   upstream: string;
-  /** The monitor every chat completion goes through (its workflow, loops and session store). */
+  /**
+   * Base URL of an Anthropic-compatible upstream, `/v1` included (`https://api.anthropic.com/v1`): `POST /v1/messages`
+   * is monitored and sent there (and pass-through routes under `/v1/messages/`). Without it, `/v1/messages` is refused
+   * (404 `anthropic_upstream_not_set`). Fixed: never taken from a request. @default none
+   */
+  anthropicUpstream?: string;
+  /**
+   * Path prefixes passed to the upstream unmonitored, by whole segments (`/v1/models`, `/v1/embeddings`; `/v1` for
+   * every route). A path under a generation route (`/v1/responses/{id}`) passes only by a prefix that names that route.
+   * Any other route is refused (404 `route_not_enabled`). @default none
+   */
+  passthrough?: readonly string[];
+  /**
+   * Where the Responses API's responses are recorded, for the requests that continue them by `previous_response_id`:
+   * pass the Redis store's `responses()` when several proxies share sessions. @default in this process
+   */
+  responseRecords?: ResponseRecords;
+  /** The monitor every generation call goes through (its workflow, loops and session store). */
   monitor: Monitor;
   /** @default 4000; 0 picks a free port */
   port?: number;
@@ -58,12 +65,11 @@ export interface ProxyOptions {
    */
   proxyKeys?: readonly string[];
   /**
-   * Where a chat completion that names no session (no `x-panoptes-session-id` header, `user` or `metadata` id) is
-   * placed: by its conversation's own history, as the in-process adapters do. Pass the Redis store's
+   * Where a call that names no session (no `x-panoptes-session-id` header, `user` or `metadata` id) is placed: by its conversation's own history, as the in-process adapters do. Pass the Redis store's
    * `conversations()` when several proxies share sessions, so they agree. @default the monitor's own registry
    */
   conversations?: ConversationPlacement;
-  /** Refuse (400) a chat completion that names no session, instead of placing it by its conversation. @default false */
+  /** Refuse (400) a call that names no session, instead of placing it by its conversation. @default false */
   requireSessionId?: boolean;
   /** Largest request body, in bytes; a larger one gets a 413. @default 10485760 (10 MiB) */
   bodyLimitBytes?: number;
@@ -88,7 +94,8 @@ export interface Proxy {
 
 /**
  * Creates the OpenAI-compatible proxy. Clients change only their base URL to `http://<host>:<port>/v1`.
- * @throws {InvalidOptionError} when `upstream` is not an http(s) URL, or a number option is out of range.
+ * @throws {InvalidOptionError} when `upstream` (or `anthropicUpstream`) is not an http(s) URL, a `passthrough` prefix is
+ * no path under /v1, or a number option is out of range.
  * @example
  * const monitor = createMonitor({ workflow: await loadWorkflow('support.yaml') });
  * const proxy = createProxy({ upstream: 'http://127.0.0.1:8000/v1', monitor, port: 0 });
@@ -101,13 +108,22 @@ export function createProxy({
   host = DEFAULT_PROXY_HOST,
   proxyKeys,
   conversations = localPlacement(monitor.conversations),
+  anthropicUpstream: anthropicUrl,
+  passthrough = [],
+  responseRecords = memoryResponseRecords(),
   requireSessionId = false,
   bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES,
   upstreamTimeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS,
   storeHealthy = () => true,
   logger = console,
 }: ProxyOptions): Proxy {
-  assertUpstreamUrl(upstreamUrl);
+  assertUpstreamUrl(upstreamUrl, 'upstream');
+  if (anthropicUrl !== undefined) assertUpstreamUrl(anthropicUrl, 'anthropicUpstream');
+  const prefixes = passthrough.map((prefix) => {
+    const normalised = typeof prefix === 'string' ? normalisePrefix(prefix) : undefined;
+    if (normalised === undefined) throw new InvalidOptionError({ parameter: 'passthrough', value: prefix, fix: 'Pass path prefixes under /v1, such as /v1/models or /v1/embeddings (/v1 for every route).' });
+    return normalised;
+  });
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError({ parameter: 'port', value: port, fix: 'Pass a TCP port from 0 to 65535 (0 picks a free port); the default is 4000.' });
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes <= 0) throw new InvalidOptionError({ parameter: 'bodyLimitBytes', value: bodyLimitBytes, fix: 'Pass a positive whole number of bytes; the default is 10485760 (10 MiB).' });
   if (proxyKeys !== undefined && (proxyKeys.length === 0 || proxyKeys.some((key) => typeof key !== 'string' || key.trim() === ''))) {
@@ -116,6 +132,7 @@ export function createProxy({
   if (!(upstreamTimeoutMs > 0 && Number.isFinite(upstreamTimeoutMs))) throw new InvalidOptionError({ parameter: 'upstreamTimeoutMs', value: upstreamTimeoutMs, fix: 'Pass a positive number of milliseconds; the default is 300000.' });
 
   const upstream = createUpstream({ baseUrl: upstreamUrl, timeoutMs: upstreamTimeoutMs });
+  const anthropic = anthropicUrl === undefined ? undefined : createUpstream({ baseUrl: anthropicUrl, timeoutMs: upstreamTimeoutMs });
   const metrics = createProxyMetrics();
   const keys = (proxyKeys ?? []).map((key) => Buffer.from(key));
   const logged = new Set<string>();
@@ -149,14 +166,14 @@ export function createProxy({
     if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
       return send(reply, proxyError(400, 'invalid_request_error', 'invalid_json', `The request body is not valid JSON: ${error.message}`));
     }
-    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return send(reply, proxyError(415, 'invalid_request_error', 'unsupported_media_type', 'Send the chat completion as application/json.'));
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return send(reply, proxyError(415, 'invalid_request_error', 'unsupported_media_type', 'Send the request body as application/json.'));
     logOnce('internal', `A request failed inside the proxy: ${error.message}`);
     return send(reply, proxyError(500, 'upstream_error', 'proxy_internal_error', 'The proxy failed on this request.'));
   });
   app.setNotFoundHandler((request, reply) => {
     const target = targetOf(request);
     if (target && isRefusedTarget(target)) return send(reply, proxyError(400, 'invalid_request_error', 'invalid_path', `The request path was refused: ${target.refused}.`));
-    return send(reply, proxyError(404, 'invalid_request_error', 'not_found', `No route ${request.method} ${target?.path ?? ''}: the proxy serves /v1/* (passed to the upstream), /healthz and /metrics.`));
+    return send(reply, proxyError(404, 'invalid_request_error', 'not_found', `No route ${request.method} ${target?.path ?? ''}: the proxy serves the /v1 routes, /healthz and /metrics.`));
   });
 
   // Hooks in callback style: on every request, an async hook would cost a promise more. The key is checked before
@@ -192,15 +209,26 @@ export function createProxy({
     return reply.send(metrics.render([...misses, { name: PROXY_METRICS.storeUp, type: 'gauge', value: safeHealth(storeHealthy) ? 1 : 0 }]));
   });
 
-  // The chat route's JSON parser (Fastify's own, with its prototype-poisoning checks) keeps the body's text too: a
-  // request the monitor leaves as it is goes upstream as the client sent it, without serialising it again.
+  // The generation routes' JSON parser (Fastify's own, with its prototype-poisoning checks) keeps the body's text too:
+  // a request the monitor leaves as it is goes upstream as the client sent it, without serialising it again.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.decorateRequest(RAW_BODY, '');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
     (request as RawBodyRequest)[RAW_BODY] = text as string;
     parseJson(request, text as string, done);
   });
-  app.post('/v1/chat/completions', (request, reply) => chatCompletions(request, reply));
+  const generate = createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs });
+  const serve = <Body extends RequestBody>(route: GenerationRoute<Body>, to: Upstream) =>
+    app.post(route.path, (request, reply) => generate(route, to, request, reply, { target: targetOf(request) as NormalisedTarget, raw: (request as RawBodyRequest)[RAW_BODY] }));
+  serve(chatRoute, upstream);
+  serve(completionsRoute, upstream);
+  serve(responsesRoute(responseRecords), upstream);
+  if (anthropic) serve(messagesRoute, anthropic);
+  else {
+    app.post(messagesRoute.path, (_request, reply) =>
+      sendError(reply, proxyError(404, 'invalid_request_error', 'anthropic_upstream_not_set', 'This proxy serves no Anthropic Messages API: set anthropic_upstream (the base URL of an Anthropic-compatible server, /v1 included) to monitor /v1/messages.'), 'anthropic'),
+    );
+  }
 
   // Every other /v1 route, body and answer streamed through unread: raw bodies, whatever their type.
   void app.register(async (scope) => {
@@ -213,251 +241,37 @@ export function createProxy({
     return proxyError(413, 'invalid_request_error', 'request_too_large', `The request body is larger than ${bodyLimitBytes} bytes, the proxy's limit.`);
   }
 
+  /** Sends an error in the format of the route the request went to (Anthropic's under /v1/messages, else OpenAI's). */
+  function send(reply: FastifyReply, error: ProxyError) {
+    return sendError(reply, error, formatOf(targetOf(reply.request)));
+  }
+
   async function passThrough(request: FastifyRequest, reply: FastifyReply) {
     const { path, query } = targetOf(request) as NormalisedTarget;
     // Another method on a monitored route would reach an upstream that may generate on it too, unmonitored.
     if (isMonitoredRoute(path)) {
       return send(reply.header('allow', 'POST'), proxyError(405, 'invalid_request_error', 'method_not_allowed', `${path} takes POST only through the proxy, which monitors it.`));
     }
+    if (!isPassedThrough(path, prefixes)) {
+      return send(reply, proxyError(404, 'invalid_request_error', 'route_not_enabled', `The proxy does not pass ${request.method} ${path} to the upstream: it monitors ${MONITORED_LIST}, and passes other routes only when the passthrough setting lists them (passthrough: ["${path.split('/').slice(0, 3).join('/')}"], or ["/v1"] for every route).`));
+    }
+    const to = anthropic && isUnderRoute(path, '/v1/messages') ? anthropic : upstream;
     const abort = abortOnClientGone(reply.raw);
     const body = request.body === undefined ? undefined : limitBody(request.body as Readable, bodyLimitBytes);
     let response: Dispatcher.ResponseData | ProxyError;
     try {
-      response = await upstream.send({ method: request.method, path, query, headers: request.headers, body: body?.stream ?? null, signal: abort, monitored: false });
+      response = await to.send({ method: request.method, path, query, headers: request.headers, body: body?.stream ?? null, signal: abort, monitored: false });
     } catch (error) {
       if (!abort.aborted) throw error;
       metrics.add(PROXY_METRICS.clientAborts);
       return reply;
     }
     if (body?.exceeded) return send(reply, tooLarge());
-    if (isProxyError(response)) return upstreamFailed(reply, response);
+    if (isProxyError(response)) {
+      metrics.add(PROXY_METRICS.upstreamErrors, { code: response.body.error.code });
+      return send(reply, response);
+    }
     return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: true })).send(response.body);
-  }
-
-  async function chatCompletions(request: FastifyRequest, reply: FastifyReply) {
-    const problem = chatRequestProblem(request.body);
-    if (problem) return send(reply, proxyError(400, 'invalid_request_error', 'invalid_chat_request', `Not a chat completion request: ${problem}.`, 'messages'));
-    const body = request.body as ChatCompletionRequest;
-    if (body.n !== undefined && body.n !== null && body.n !== 1) {
-      return send(reply, proxyError(400, 'invalid_request_error', 'unsupported_n', 'The proxy monitors one choice per call: send n = 1 (or leave it out).', 'n'));
-    }
-    // Refused, not coerced: an upstream that reads "true" as true streams an answer to a request the proxy reads as not
-    // streamed, and guessing which strings a given upstream coerces is the ambiguity to avoid. OpenAI refuses it too.
-    if (body.stream != null && typeof body.stream !== 'boolean') {
-      return send(reply, proxyError(400, 'invalid_request_error', 'invalid_stream', `'stream' must be true or false (or left out), not a ${typeof body.stream}.`, 'stream'));
-    }
-    const named = namedSessionOf(request.headers, body);
-    if (!named && requireSessionId) {
-      return send(reply, proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every chat completion to name its session: send the ${SESSION_HEADER} header (or the 'user' field, or metadata.session_id).`));
-    }
-    const placed = named ? undefined : await placeByConversation(body);
-    const sessionId = named?.sessionId ?? placed!.sessionId;
-    reply.header(SESSION_HEADER, sessionId);
-
-    const before = await beforeCall(monitor, sessionId, body).catch((error: unknown) => {
-      // Fail-open: the monitor's own failure never stops the call (it is counted inside the monitor already).
-      logOnce('before-failed', `Preparing a request failed (${(error as Error)?.message}); it was sent unchanged.`);
-      return { action: 'proceed' as const, body, interventions: [] };
-    });
-    if (before.action === 'block') {
-      metrics.add(PROXY_METRICS.blocked, { code: before.error.body.error.code });
-      return send(reply, before.error);
-    }
-    for (const intervention of before.interventions) metrics.add(PROXY_METRICS.interventions, { strategy: intervention.strategy });
-
-    const abort = abortOnClientGone(reply.raw);
-    const streamed = body.stream === true;
-    const sent = before.body === body ? (request as RawBodyRequest)[RAW_BODY] : JSON.stringify(before.body);
-    let response: Dispatcher.ResponseData | ProxyError;
-    try {
-      const { path, query } = targetOf(request) as NormalisedTarget;
-      response = await upstream.send({ method: 'POST', path, query, headers: request.headers, body: sent, signal: abort, monitored: true });
-    } catch (error) {
-      if (!abort.aborted) throw error;
-      metrics.add(PROXY_METRICS.clientAborts);
-      return reply;
-    }
-    if (isProxyError(response)) return upstreamFailed(reply, response);
-    // The answer is checked with the tools this request offered, so the loop detector counts calls to any other, and
-    // a call to a name not offered is refused.
-    const offered = offeredToolNames(body.tools);
-    const check: CheckTurn = (turn, guard) => checkedTurn(sessionId, offered ? { ...turn, availableTools: offered } : turn, guard);
-    const names = offeredNames(body);
-    const decide: Decide = async (calls, content, using = check) => {
-      const refused = await decideCalls(calls, content, using, names);
-      if (placed) await recordAnswer(placed, firstChoiceDelivered(calls, content, refused));
-      return refused;
-    };
-    // A streamed request gets a stream whatever the upstream sent (its headers leave at once); any other answer is
-    // sniffed first, and goes on as what it is.
-    if (streamed && response.statusCode < 300) return streamCompletion(reply, response, response.body, sessionId, abort, decide);
-    return completion(reply, response, sessionId, abort, decide);
-  }
-
-  /**
-   * An answer to a non-streamed request: read by what it is. JSON is parsed, every call in it decided, refused ones
-   * taken out before the client sees it; SSE goes through the stream gate; anything else is withheld (fail closed).
-   */
-  async function completion(reply: FastifyReply, response: Dispatcher.ResponseData, sessionId: string, abort: ClientGone, decide: Decide) {
-    let text = '';
-    let stream: AsyncIterable<Uint8Array> | undefined;
-    try {
-      const sniffed = response.statusCode < 300 ? await sniffBody(response.body) : undefined;
-      if (sniffed?.kind === 'sse') stream = sniffed.body;
-      else text = await readText(sniffed?.body ?? response.body);
-    } catch (error) {
-      if (abort.aborted) {
-        metrics.add(PROXY_METRICS.clientAborts);
-        return reply;
-      }
-      return upstreamFailed(reply, upstreamBodyError(error, upstreamTimeoutMs));
-    }
-    if (stream) return streamCompletion(reply, response, stream, sessionId, abort, decide);
-    if (response.statusCode >= 300) {
-      // The upstream's own error goes back unchanged, unless it carries calls a client could read (or is compressed,
-      // so the proxy cannot tell).
-      const status = response.statusCode >= 400 ? response.statusCode : 502;
-      if (isEncoded(response.headers)) return upstreamFailed(reply, unreadable(`it came with status ${response.statusCode}, compressed`, status));
-      const error = errorBodyOf(text);
-      if (error === undefined) return upstreamFailed(reply, unreadable(`it came with status ${response.statusCode} and carries tool calls`, status));
-      return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: false })).send(error);
-    }
-    const read = readCompletion(text);
-    if ('unreadable' in read) return upstreamFailed(reply, unreadable(read.unreadable));
-    const refused = await decide(read.calls, read.content);
-    const headers = answerHeaders(response.headers, 'json');
-    metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
-    return reply.code(response.statusCode).headers(headers).send(answerText(refused.size === 0 ? read.completion : withoutRefusedCalls(read, refused)));
-  }
-
-  /**
-   * An answer sent as a stream: text passes at once, tool calls wait for the end and their checks (see StreamGate).
-   * The body is sniffed once the headers are out: an SSE body (or none) goes through the gate; a JSON one is decided
-   * whole and sent as the events of a stream; anything else ends the stream with an error event.
-   */
-  async function streamCompletion(reply: FastifyReply, response: Dispatcher.ResponseData, body: AsyncIterable<Uint8Array>, sessionId: string, abort: ClientGone, decide: Decide) {
-    reply.hijack();
-    const out = reply.raw;
-    out.writeHead(response.statusCode, { ...answerHeaders(response.headers, 'sse'), [SESSION_HEADER]: sessionId });
-    // The headers go out with the first text, in one packet, when the upstream sent that text with its own headers;
-    // else alone on the next turn of the event loop, so the client knows at once that the answer started.
-    let wrote = false;
-    setImmediate(() => {
-      if (!wrote && !out.destroyed) out.flushHeaders();
-    });
-    // With loop detection on, a response that starts chanting is cut short (docs/loops.md, "Streaming").
-    const watch = monitor.loops?.watchStream();
-    const gate = new StreamGate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}) });
-    let parseFailed = false;
-    const parser = createParser({
-      onEvent: (event) => {
-        const now = gate.push(event.data);
-        if (now === undefined) return;
-        out.write(now);
-        wrote = true;
-      },
-      onError: (error) => {
-        if (error.type === 'max-buffer-size-exceeded') parseFailed = true;
-      },
-      maxBufferSize: bodyLimitBytes,
-    });
-    const decoder = new TextDecoder();
-    let broken = false;
-    let kind: BodyKind = 'sse';
-    let json = '';
-    try {
-      const sniffed = await sniffBody(body);
-      kind = sniffed.kind;
-      if (kind === 'json') json = await readText(sniffed.body);
-      else if (kind !== 'other') {
-        for await (const piece of sniffed.body) {
-          // The events of one piece leave in one write.
-          out.cork();
-          parser.feed(decoder.decode(piece, { stream: true }));
-          out.uncork();
-          if (gate.done || parseFailed) break;
-        }
-      }
-    } catch {
-      broken = !abort.aborted;
-    }
-    metrics.add(PROXY_METRICS.malformedChunks, {}, gate.malformed);
-    if (abort.aborted) {
-      // The client went away: it saw no tool call, so none ran; the answer is not recorded as a step.
-      metrics.add(PROXY_METRICS.clientAborts);
-      out.destroy();
-      return;
-    }
-    if (kind === 'other') {
-      response.body.destroy();
-      out.end(streamFailed(unreadable('it is neither JSON nor server-sent events')));
-      return;
-    }
-    if (kind === 'json' && !broken) {
-      const read = readCompletion(json);
-      if ('unreadable' in read) return void out.end(streamFailed(unreadable(read.unreadable)));
-      const refused = await decide(read.calls, read.content);
-      metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
-      out.end(completionEvents(refused.size === 0 ? read.completion : withoutRefusedCalls(read, refused)));
-      return;
-    }
-    if (gate.done || parseFailed) response.body.destroy();
-    if (broken || parseFailed || gate.end === 'cut-off') {
-      await decide([], gate.text);
-      metrics.add(PROXY_METRICS.streamsCutOff);
-      out.end(sseError(proxyError(502, 'upstream_error', 'stream_cut_off', 'The upstream stream ended before the response was complete; any tool calls in it were withheld.')));
-      return;
-    }
-    const refused = await decide(gate.calls(), gate.text, gate.overflow ? tooLargeToCheck : undefined);
-    metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
-    if (gate.loop) metrics.add(PROXY_METRICS.streamsCutForLoops);
-    out.end(gate.release(refused));
-  }
-
-  /** The session of a request that names none, by its conversation's history; a failure starts a session of its own. */
-  async function placeByConversation(body: ChatCompletionRequest): Promise<Placement> {
-    try {
-      return await conversations.place(toChatMessages(body.messages));
-    } catch (error) {
-      logOnce('placement-failed', `Placing a request by its conversation failed (${(error as Error)?.message}); it ran in a session of its own.`);
-      return { sessionId: `conversation-${randomUUID()}`, request: '' };
-    }
-  }
-
-  /** Records the answer the client receives, so the request that continues the conversation finds its session. */
-  async function recordAnswer(placed: Placement, turn: AssistantTurn): Promise<void> {
-    try {
-      await conversations.answered(placed, turn);
-    } catch (error) {
-      logOnce('placement-failed', `Recording an answer for its conversation failed (${(error as Error)?.message}); the next request starts a session of its own.`);
-    }
-  }
-
-  /** An answer the proxy could not read, withheld: `why` says what was wrong with it. */
-  function unreadable(why: string, status = 502): ProxyError {
-    logOnce('unreadable-response', 'The upstream answered a chat completion with a body the proxy could not read; it was withheld.');
-    return proxyError(status, 'upstream_error', 'unreadable_upstream_response', `The upstream's answer could not be read (${why}), so it was withheld: a tool call in it could not have been checked.`);
-  }
-
-  /** The error event that ends a stream whose answer was withheld, counted as an upstream error. */
-  function streamFailed(error: ProxyError): string {
-    metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
-    return sseError(error);
-  }
-
-  /** The pre-emptive checks of a turn; a failure of the checks themselves refuses every call (guards fail closed). */
-  async function checkedTurn(sessionId: string, turn: AssistantTurn, guard?: ToolGuard): Promise<RefusedToolCall[]> {
-    try {
-      return await checkTurn(monitor, sessionId, turn, guard);
-    } catch (error) {
-      logOnce('check-failed', `Checking a response failed (${(error as Error)?.message}); its tool calls were withheld.`);
-      return refusedAll(turn.toolCalls, 'its policy check failed');
-    }
-  }
-
-  function upstreamFailed(reply: FastifyReply, error: ProxyError) {
-    metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
-    return send(reply, error);
   }
 
   return {
@@ -472,26 +286,10 @@ export function createProxy({
     async close() {
       await app.close();
       await upstream.close();
+      await anthropic?.close();
     },
   };
 }
-
-function send(reply: FastifyReply, error: ProxyError) {
-  return reply.code(error.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(error.body));
-}
-
-/**
- * The first choice as the client receives it, for placing the conversation's next request: its text with the refusal
- * text after it, and the calls left (see `deliveredTurn`).
- */
-function firstChoiceDelivered(calls: readonly FoundCall[], content: string, refused: ReadonlyMap<FoundCall, RefusedToolCall>): AssistantTurn {
-  const first = calls.filter((call) => call.choice === 0);
-  const toolCalls = first.map((call) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: typeof call.name === 'string' ? call.name : '', args: argumentsOf(call.arguments) }));
-  return deliveredTurn({ content, toolCalls }, first.flatMap((call) => (refused.has(call) ? [refused.get(call)!] : [])));
-}
-
-/** The check of an answer whose held calls outgrew the limit: none can be checked whole, so every one is refused. */
-const tooLargeToCheck: CheckTurn = async (turn) => refusedAll(turn.toolCalls, 'its arguments were too large to check');
 
 /** The raw request property that holds its normalised target, set before routing. */
 const TARGET = Symbol('panoptes.target');
@@ -499,38 +297,9 @@ type TargetRequest = FastifyRequest['raw'] & { [TARGET]?: NormalisedTarget | { r
 /** Where a refused target is routed: nowhere, so the not-found handler answers it with the reason (after the key check). */
 const REFUSED_ROUTE = '/';
 
-/** The request property that holds a chat request's body as the client sent it. */
+/** The request property that holds a generation request's body as the client sent it. */
 const RAW_BODY = 'panoptesRawBody';
 type RawBodyRequest = FastifyRequest & { [RAW_BODY]: string };
-
-/**
- * The signal that aborts the upstream request when the client goes away: an EventEmitter, which undici takes as a
- * signal, since an AbortController (an EventTarget) costs several times more to make and to listen to, on every
- * request, for an abort that rarely comes.
- */
-class ClientGone extends EventEmitter {
-  aborted = false;
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.emit('abort');
-  }
-}
-
-/** Aborts the upstream request when the client's connection closes before its answer was sent. */
-function abortOnClientGone(response: ServerResponse): ClientGone {
-  const gone = new ClientGone();
-  response.once('close', () => {
-    if (!response.writableFinished) gone.abort();
-  });
-  return gone;
-}
-
-function upstreamBodyError(error: unknown, timeoutMs: number): ProxyError {
-  const code = (error as { code?: unknown })?.code;
-  if (code === 'UND_ERR_BODY_TIMEOUT') return proxyError(504, 'upstream_error', 'upstream_timeout', `The upstream model server did not answer within ${timeoutMs} ms.`);
-  return proxyError(502, 'upstream_error', 'upstream_unavailable', 'The upstream model server broke off its answer.');
-}
 
 function safeEqual(key: Buffer, given: string): boolean {
   const candidate = Buffer.from(given);
@@ -545,7 +314,7 @@ function safeHealth(storeHealthy: () => boolean): boolean {
   }
 }
 
-function assertUpstreamUrl(value: unknown): asserts value is string {
+function assertUpstreamUrl(value: unknown, parameter: 'upstream' | 'anthropicUpstream'): asserts value is string {
   let url: URL | undefined;
   try {
     url = typeof value === 'string' ? new URL(value) : undefined;
@@ -553,8 +322,17 @@ function assertUpstreamUrl(value: unknown): asserts value is string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new InvalidOptionError({ parameter: 'upstream', value, fix: 'Pass the base URL of an OpenAI-compatible API, /v1 included, e.g. http://127.0.0.1:8000/v1.' });
+    const fix = parameter === 'upstream' ? 'Pass the base URL of an OpenAI-compatible API, /v1 included, e.g. http://127.0.0.1:8000/v1.' : 'Pass the base URL of an Anthropic-compatible API, /v1 included, e.g. https://api.anthropic.com/v1.';
+    throw new InvalidOptionError({ parameter, value, fix });
   }
+}
+
+/** The monitored routes, as an error lists them. */
+const MONITORED_LIST = 'POST /v1/chat/completions, /v1/completions, /v1/responses and /v1/messages';
+
+/** The error format of a request's route: Anthropic's for `/v1/messages` and the paths under it, else OpenAI's. */
+function formatOf(target: NormalisedTarget | { refused: string } | undefined): ErrorFormat {
+  return target && !isRefusedTarget(target) && isUnderRoute(target.path, '/v1/messages') ? 'anthropic' : 'openai';
 }
 
 export type { Upstream };

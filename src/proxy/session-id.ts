@@ -4,7 +4,6 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { ChatCompletionRequest } from './openai-types.js';
 
 /** Where a session id came from; returned in the `x-panoptes-session-source` response header. */
 export type SessionSource =
@@ -15,6 +14,7 @@ export type SessionSource =
   | 'metadata.run_id'
   | 'user'
   | 'thread_id'
+  | 'conversation.id'
   | 'conversation';
 
 /** Ids longer than this are hashed, so a client cannot make the proxy keep (or send to Redis) a huge key. */
@@ -33,7 +33,7 @@ const METADATA_KEYS = ['session_id', 'panoptes_session_id', 'run_id'] as const;
  * @example
  * namedSessionOf({ 'x-session-id': 'abc' }, body) // { sessionId: 'abc', source: 'header:x-session-id' }
  */
-export function namedSessionOf(headers: Record<string, string | string[] | undefined>, body: ChatCompletionRequest): { sessionId: string; source: SessionSource } | undefined {
+export function namedSessionOf(headers: Record<string, string | string[] | undefined>, body: Readonly<Record<string, unknown>>): { sessionId: string; source: SessionSource } | undefined {
   for (const name of HEADERS) {
     const value = headers[name];
     const id = Array.isArray(value) ? value[0] : value;
@@ -51,10 +51,12 @@ export function namedSessionOf(headers: Record<string, string | string[] | undef
   return undefined;
 }
 
-function isId(value: unknown): value is string {
+/** Whether `value` can be a session id: a string that is not blank. */
+export function isId(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';
 }
 
-function bounded(id: string): string {
+/** A session id as the proxy keeps it: hashed when longer than 256 characters. */
+export function bounded(id: string): string {
   return id.length <= MAX_ID_LENGTH ? id : `sha256-${createHash('sha256').update(id).digest('hex')}`;
 }

@@ -9,8 +9,9 @@
  * @module
  */
 import type { LoopFinding, StreamWatch } from '../loops/index.js';
+import type { AssistantTurn } from '../messages/index.js';
 import { MAX_NESTING, nestsDeeperThan } from './answer-body.js';
-import { record, type FoundCall } from './answer-calls.js';
+import { firstChoiceDelivered, record, type FoundCall } from './answer-calls.js';
 import { isRefused, refusalText, type RefusedToolCall } from './enforce.js';
 import type { ChatCompletionChunk } from './openai-types.js';
 import { DONE_EVENT, sseEvent } from './sse.js';
@@ -76,17 +77,20 @@ export class StreamGate {
   readonly #watch: StreamWatch | undefined;
   readonly #maxHeldChars: number;
   readonly #maxTextChars: number;
+  readonly #format: 'chat' | 'completions';
 
   /**
    * @param limits `maxHeldChars`: most tool-call text held (default 10 MiB); `maxTextChars`: most response text kept
    * for classification (default 64 KiB; the classifier reads the first 8k characters). The text itself always passes.
    * `watch`: the loop detector's watch over this response (`detector.watchStream()`); once it reports, the response
-   * is cut short.
+   * is cut short. `format`: `completions` for a legacy completion's stream, whose text is each choice's `text` (and
+   * the proxy's own text goes there too) rather than `delta.content`.
    */
-  constructor({ maxHeldChars = 10 * 1024 * 1024, maxTextChars = 65_536, watch }: { maxHeldChars?: number; maxTextChars?: number; watch?: StreamWatch } = {}) {
+  constructor({ maxHeldChars = 10 * 1024 * 1024, maxTextChars = 65_536, watch, format = 'chat' }: { maxHeldChars?: number; maxTextChars?: number; watch?: StreamWatch; format?: 'chat' | 'completions' } = {}) {
     this.#maxHeldChars = maxHeldChars;
     this.#maxTextChars = maxTextChars;
     this.#watch = watch;
+    this.#format = format;
   }
 
   /** Takes the `data` of one server-sent event; returns the SSE text to pass on now, if any. */
@@ -111,10 +115,10 @@ export class StreamGate {
       const key = typeof choice.index === 'number' ? choice.index : position;
       const held = this.#choice(key);
       if (choice.finish_reason != null) finish = true;
-      const delta = record(choice.delta);
-      if (typeof delta?.content === 'string' && delta.content !== '') {
+      const text = this.#textOf(choice);
+      if (typeof text === 'string' && text !== '') {
         held.hasText = true;
-        if (key === 0 && this.#text.length < this.#maxTextChars) this.#text += delta.content;
+        if (key === 0 && this.#text.length < this.#maxTextChars) this.#text += text;
       }
       for (const field of ['delta', 'message'] as const) {
         const carrier = record(choice[field]);
@@ -132,10 +136,10 @@ export class StreamGate {
       return undefined;
     }
     const first = choices.length > 0 ? record(choices[0]) : undefined;
-    if (first && (typeof first.index !== 'number' || first.index === 0)) this.#watchDelta(record(first.delta)); // the delta itself still goes out: a cut ends the stream after it
+    if (first && (typeof first.index !== 'number' || first.index === 0)) this.#watchDelta(this.#format === 'chat' ? record(first.delta) : { content: first.text }); // the delta itself still goes out: a cut ends the stream after it
     // What a chunk that carried call pieces says besides (text, a role) goes on; the pieces wait. A chunk goes out as
     // it was parsed, never as the upstream's bytes: a reader that takes a duplicated key otherwise sees what was read.
-    const says = !passed || out.choices!.some((choice) => Object.values(record(record(choice)?.delta) ?? {}).some((value) => value != null));
+    const says = !passed || out.choices!.some((choice) => Object.values(record(record(choice)?.delta) ?? {}).some((value) => value != null) || (this.#format === 'completions' && this.#textOf(record(choice) ?? {}) !== undefined));
     return says ? sseEvent(JSON.stringify(out)) : undefined;
   }
 
@@ -152,7 +156,8 @@ export class StreamGate {
     this.done = true;
     this.#finished = true;
     const { choices: _choices, usage: _usage, ...rest } = this.#template ?? {};
-    this.#held.push({ ...rest, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], panoptes: { loop: { kind: found.kind, detail: found.detail } } } as ChatCompletionChunk);
+    const finish = this.#format === 'chat' ? { index: 0, delta: {}, finish_reason: 'stop' } : { index: 0, text: '', finish_reason: 'stop', logprobs: null };
+    this.#held.push({ ...rest, choices: [finish], panoptes: { loop: { kind: found.kind, detail: found.detail } } } as ChatCompletionChunk);
   }
 
   /** How the data ended, once the upstream body has. */
@@ -192,11 +197,19 @@ export class StreamGate {
       allowed.filter((call) => call.kind !== 'legacy').forEach((call, index) => (out += sseEvent(JSON.stringify(this.#chunk(key, { tool_calls: [toolCallDelta(call, index)] })))));
       const legacy = allowed.find((call) => call.kind === 'legacy');
       if (legacy) out += sseEvent(JSON.stringify(this.#chunk(key, { function_call: { name: legacy.name, arguments: legacy.arguments } })));
-      if (reasons.length > 0) out += sseEvent(JSON.stringify(this.#chunk(key, { content: `${held.hasText ? '\n\n' : ''}${refusalText(reasons)}` })));
+      if (reasons.length > 0) {
+        const text = `${held.hasText ? '\n\n' : ''}${refusalText(reasons)}`;
+        out += sseEvent(JSON.stringify(this.#format === 'chat' ? this.#chunk(key, { content: text }) : this.#textChunk(key, text)));
+      }
       if (mine.length > 0 && allowed.length === 0) stopped.add(key);
     }
     for (const held of this.#held) out += sseEvent(JSON.stringify(withStops(held, stopped)));
     return out + DONE_EVENT;
+  }
+
+  /** The first choice as the client receives it once `refused` are taken out (see `firstChoiceDelivered`). */
+  delivered(refused: ReadonlyMap<FoundCall, RefusedToolCall>): AssistantTurn {
+    return firstChoiceDelivered(this.calls(), this.#text, refused);
   }
 
   #choice(key: number): HeldChoice {
@@ -258,6 +271,18 @@ export class StreamGate {
   #chunk(index: number, delta: Record<string, unknown>): ChatCompletionChunk {
     const { choices: _choices, usage: _usage, ...rest } = this.#template ?? {};
     return { ...rest, choices: [{ index, delta, finish_reason: null }] };
+  }
+
+  /** A legacy completion's chunk carrying `text` in choice `index`. */
+  #textChunk(index: number, text: string): ChatCompletionChunk {
+    const { choices: _choices, usage: _usage, ...rest } = this.#template ?? {};
+    return { ...rest, choices: [{ index, text, finish_reason: null, logprobs: null }] };
+  }
+
+  /** The text a choice of a chunk carries: `delta.content` in a chat stream, `text` in a legacy completion's. */
+  #textOf(choice: Record<string, unknown>): string | undefined {
+    const text = this.#format === 'chat' ? record(choice.delta)?.content : choice.text;
+    return typeof text === 'string' && text !== '' ? text : undefined;
   }
 }
 

@@ -98,27 +98,48 @@ export function turnOf(message: OpenAIMessage | undefined): AssistantTurn {
 }
 
 /**
+ * What became of each of a request's messages once the monitor edited them (`edited`, made from `chat` by
+ * `applyInterventions`), in order: kept as they were (`at`: the index in `chat`), given text at their end, or added.
+ * Interventions only append text to a message (the system prompt, the last user message) or add messages, so this is
+ * all an edit can be; each request format carries it over to its own shape.
+ * @example
+ * editsOf(chat, before.messages) // [{ kind: 'appended', at: 0, suffix: '\n\n[WORKFLOW GUIDANCE] ...' }, { kind: 'kept', at: 1 }]
+ */
+export function editsOf(chat: readonly ChatMessage[], edited: readonly ChatMessage[]): MessageEdit[] {
+  const edits: MessageEdit[] = [];
+  let next = 0; // the next message of `chat` not yet placed
+  for (const message of edited) {
+    if (next < chat.length && message === chat[next]) {
+      edits.push({ kind: 'kept', at: next++ });
+    } else if (next < chat.length && message.role === chat[next]!.role && message.content.startsWith(chat[next]!.content)) {
+      edits.push({ kind: 'appended', at: next, suffix: message.content.slice(chat[next]!.content.length) });
+      next++;
+    } else {
+      edits.push({ kind: 'added', message });
+    }
+  }
+  for (; next < chat.length; next++) edits.push({ kind: 'kept', at: next });
+  return edits;
+}
+
+/** One step of {@link editsOf}. */
+export type MessageEdit = { kind: 'kept'; at: number } | { kind: 'appended'; at: number; suffix: string } | { kind: 'added'; message: ChatMessage };
+
+/**
  * The request's OpenAI messages with the monitor's edits (`edited`, made from `chat` by `applyInterventions`) carried
- * over. Interventions only append text to a message (the system prompt, the last user message) or add messages, so
- * an unedited message keeps its original JSON (images, names, cache hints and all), an edited one gets the appended
- * text (as a text part when its content is a parts array), and a new one is a plain `{ role, content }`.
+ * over (see {@link editsOf}): an unedited message keeps its original JSON (images, names, cache hints and all), an
+ * edited one gets the appended text (as a text part when its content is a parts array), and a new one is a plain
+ * `{ role, content }`.
  * @example
  * withEdits(body.messages, chat, before.messages)
  */
 export function withEdits(original: readonly OpenAIMessage[], chat: readonly ChatMessage[], edited: readonly ChatMessage[]): OpenAIMessage[] {
-  const result: OpenAIMessage[] = [];
-  let next = 0; // the next original message not yet placed
-  for (const message of edited) {
-    if (next < chat.length && message === chat[next]) {
-      result.push(original[next++]!);
-    } else if (next < chat.length && message.role === chat[next]!.role && message.content.startsWith(chat[next]!.content)) {
-      result.push(appendText(original[next]!, message.content.slice(chat[next]!.content.length)));
-      next++;
-    } else {
-      result.push({ role: message.role, content: message.content });
-    }
-  }
-  for (; next < original.length; next++) result.push(original[next]!);
+  const result = editsOf(chat, edited).map((edit): OpenAIMessage => {
+    if (edit.kind === 'kept') return original[edit.at]!;
+    if (edit.kind === 'appended') return appendText(original[edit.at]!, edit.suffix);
+    return { role: edit.message.role, content: edit.message.content };
+  });
+  for (let next = chat.length; next < original.length; next++) result.push(original[next]!);
   return result;
 }
 

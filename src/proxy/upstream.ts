@@ -128,3 +128,10 @@ export function upstreamError(error: unknown, timeoutMs: number): ProxyError {
 export function isProxyError(value: unknown): value is ProxyError {
   return typeof value === 'object' && value !== null && 'body' in value && 'status' in value && !('statusCode' in value);
 }
+
+/** A failure while reading the upstream's body: 504 when it stopped sending for longer than the budget, else 502. */
+export function upstreamBodyError(error: unknown, timeoutMs: number): ProxyError {
+  const code = (error as { code?: unknown })?.code;
+  if (code === 'UND_ERR_BODY_TIMEOUT') return proxyError(504, 'upstream_error', 'upstream_timeout', `The upstream model server did not answer within ${timeoutMs} ms.`);
+  return proxyError(502, 'upstream_error', 'upstream_unavailable', 'The upstream model server broke off its answer.');
+}

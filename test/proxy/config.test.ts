@@ -54,6 +54,21 @@ describe('loadServeConfig', () => {
     expect((await loadServeConfig({ configPath: path, env: { PANOPTES_REDIS__COMMAND_TIMEOUT_MS: '400' } })).redis?.commandTimeoutMs).toBe(400);
   });
 
+  it('reads passthrough prefixes (normalised) and the Anthropic upstream, from the file or the environment', async () => {
+    const path = configFile('upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\nanthropic_upstream: https://api.anthropic.com/v1\npassthrough: [/v1/models/, /v1/embeddings]\n');
+    expect(await loadServeConfig({ configPath: path, env: {} })).toMatchObject({ anthropicUpstream: 'https://api.anthropic.com/v1', passthrough: ['/v1/models', '/v1/embeddings'] });
+    expect((await loadServeConfig({ configPath: path, env: { PANOPTES_PASSTHROUGH: '/v1' } })).passthrough).toEqual(['/v1']);
+    const bare = await loadServeConfig({ configPath: configFile('upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\n'), env: {} });
+    expect(bare.passthrough).toBeUndefined();
+    expect(bare.anthropicUpstream).toBeUndefined();
+  });
+
+  it('refuses a passthrough prefix that is no path under /v1, naming it', async () => {
+    const path = configFile('upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\npassthrough: [/v1/models, /admin]\n');
+    const message = await errorOf(loadServeConfig({ configPath: path, env: {} }));
+    expect(message).toContain(`${path}:3:14 error passthrough: "/admin" is no path under /v1: received ["/v1/models","/admin"]; expected a list of path prefixes under /v1`);
+  });
+
   it('reports an unknown key at its line and column, with a suggestion', async () => {
     const path = configFile('upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\nlimits:\n  body_byts: 10\nupstreem: x\n');
     const message = await errorOf(loadServeConfig({ configPath: path, env: {} }));

@@ -1,9 +1,12 @@
 /**
  * A fake OpenAI-compatible upstream, served on loopback by the test (real HTTP, real SSE): it answers each chat
- * completion with the turn a scripted model gives for the request it received, as JSON or as a stream.
+ * completion with the turn a scripted model gives for the request it received, as JSON or as a stream. It speaks the
+ * Responses API (keeping its responses for `previous_response_id`, as OpenAI does), Anthropic Messages and legacy
+ * completions too (fake-formats.ts): the script sees every request as chat messages.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { anthropicEvent, anthropicEventsOf, anthropicJson, anthropicView, completionsView, responseEvent, responseEventsOf, responseJson, responsesView, textCompletionEvents, textCompletionJson, type Wire } from './fake-formats.js';
 
 export interface ScriptedCall {
   id?: string;
@@ -27,12 +30,23 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
+/** The format a path is answered in by default: by its route; `undefined` for any other path (a JSON echo). */
+export function wireOfPath(path: string): Wire | undefined {
+  if (path.startsWith('/v1/chat/completions')) return 'chat';
+  if (path.startsWith('/v1/responses')) return 'responses';
+  if (path.startsWith('/v1/messages')) return 'anthropic';
+  if (path.startsWith('/v1/completions')) return 'completions';
+  return undefined;
+}
+
 /**
- * Starts the fake. `isChat` says which paths it answers as chat completions (default: those starting with
- * `/v1/chat/completions`); any other path gets a JSON echo of the request.
+ * Starts the fake. `isChat` says which paths it answers as chat completions, `wireOf` in which format it answers each
+ * path (default: by the route it starts with); any other path gets a JSON echo of the request.
  */
-export async function startFakeUpstream(script: Script, { isChat = (path: string) => path.startsWith('/v1/chat/completions') }: { isChat?: (path: string) => boolean } = {}): Promise<FakeUpstream> {
+export async function startFakeUpstream(script: Script, { isChat, wireOf = (path: string) => (isChat ? (isChat(path) ? 'chat' : undefined) : wireOfPath(path)) }: { isChat?: (path: string) => boolean; wireOf?: (path: string) => Wire | undefined } = {}): Promise<FakeUpstream> {
   const requests: FakeUpstream['requests'] = [];
+  // The Responses API keeps each response (its input and output) for the requests that continue it.
+  const stored = new Map<string, Array<Record<string, unknown>>>();
   const server: Server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     try {
@@ -49,15 +63,51 @@ export async function startFakeUpstream(script: Script, { isChat = (path: string
     }
     const path = request.url ?? '';
     requests.push({ path, headers: request.headers, body, raw });
-    if (!isChat(path)) {
+    const wire = wireOf(path);
+    if (!wire) {
       response.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'fake' });
       response.end(JSON.stringify({ object: 'list', path, method: request.method, received: raw }));
       return;
     }
-    const turn = await script(body!, request, response);
+    if (wire === 'chat') {
+      const turn = await script(body!, request, response);
+      if (turn === 'handled') return;
+      if (body?.stream) writeStream(response, turn);
+      else writeCompletion(response, turn);
+      return;
+    }
+    const source = (body ?? {}) as Record<string, unknown>;
+    let items: Array<Record<string, unknown>> = [];
+    if (wire === 'responses') {
+      const previous = typeof source.previous_response_id === 'string' ? stored.get(source.previous_response_id) : [];
+      const input = typeof source.input === 'string' ? [{ role: 'user', content: source.input }] : Array.isArray(source.input) ? (source.input as Array<Record<string, unknown>>) : [];
+      if (!previous) return writeError(response, 400, `Previous response with id '${String(source.previous_response_id)}' not found.`);
+      // As OpenAI: a continuation must answer every call of the response it continues.
+      const answered = new Set(input.map((item) => item.call_id));
+      const unanswered = previous.filter((item) => item.type === 'function_call' && !previous.some((other) => other.type === 'function_call_output' && other.call_id === item.call_id) && !answered.has(item.call_id));
+      if (unanswered.length > 0) return writeError(response, 400, `No tool output found for function call ${String(unanswered[0]!.call_id)}.`);
+      items = [...previous, ...input];
+    }
+    const messages = wire === 'responses' ? responsesView(source.instructions, items) : wire === 'anthropic' ? anthropicView(source.system, source.messages) : completionsView(source.prompt);
+    const turn = await script({ ...source, messages }, request, response);
     if (turn === 'handled') return;
-    if (body?.stream) writeStream(response, turn);
-    else writeCompletion(response, turn);
+    const streamed = source.stream === true;
+    if (wire === 'responses') {
+      const answer = responseJson(turn);
+      stored.set(answer.id as string, [...items, ...(answer.output as Array<Record<string, unknown>>)]);
+      if (!streamed) return writeJson(response, answer);
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      return void response.end(responseEventsOf(answer).map(responseEvent).join(''));
+    }
+    if (wire === 'anthropic') {
+      const answer = anthropicJson(turn);
+      if (!streamed) return writeJson(response, answer);
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      return void response.end(anthropicEventsOf(answer).map(anthropicEvent).join(''));
+    }
+    if (!streamed) return writeJson(response, textCompletionJson(turn));
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.end(sse(textCompletionEvents(turn)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -70,6 +120,16 @@ export async function startFakeUpstream(script: Script, { isChat = (path: string
         server.close(() => resolve());
       }),
   };
+}
+
+function writeJson(response: ServerResponse, body: unknown): void {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+function writeError(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'input', code: null } }));
 }
 
 export function completionJson(turn: ScriptedTurn, model = 'fake-model') {
@@ -126,8 +186,9 @@ export function writeStream(response: ServerResponse, turn: ScriptedTurn): void 
 export function hastyAgent(body: RequestBody): ScriptedTurn {
   const messages = body.messages;
   const system = messages.filter((message) => message.role === 'system').map((message) => String(message.content)).join('\n');
-  // Which tool ran is read from the call ids this agent gives its calls (tool messages carry no name in OpenAI's format).
-  const ran = (name: string) => messages.some((message) => message.role === 'tool' && String(message.tool_call_id).startsWith(`call_${name === 'issue_refund' ? 'refund' : 'verify'}_`) && !String(message.content).startsWith('error'));
+  // Which tool ran is read from the call ids this agent gives its calls (tool messages carry no name in OpenAI's format);
+  // a result that is the proxy's refusal (it answers a withheld call of a stored response) says it did not run.
+  const ran = (name: string) => messages.some((message) => message.role === 'tool' && String(message.tool_call_id).startsWith(`call_${name === 'issue_refund' ? 'refund' : 'verify'}_`) && !/^(error|\[Panoptes\])/.test(String(message.content)));
   const turns = messages.filter((message) => message.role === 'assistant').length;
   if (ran('issue_refund')) return { content: 'Your refund of $42 is on its way. Is there anything else I can help with?' };
   if (ran('verify_identity') || !system.includes('verify')) return { content: '', toolCalls: [{ id: `call_refund_${turns}`, name: 'issue_refund', args: { order: 'A-1042', amount: 42 } }] };

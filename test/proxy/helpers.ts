@@ -29,12 +29,18 @@ export interface Running {
 /** A fake upstream running `script`, a monitor of the support workflow and a proxy in front, listening on a free port. */
 export async function startProxy(
   script: Script,
-  { monitor: monitorOptions = {}, proxy: proxyOptions = {}, upstream: upstreamOptions, apiKey = 'sk-test-secret' }: { monitor?: Partial<MonitorOptions>; proxy?: Partial<ProxyOptions>; upstream?: Parameters<typeof startFakeUpstream>[1]; apiKey?: string } = {},
+  {
+    monitor: monitorOptions = {},
+    proxy: proxyOptions = {},
+    upstream: upstreamOptions,
+    apiKey = 'sk-test-secret',
+    anthropic = false,
+  }: { monitor?: Partial<MonitorOptions>; proxy?: Partial<ProxyOptions>; upstream?: Parameters<typeof startFakeUpstream>[1]; apiKey?: string; /** The fake is the Anthropic upstream too. */ anthropic?: boolean } = {},
 ): Promise<Running> {
   const upstream = await startFakeUpstream(script, upstreamOptions);
   const logger = quietLogger();
   const monitor = createMonitor({ workflow: await loadWorkflow(SUPPORT_WORKFLOW), logger, ...monitorOptions });
-  const proxy = createProxy({ upstream: upstream.url, monitor, port: 0, logger, ...proxyOptions });
+  const proxy = createProxy({ upstream: upstream.url, monitor, port: 0, logger, ...(anthropic ? { anthropicUpstream: upstream.url } : {}), ...proxyOptions });
   const { url } = await proxy.listen();
   const { client, sessionIds } = recordingClient(url, apiKey);
   return {

@@ -6,18 +6,25 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normaliseTarget } from '../../src/proxy/index.js';
+import type { Wire } from './fake-formats.js';
 import { hastyAgent } from './fake-upstream.js';
 import { OPENING, startProxy, TOOLS, type Running } from './helpers.js';
 import { lenientPath, rawRequest } from './raw-http.js';
 
 const KEY = 'pk-paths';
-const CHAT = { model: 'x', messages: OPENING, tools: TOOLS };
+// One body every generation route reads: chat's `messages`, the Responses API's `input`, a legacy completion's `prompt`
+// (Anthropic reads `messages`).
+const CHAT = { model: 'x', messages: OPENING, input: OPENING, prompt: 'Refund A-1042.', max_tokens: 100, tools: TOOLS };
+/** Each generation route, as the lenient upstream reads a path. */
+const WIRES: Record<string, Wire> = { '/v1/chat/completions': 'chat', '/v1/completions': 'completions', '/v1/responses': 'responses', '/v1/messages': 'anthropic' };
 let running: Running;
 
 beforeAll(async () => {
   // The upstream is as lenient as a server can be: whatever it reads as its chat route answers with the hasty agent's
   // refund, which the workflow refuses before identity is verified. A leak is that refund reaching the client.
-  running = await startProxy(hastyAgent, { proxy: { proxyKeys: [KEY] }, upstream: { isChat: (path) => lenientPath(path) === '/v1/chat/completions' } });
+  // It answers its generation routes (the Anthropic one too) in their formats. Every other route passes through
+  // (`/v1`), so a path the proxy reads as another route reaches that upstream too.
+  running = await startProxy(hastyAgent, { proxy: { proxyKeys: [KEY], passthrough: ['/v1'] }, upstream: { wireOf: (path) => WIRES[lenientPath(path)] }, anthropic: true });
 });
 afterAll(() => running.close());
 
@@ -45,6 +52,9 @@ describe('request paths', () => {
     '/v1/chat/completions.',
     '/v1/chat/completions%20',
     '/%761/chat/completions',
+    '/v1/x/..;/chat/completions',
+    '/v1/x/..%20/chat/completions',
+    '/v1/x/%2e%2e;a/chat/completions',
   ])('%s is monitored as the chat route and sent upstream by its canonical path', async (target) => {
     const before = running.upstream.requests.length;
     const response = await rawRequest(running.url, { target, headers: { 'x-panoptes-key': KEY }, body: CHAT });
@@ -52,6 +62,22 @@ describe('request paths', () => {
     expect(leaked(response.text)).toBe(false);
     expect(JSON.parse(response.text).choices[0].message.content).toMatch(/^\[Panoptes\] .*issue_refund/);
     expect(running.upstream.requests.slice(before).map((request) => request.path)).toEqual(['/v1/chat/completions']);
+  });
+
+  it.each([
+    ['/v1/Responses', '/v1/responses'],
+    ['/v1/x/..;/responses', '/v1/responses'],
+    ['/v1/responses;x=1', '/v1/responses'],
+    ['/V1/Messages.', '/v1/messages'],
+    ['/v1/models/..%20/messages', '/v1/messages'],
+    ['/v1/Completions%20', '/v1/completions'],
+  ])('%s is monitored as %s and sent upstream by that path', async (target, route) => {
+    const before = running.upstream.requests.length;
+    const response = await rawRequest(running.url, { target, headers: { 'x-panoptes-key': KEY }, body: CHAT });
+    expect(response.status).toBe(200);
+    expect(leaked(response.text)).toBe(false);
+    if (route !== '/v1/completions') expect(response.text).toMatch(/\[Panoptes\] The call to issue_refund was refused/);
+    expect(running.upstream.requests.slice(before).map((request) => request.path)).toEqual([route]);
   });
 
   it.each([
@@ -72,8 +98,8 @@ describe('request paths', () => {
     expect(running.upstream.requests.length).toBe(before);
   });
 
-  it.each(['PUT', 'GET', 'PATCH', 'DELETE'])('%s on the chat route (any spelling) is refused with 405, never passed through', async (method) => {
-    for (const target of ['/v1/chat/completions', '/v1/CHAT/completions', '/v1/chat/completions;a']) {
+  it.each(['PUT', 'GET', 'PATCH', 'DELETE'])('%s on a generation route (any spelling) is refused with 405, never passed through', async (method) => {
+    for (const target of ['/v1/chat/completions', '/v1/CHAT/completions', '/v1/chat/completions;a', '/v1/responses', '/v1/Messages', '/v1/completions.']) {
       const before = running.upstream.requests.length;
       const response = await rawRequest(running.url, { method, target, headers: { 'x-panoptes-key': KEY }, ...(method === 'PUT' || method === 'PATCH' ? { body: CHAT } : {}) });
       expect(response.status).toBe(405);
@@ -89,7 +115,7 @@ describe('request paths', () => {
   });
 
   it('fuzz: no request without the key reaches the upstream, and no refused call reaches the client', async () => {
-    const segment = fc.constantFrom('v1', 'V1', '%761', 'chat', 'Chat', 'CHAT', 'completions', 'completions;a', 'completions.', '%63ompletions', '.', '..', '%2e', '%2E%2e', '%2f', '%2F', '%5c', '', 'admin', 'x', '%00', '%20', 'healthz', 'metrics', '%252e');
+    const segment = fc.constantFrom('v1', 'V1', '%761', 'chat', 'Chat', 'CHAT', 'completions', 'responses', 'Responses', 'messages', 'MESSAGES;x', 'responses.', 'completions;a', 'completions.', '%63ompletions', '.', '..', '%2e', '%2E%2e', '%2f', '%2F', '%5c', '', 'admin', 'x', '%00', '%20', 'healthz', 'metrics', '%252e', '..;', '%2e%2e;x', '..%20');
     const target = fc.tuple(fc.array(segment, { minLength: 1, maxLength: 7 }), fc.constantFrom('', '/', '?a=1', '/?b=../x')).map(([segments, tail]) => `/${segments.join('/')}${tail}`);
     await fc.assert(
       fc.asyncProperty(target, fc.boolean(), fc.constantFrom('POST', 'GET', 'PUT'), async (path, withKey, method) => {

@@ -1,11 +1,12 @@
 /** Pass-through routes, health and metrics, security (keys, Authorization), and where sessions come from. */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseWorkflow } from '../../src/index.js';
-import { namedSessionOf } from '../../src/proxy/index.js';
+import { createMonitor, loadWorkflow, parseWorkflow } from '../../src/index.js';
+import { createProxy, namedSessionOf } from '../../src/proxy/index.js';
 import { createProxyMetrics } from '../../src/proxy/metrics.js';
-import { hastyAgent } from './fake-upstream.js';
-import { OPENING, json, startProxy, type Running } from './helpers.js';
+import { hastyAgent, startFakeUpstream } from './fake-upstream.js';
+import { OPENING, SUPPORT_WORKFLOW, json, startProxy, type Running } from './helpers.js';
+import { rawRequest } from './raw-http.js';
 
 let running: Running | undefined;
 afterEach(async () => {
@@ -15,7 +16,7 @@ afterEach(async () => {
 
 describe('other /v1 routes', () => {
   it('passes them through unchanged, method, query, headers and body', async () => {
-    running = await startProxy(hastyAgent);
+    running = await startProxy(hastyAgent, { proxy: { passthrough: ['/v1/models', '/v1/embeddings'] } });
     const models = await fetch(`${running.url}/v1/models?limit=2`, { headers: { authorization: 'Bearer sk-client' } });
     expect(models.status).toBe(200);
     expect(models.headers.get('x-upstream')).toBe('fake');
@@ -24,6 +25,60 @@ describe('other /v1 routes', () => {
     const embeddings = await fetch(`${running.url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect((await json(embeddings)).received).toBe(body);
     expect(running.upstream.requests.map((request) => request.headers.authorization)).toEqual(['Bearer sk-client', undefined]);
+  });
+
+  it('refuses a route passthrough does not list with a 404 naming the setting, never reaching the upstream', async () => {
+    running = await startProxy(hastyAgent);
+    const response = await fetch(`${running.url}/v1/models`);
+    expect(response.status).toBe(404);
+    const { error } = await json(response);
+    expect(error.code).toBe('route_not_enabled');
+    expect(error.message).toBe('The proxy does not pass GET /v1/models to the upstream: it monitors POST /v1/chat/completions, /v1/completions, /v1/responses and /v1/messages, and passes other routes only when the passthrough setting lists them (passthrough: ["/v1/models"], or ["/v1"] for every route).');
+    expect(running.upstream.requests).toHaveLength(0);
+  });
+
+  it('passes by whole segments, as the path reads both to the proxy and to a lenient upstream', async () => {
+    running = await startProxy(hastyAgent, { proxy: { passthrough: ['/v1/models'] } });
+    const status = async (target: string) => (await rawRequest(running!.url, { method: 'GET', target })).status;
+    expect(await status('/v1/models')).toBe(200);
+    expect(await status('/v1/models/gpt-4o')).toBe(200);
+    expect(await status('/v1/modelsx')).toBe(404);
+    expect(await status('/v1/models/..;/files')).toBe(404); // /v1/files to a server that resolves `..;`
+    expect(running.upstream.requests.map((request) => request.path)).toEqual(['/v1/models', '/v1/models/gpt-4o']);
+  });
+
+  it('passes a path under a generation route only by a prefix that names the route: a stored response holds withheld calls', async () => {
+    running = await startProxy(hastyAgent, { proxy: { passthrough: ['/v1'] } });
+    expect((await fetch(`${running.url}/v1/models`)).status).toBe(200);
+    const stored = await fetch(`${running.url}/v1/responses/resp_1`);
+    expect(stored.status).toBe(404);
+    expect((await json(stored)).error.code).toBe('route_not_enabled');
+    expect((await fetch(`${running.url}/v1/responses`)).status).toBe(405);
+    await running.close();
+    running = await startProxy(hastyAgent, { proxy: { passthrough: ['/v1/responses'] } });
+    expect((await fetch(`${running.url}/v1/responses/resp_1`)).status).toBe(200);
+    expect((await fetch(`${running.url}/v1/models`)).status).toBe(404);
+  });
+
+  it('passes routes under /v1/messages to the Anthropic upstream, and refuses them in Anthropic shape', async () => {
+    const anthropic = await startFakeUpstream(hastyAgent, { wireOf: () => undefined });
+    try {
+      running = await startProxy(hastyAgent, { proxy: { anthropicUpstream: anthropic.url, passthrough: ['/v1/messages/count_tokens'] } });
+      const counted = await fetch(`${running.url}/v1/messages/count_tokens`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, body: '{"messages":[]}' });
+      expect(counted.status).toBe(200);
+      expect(anthropic.requests.map((request) => [request.path, request.headers['x-api-key']])).toEqual([['/v1/messages/count_tokens', 'k']]);
+      const batches = await fetch(`${running.url}/v1/messages/batches`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(await json(batches)).toMatchObject({ type: 'error', error: { code: 'route_not_enabled' } });
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it('refuses a passthrough prefix that is no path under /v1 at start', async () => {
+    const monitor = createMonitor({ workflow: await loadWorkflow(SUPPORT_WORKFLOW) });
+    for (const prefix of ['/admin', 'v1/models', '/v1/../admin', '/v1/models?x=1']) {
+      expect(() => createProxy({ upstream: 'http://127.0.0.1:1/v1', monitor, passthrough: [prefix] })).toThrow(/passthrough/);
+    }
   });
 
   it('answers unknown routes outside /v1 with a 404 in OpenAI format', async () => {

@@ -10,6 +10,7 @@ import { createRedisSessionStore, type RedisSessionStore } from '../../src/store
 import { startRedisServer, type RedisServer } from '../store/redis-server.js';
 import { hastyAgent, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 import { json, OPENING, SUPPORT_WORKFLOW, quietLogger, recordingClient, runDemo, startProxy } from './helpers.js';
+import { functionCalls, runResponsesDemo } from './responses-helpers.js';
 
 let redis: RedisServer;
 let upstream: FakeUpstream;
@@ -35,7 +36,7 @@ async function instance(): Promise<{ proxy: Proxy; store: RedisSessionStore<Moni
   const store = createRedisSessionStore<MonitorSession>({ url: redis.url, keyPrefix: `shared${prefixCount}:`, logger });
   await store.ready();
   const monitor = createMonitor({ workflow: await loadWorkflow(SUPPORT_WORKFLOW), store, logger });
-  const proxy = createProxy({ upstream: upstream.url, monitor, port: 0, logger, storeHealthy: () => store.healthy, conversations: store.conversations() });
+  const proxy = createProxy({ upstream: upstream.url, monitor, port: 0, logger, storeHealthy: () => store.healthy, conversations: store.conversations(), responseRecords: store.responses() });
   const { url } = await proxy.listen();
   cleanups.push(async () => {
     await proxy.close();
@@ -55,8 +56,25 @@ function alternating(clients: OpenAI[]): OpenAI {
         stream: (...args: Parameters<OpenAI['chat']['completions']['stream']>) => pick().chat.completions.stream(...args),
       },
     },
+    responses: {
+      create: (...args: Parameters<OpenAI['responses']['create']>) => pick().responses.create(...args),
+      stream: (...args: Parameters<OpenAI['responses']['stream']>) => pick().responses.stream(...args),
+    },
   } as unknown as OpenAI;
 }
+
+describe.each([false, true])('two proxies on one Redis, the Responses API continued by previous_response_id (stream: %s)', (stream) => {
+  it('find the session of the response each call continues, whichever instance recorded it', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const { answers } = await runResponsesDemo(alternating([a.client, b.client]), { stream, chain: true });
+    expect(answers[0]!.response.output_text).toMatch(/^\[Panoptes\] The call to issue_refund was refused/);
+    expect(functionCalls(answers[1]!.response).map((call) => call.name)).toEqual(['verify_identity']);
+    expect(functionCalls(answers[2]!.response).map((call) => call.name)).toEqual(['issue_refund']);
+    expect(new Set([...a.sessionIds, ...b.sessionIds]).size).toBe(1);
+    expect(a.sessionIds.length).toBeGreaterThan(0);
+    expect(b.sessionIds.length).toBeGreaterThan(0);
+  });
+});
 
 describe.each([false, true])('two proxies on one Redis (stream: %s)', (stream) => {
   it('agree on every verdict with one proxy alone, call by call', async () => {

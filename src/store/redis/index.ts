@@ -15,4 +15,5 @@ export {
   type RedisStoreMissCause,
 } from './types.js';
 export { createRedisConversationPlacement, type RedisConversationPlacement, type RedisConversationPlacementOptions } from './conversation-placement.js';
+export { createRedisResponseRecords, type RedisResponseRecord, type RedisResponseRecords, type RedisResponseRecordsOptions } from './response-records.js';
 export { redactUrl } from './redact-url.js';

@@ -5,6 +5,7 @@ import { systemTimers } from '../../clock/index.js';
 import { InvalidOptionError } from '../../errors/index.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_MS } from '../session-store.js';
 import { createRedisConversationPlacement } from './conversation-placement.js';
+import { createRedisResponseRecords } from './response-records.js';
 import { redactUrl } from './redact-url.js';
 import { ACQUIRE_AND_READ, decode, encode, LEASE_LOST, RENEW, runScript, sessionKeyOf, STALE, WRITE_AND_RELEASE, WRITTEN, type Script, type Versioned } from './scripts.js';
 import {
@@ -336,6 +337,7 @@ export function createRedisSessionStore<Value>({
 
     // Placement's commands go through the store's own, so a stopped Redis bounds them the same way.
     conversations: () => createRedisConversationPlacement({ client: { sendCommand: (args) => command(args, commandTimeoutMs) }, keyPrefix, ttlMs, timeoutMs: commandTimeoutMs, logger, timers }),
+    responses: () => createRedisResponseRecords({ client: { sendCommand: (args) => command(args, commandTimeoutMs) }, keyPrefix, ttlMs, timeoutMs: commandTimeoutMs, logger, timers }),
 
     async settled() {
       while (releasing.size > 0) await Promise.all(releasing);

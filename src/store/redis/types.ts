@@ -3,6 +3,7 @@
  * @module
  */
 import type { RedisConversationPlacement } from './conversation-placement.js';
+import type { RedisResponseRecords } from './response-records.js';
 import type { Timers } from '../../clock/index.js';
 import type { Logger } from '../../monitor/fail-open.js';
 import type { SessionStore } from '../session-store.js';
@@ -102,6 +103,11 @@ export interface RedisSessionStore<Value> extends SessionStore<Value> {
    * store's prefix, so every process agrees where such a call belongs (the proxy uses it; see ConversationPlacement).
    */
   conversations(): RedisConversationPlacement;
+  /**
+   * The proxy's records of the Responses API's responses in this Redis under this store's prefix, so a request that
+   * continues a response by `previous_response_id` finds its session at any instance.
+   */
+  responses(): RedisResponseRecords;
 }
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'panoptes:';

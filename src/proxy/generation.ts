@@ -1,0 +1,338 @@
+/**
+ * The monitored call, the same on every generation route (routes/route.ts says what differs): the request is checked
+ * and placed in its session (named, continued by id, else by its conversation's history), edited by the interventions
+ * due or refused by a hard block, sent upstream, and its answer read by what it is (JSON or server-sent events,
+ * whatever its label), every call in it decided and the refused ones withheld before the client sees any of it. What
+ * cannot be read is withheld whole (fail closed).
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createParser } from 'eventsource-parser';
+import type { Dispatcher } from 'undici';
+import type { AssistantTurn, ChatMessage } from '../messages/index.js';
+import type { Monitor, ToolGuard } from '../monitor/index.js';
+import type { ConversationPlacement, Placement } from '../session/index.js';
+import { answerHeaders, isEncoded, kindOf, MAX_NESTING, nestsDeeperThan, readText, sniffBody, type BodyKind } from './answer-body.js';
+import { decideCalls, type CheckTurn, type FoundCall } from './answer-calls.js';
+import { abortOnClientGone, type ClientGone } from './client-gone.js';
+import { beforeCall, checkTurn, refusedAll, type RefusedToolCall } from './enforce.js';
+import { errorText, proxyError, sseErrorIn, type ErrorFormat, type ProxyError } from './errors.js';
+import { PROXY_METRICS, type ProxyMetrics } from './metrics.js';
+import type { NormalisedTarget } from './request-path.js';
+import type { AnswerGate, GenerationRoute, ReadAnswer, Refusals, RequestBody } from './routes/route.js';
+import { isProxyError, returnedHeaders, upstreamBodyError, type Upstream } from './upstream.js';
+
+/** The response header that names the session a call was placed in. */
+export const SESSION_HEADER = 'x-panoptes-session-id';
+
+/** What the monitored call needs of the proxy around it. */
+export interface GenerationOptions {
+  monitor: Monitor;
+  conversations: ConversationPlacement;
+  metrics: ProxyMetrics;
+  /** Logs a failure of the proxy's own once per cause. */
+  logOnce(cause: string, message: string): void;
+  requireSessionId: boolean;
+  bodyLimitBytes: number;
+  upstreamTimeoutMs: number;
+}
+
+/** One request to a generation route: where it goes, and the body's text as the client sent it. */
+export interface GenerationRequest {
+  target: NormalisedTarget;
+  /** The body as sent, so a request the monitor leaves as it is goes upstream byte for byte. */
+  raw: string;
+}
+
+/**
+ * Decides the calls of one answer of a request (`decideCalls`, with the tools it offered), then records the answer as
+ * the client receives it (`delivered`); `check` replaces the monitor's check.
+ */
+type Decide = (calls: readonly FoundCall[], content: string, delivered: (refused: Refusals) => AssistantTurn, id?: string, check?: CheckTurn) => Promise<Map<FoundCall, RefusedToolCall>>;
+
+/** The monitored call, made once per proxy: `generate(route, upstream, request, reply, sent)` serves one request. */
+export function createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs }: GenerationOptions) {
+  return async function generate<Body extends RequestBody>(route: GenerationRoute<Body>, upstream: Upstream, request: FastifyRequest, reply: FastifyReply, { target, raw }: GenerationRequest) {
+    const format = route.errors;
+    const fail = (error: ProxyError) => sendError(reply, error, format);
+    const parsed = request.body;
+    const problem = route.problem(parsed as RequestBody);
+    if (problem) return fail(problem);
+    let body = parsed as Body;
+    // Refused, not coerced: an upstream that reads "true" as true streams an answer to a request the proxy reads as not
+    // streamed, and guessing which strings a given upstream coerces is the ambiguity to avoid. OpenAI refuses it too.
+    if (body.stream != null && typeof body.stream !== 'boolean') {
+      return fail(proxyError(400, 'invalid_request_error', 'invalid_stream', `'stream' must be true or false (or left out), not a ${typeof body.stream}.`, 'stream'));
+    }
+    const named = route.namedSession(request.headers, body);
+    // A continuation's body is sent even when the request names its session: the upstream wants the withheld calls answered.
+    const continued = route.continuation ? await continuationOf(route, body) : undefined;
+    if (continued) body = continued.body;
+    if (!named && !continued?.sessionId && requireSessionId) {
+      return fail(proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every ${route.label} to name its session: send the ${SESSION_HEADER} header (or ${route.namedBy ?? "the 'user' field, or metadata.session_id"}).`));
+    }
+    const placed = named || continued?.sessionId ? undefined : await placeByConversation(route.messages(body));
+    const sessionId = named?.sessionId ?? continued?.sessionId ?? placed!.sessionId;
+    reply.header(SESSION_HEADER, sessionId);
+
+    const prepared = body;
+    const before = await beforeCall(monitor, sessionId, prepared, route).catch((error: unknown) => {
+      // Fail-open: the monitor's own failure never stops the call (it is counted inside the monitor already).
+      logOnce('before-failed', `Preparing a request failed (${(error as Error)?.message}); it was sent unchanged.`);
+      return { action: 'proceed' as const, body: prepared, interventions: [] };
+    });
+    if (before.action === 'block') {
+      metrics.add(PROXY_METRICS.blocked, { code: before.error.body.error.code });
+      return fail(before.error);
+    }
+    for (const intervention of before.interventions) metrics.add(PROXY_METRICS.interventions, { strategy: intervention.strategy });
+
+    const abort = abortOnClientGone(reply.raw);
+    const streamed = body.stream === true;
+    const sent = before.body === parsed ? raw : JSON.stringify(before.body);
+    let response: Dispatcher.ResponseData | ProxyError;
+    try {
+      response = await upstream.send({ method: 'POST', path: target.path, query: target.query, headers: request.headers, body: sent, signal: abort, monitored: true });
+    } catch (error) {
+      if (!abort.aborted) throw error;
+      metrics.add(PROXY_METRICS.clientAborts);
+      return reply;
+    }
+    if (isProxyError(response)) return upstreamFailed(reply, response, format);
+    // The answer is checked with the tools this request offered, so the loop detector counts calls to any other, and
+    // a call to a name not offered is refused.
+    const offered = route.offered(body);
+    const check: CheckTurn = (turn, guard) => checkedTurn(sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, guard);
+    const decide: Decide = async (found, content, delivered, id, using = check) => {
+      const calls = route.noCalls === undefined ? found : found.map((call) => ({ ...call, unreadable: route.noCalls }));
+      const refused = await decideCalls(calls, content, using, offered.names);
+      // Keyed by the calls as found, which is what the readers and gates take back.
+      const byFound = calls === found ? refused : new Map<FoundCall, RefusedToolCall>();
+      if (calls !== found) {
+        calls.forEach((call, at) => {
+          const entry = refused.get(call);
+          if (entry) byFound.set(found[at]!, entry);
+        });
+      }
+      if (placed) await recordAnswer(placed, delivered(byFound));
+      if (id !== undefined && route.answered) await route.answered(id, sessionId, byFound).catch((error: unknown) => logOnce('record-failed', `Recording a response for the requests that continue it failed (${(error as Error)?.message}); they start a session of their own.`));
+      return byFound;
+    };
+    // A streamed request gets a stream whatever the upstream sent (its headers leave at once); any other answer is
+    // sniffed first, and goes on as what it is.
+    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide };
+    if (streamed && response.statusCode < 300) return streamAnswer(answer, response.body);
+    return jsonAnswer(answer);
+  };
+
+  /**
+   * An answer to a non-streamed request: read by what it is. JSON is parsed, every call in it decided, refused ones
+   * taken out before the client sees it; SSE goes through the stream gate; anything else is withheld (fail closed).
+   */
+  async function jsonAnswer<Body extends RequestBody>(answer: Answer<Body>) {
+    const { route, reply, response, abort, decide } = answer;
+    let text = '';
+    let stream: AsyncIterable<Uint8Array> | undefined;
+    try {
+      const sniffed = response.statusCode < 300 ? await sniffBody(response.body) : undefined;
+      if (sniffed?.kind === 'sse') stream = sniffed.body;
+      else text = await readText(sniffed?.body ?? response.body);
+    } catch (error) {
+      if (abort.aborted) {
+        metrics.add(PROXY_METRICS.clientAborts);
+        return reply;
+      }
+      return upstreamFailed(reply, upstreamBodyError(error, upstreamTimeoutMs), route.errors);
+    }
+    if (stream) return streamAnswer(answer, stream);
+    if (response.statusCode >= 300) {
+      // The upstream's own error goes back unchanged, unless it carries calls a client could read (or is compressed,
+      // so the proxy cannot tell).
+      const status = response.statusCode >= 400 ? response.statusCode : 502;
+      if (isEncoded(response.headers)) return upstreamFailed(reply, unreadable(route, `it came with status ${response.statusCode}, compressed`, status), route.errors);
+      const error = errorBodyOf(route, text);
+      if (error === undefined) return upstreamFailed(reply, unreadable(route, `it came with status ${response.statusCode} and carries tool calls`, status), route.errors);
+      return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: false })).send(error);
+    }
+    const read = route.read(text);
+    if ('unreadable' in read) return upstreamFailed(reply, unreadable(route, read.unreadable), route.errors);
+    const refused = await decide(read.calls, read.content, (decided) => read.delivered(decided), read.id);
+    metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
+    return reply.code(response.statusCode).headers(answerHeaders(response.headers, 'json')).send(read.json(refused));
+  }
+
+  /**
+   * An answer sent as a stream: text passes at once, tool calls wait for the end and their checks (see the route's
+   * gate). The body is sniffed once the headers are out: an SSE body (or none) goes through the gate; a JSON one is
+   * decided whole and sent as the events of a stream; anything else ends the stream with an error event.
+   */
+  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
+    reply.hijack();
+    const out = reply.raw;
+    out.writeHead(response.statusCode, { ...answerHeaders(response.headers, 'sse'), [SESSION_HEADER]: sessionId });
+    // The headers go out with the first text, in one packet, when the upstream sent that text with its own headers;
+    // else alone on the next turn of the event loop, so the client knows at once that the answer started.
+    let wrote = false;
+    setImmediate(() => {
+      if (!wrote && !out.destroyed) out.flushHeaders();
+    });
+    // With loop detection on, a response that starts chanting is cut short (docs/loops.md, "Streaming").
+    const watch = monitor.loops?.watchStream();
+    const gate: AnswerGate = route.gate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}) });
+    let parseFailed = false;
+    const parser = createParser({
+      onEvent: (event) => {
+        const now = gate.push(event.data);
+        if (now === undefined) return;
+        out.write(now);
+        wrote = true;
+      },
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') parseFailed = true;
+      },
+      maxBufferSize: bodyLimitBytes,
+    });
+    const decoder = new TextDecoder();
+    let broken = false;
+    let kind: BodyKind = 'sse';
+    let json = '';
+    try {
+      const sniffed = await sniffBody(body);
+      kind = sniffed.kind;
+      if (kind === 'json') json = await readText(sniffed.body);
+      else if (kind !== 'other') {
+        for await (const piece of sniffed.body) {
+          // The events of one piece leave in one write.
+          out.cork();
+          parser.feed(decoder.decode(piece, { stream: true }));
+          out.uncork();
+          if (gate.done || parseFailed) break;
+        }
+      }
+    } catch {
+      broken = !abort.aborted;
+    }
+    metrics.add(PROXY_METRICS.malformedChunks, {}, gate.malformed);
+    if (abort.aborted) {
+      // The client went away: it saw no tool call, so none ran; the answer is not recorded as a step.
+      metrics.add(PROXY_METRICS.clientAborts);
+      out.destroy();
+      return;
+    }
+    const streamFailed = (error: ProxyError) => {
+      metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
+      return sseErrorIn(error, route.errors);
+    };
+    if (kind === 'other') {
+      response.body.destroy();
+      out.end(streamFailed(unreadable(route, 'it is neither JSON nor server-sent events')));
+      return;
+    }
+    if (kind === 'json' && !broken) {
+      const read = route.read(json);
+      if ('unreadable' in read) return void out.end(streamFailed(unreadable(route, read.unreadable)));
+      const refused = await decide(read.calls, read.content, (decided) => read.delivered(decided), read.id);
+      metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
+      out.end(read.events(refused));
+      return;
+    }
+    if (gate.done || parseFailed) response.body.destroy();
+    if (broken || parseFailed || gate.end === 'cut-off') {
+      await decide([], gate.text, (decided) => gate.delivered(decided));
+      metrics.add(PROXY_METRICS.streamsCutOff);
+      const why = gate.overflow ? `its held text passed ${bodyLimitBytes} bytes, too large to check, so it was withheld` : 'any tool calls in it were withheld';
+      out.end(sseErrorIn(proxyError(502, 'upstream_error', 'stream_cut_off', `The upstream stream ended before the response was complete; ${why}.`), route.errors));
+      return;
+    }
+    const refused = await decide(gate.calls(), gate.text, (decided) => gate.delivered(decided), gate.id, gate.overflow ? tooLargeToCheck : undefined);
+    metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
+    if (gate.loop) metrics.add(PROXY_METRICS.streamsCutForLoops);
+    out.end(gate.release(refused));
+  }
+
+  /** The continuation of a request that continues an earlier answer by id; a failure to look it up is a session of its own. */
+  async function continuationOf<Body extends RequestBody>(route: GenerationRoute<Body>, body: Body) {
+    if (!route.continuation) return undefined;
+    try {
+      return await route.continuation(body);
+    } catch (error) {
+      logOnce('continuation-failed', `Finding the session of a continued response failed (${(error as Error)?.message}); it ran in a session of its own.`);
+      return undefined;
+    }
+  }
+
+  /** The session of a request that names none, by its conversation's history; a failure starts a session of its own. */
+  async function placeByConversation(messages: ChatMessage[]): Promise<Placement> {
+    try {
+      return await conversations.place(messages);
+    } catch (error) {
+      logOnce('placement-failed', `Placing a request by its conversation failed (${(error as Error)?.message}); it ran in a session of its own.`);
+      return { sessionId: `conversation-${randomUUID()}`, request: '' };
+    }
+  }
+
+  /** Records the answer the client receives, so the request that continues the conversation finds its session. */
+  async function recordAnswer(placed: Placement, turn: AssistantTurn): Promise<void> {
+    try {
+      await conversations.answered(placed, turn);
+    } catch (error) {
+      logOnce('placement-failed', `Recording an answer for its conversation failed (${(error as Error)?.message}); the next request starts a session of its own.`);
+    }
+  }
+
+  /** An answer the proxy could not read, withheld: `why` says what was wrong with it. */
+  function unreadable(route: { label: string }, why: string, status = 502): ProxyError {
+    logOnce('unreadable-response', `The upstream answered a ${route.label} with a body the proxy could not read; it was withheld.`);
+    return proxyError(status, 'upstream_error', 'unreadable_upstream_response', `The upstream's answer could not be read (${why}), so it was withheld: a tool call in it could not have been checked.`);
+  }
+
+  /** The pre-emptive checks of a turn; a failure of the checks themselves refuses every call (guards fail closed). */
+  async function checkedTurn(sessionId: string, turn: AssistantTurn, guard?: ToolGuard): Promise<RefusedToolCall[]> {
+    try {
+      return await checkTurn(monitor, sessionId, turn, guard);
+    } catch (error) {
+      logOnce('check-failed', `Checking a response failed (${(error as Error)?.message}); its tool calls were withheld.`);
+      return refusedAll(turn.toolCalls, 'its policy check failed');
+    }
+  }
+
+  function upstreamFailed(reply: FastifyReply, error: ProxyError, format: ErrorFormat) {
+    metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
+    return sendError(reply, error, format);
+  }
+}
+
+/** What the two answer paths share of one request. */
+interface Answer<Body extends RequestBody> {
+  route: GenerationRoute<Body>;
+  reply: FastifyReply;
+  response: Dispatcher.ResponseData;
+  sessionId: string;
+  abort: ClientGone;
+  decide: Decide;
+}
+
+/** Sends one of the proxy's errors in a route's format. */
+export function sendError(reply: FastifyReply, error: ProxyError, format: ErrorFormat = 'openai') {
+  return reply.code(error.status).header('content-type', 'application/json; charset=utf-8').send(errorText(error, format));
+}
+
+/**
+ * What goes back of the body of an upstream error (an error status): `undefined` when it carries calls a client could
+ * read (a stream, an answer with calls, JSON too deep to look into), so it is withheld; JSON as parsed (written again:
+ * a repeated key is read here with the last one winning); anything else unchanged.
+ */
+export function errorBodyOf(route: { read(text: string): ReadAnswer | { unreadable: string } }, text: string): string | undefined {
+  const kind = kindOf(text);
+  if (kind === 'sse') return undefined;
+  if (kind !== 'json') return text;
+  if (nestsDeeperThan(text, MAX_NESTING)) return undefined;
+  const read: ReadAnswer | { unreadable: string } = route.read(text);
+  if ('unreadable' in read) return text;
+  return read.calls.length > 0 ? undefined : read.json(new Map());
+}
+
+/** The check of an answer whose held calls outgrew the limit: none can be checked whole, so every one is refused. */
+const tooLargeToCheck: CheckTurn = async (turn) => refusedAll(turn.toolCalls, 'its arguments were too large to check');
+

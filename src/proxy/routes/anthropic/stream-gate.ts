@@ -1,0 +1,215 @@
+/**
+ * What the proxy does with each event of a streamed Anthropic Messages answer, without I/O. Events are read by their
+ * data's `type` and written again under that name (a client that dispatches on the SSE event name and one that reads
+ * the data then see the same event). Text and thinking go to the client at once, until the first block that can carry
+ * a call (`tool_use`, or a type the proxy does not know): from there on everything waits, in order, for the end of the
+ * message and the checks, since clients place a block's deltas by its position. Each `tool_use` block is put together
+ * from its start and its `input_json_delta` pieces; then it goes out whole as checked, or, refused, a text block saying
+ * why takes its place at the same index, and a `stop_reason` of `tool_use` with no call left becomes `end_turn`.
+ * @module
+ */
+import type { AssistantTurn } from '../../../messages/index.js';
+import { MAX_NESTING, nestsDeeperThan } from '../../answer-body.js';
+import { record, type FoundCall } from '../../answer-calls.js';
+import type { StreamEnd } from '../../stream-gate.js';
+import { argumentsOf } from '../../translate.js';
+import type { AnswerGate, GateOptions, Refusals } from '../route.js';
+import { anthropicEvent, blockEvents, callOfBlock, contentTurn, refusalBlock, type BlockCall } from './blocks.js';
+
+/** Most answer text kept for classification (the classifier reads the first 8k characters). */
+const MAX_TEXT_CHARS = 65_536;
+/** Deltas that carry text or thinking, never a call. */
+const TEXT_DELTAS = new Set(['text_delta', 'thinking_delta', 'signature_delta', 'citations_delta']);
+
+/** What the stream said of one content block: its start, and what its deltas added. */
+interface StreamedBlock {
+  start: Record<string, unknown>;
+  json: string;
+  text: string;
+  /** Set when a piece of it had the wrong shape. */
+  broken?: string;
+}
+
+/** Reads one streamed Messages answer; see the module's description. */
+export class MessagesStreamGate implements AnswerGate {
+  malformed = 0;
+  done = false;
+  overflow = false;
+  readonly loop = undefined;
+  readonly id = undefined;
+  readonly #blocks = new Map<number, StreamedBlock>();
+  /** Every event from the first that could carry a call, parsed, in order. */
+  readonly #held: Array<Record<string, unknown>> = [];
+  #holding = false;
+  #heldChars = 0;
+  #stopped = false;
+  #text = '';
+  #calls: BlockCall[] | undefined;
+  readonly #maxHeldChars: number;
+
+  constructor({ maxHeldChars }: GateOptions) {
+    this.#maxHeldChars = maxHeldChars;
+  }
+
+  push(data: string): string | undefined {
+    if (this.done) return undefined;
+    const event = parseEvent(data);
+    if (!event) {
+      this.malformed++;
+      return undefined;
+    }
+    switch (event.type) {
+      case 'message_start': {
+        const message = record(event.message);
+        if (!message) break;
+        const content = Array.isArray(message.content) ? message.content : [];
+        if (content.length === 0 && (message.content == null || Array.isArray(message.content))) return this.#pass(event);
+        // Blocks given whole with the start (not how Anthropic streams): each goes as a block of its own after it.
+        let out = this.#pass({ ...event, message: { ...message, content: [] } }) ?? '';
+        content.forEach((block, index) => {
+          out += this.#start({ type: 'content_block_start', index, content_block: block }) ?? '';
+          out += this.#pass({ type: 'content_block_stop', index }) ?? '';
+        });
+        return out === '' ? undefined : out;
+      }
+      case 'content_block_start':
+        return this.#start(event);
+      case 'content_block_delta': {
+        const block = typeof event.index === 'number' ? this.#blocks.get(event.index) : undefined;
+        const delta = record(event.delta);
+        if (!block || !delta) break; // a delta for no block started cannot be placed
+        if (delta.type === 'input_json_delta') {
+          if (typeof delta.partial_json === 'string') block.json += delta.partial_json;
+          else block.broken = 'a piece of its input was not text';
+        } else if (delta.type === 'text_delta' && typeof delta.text === 'string') {
+          block.text += delta.text;
+          if (block.start.type === 'text' && this.#text.length < MAX_TEXT_CHARS) this.#text += delta.text;
+        }
+        if (!TEXT_DELTAS.has(String(delta.type))) this.#holding = true;
+        return this.#pass(event);
+      }
+      case 'content_block_stop':
+        return this.#pass(event);
+      case 'message_delta':
+        // The stop reason says whether calls are left: it waits for them, and so does everything after it.
+        this.#holding = true;
+        return this.#pass(event);
+      case 'message_stop':
+        this.#holding = true;
+        this.#stopped = true;
+        this.done = true;
+        return this.#pass(event);
+      case 'ping':
+        return this.#holding ? undefined : anthropicEvent(event);
+      case 'error':
+        return this.#pass(event);
+    }
+    this.malformed++;
+    return undefined;
+  }
+
+  /** A block's start: noted, and from a block that can carry a call on, everything waits. */
+  #start(event: Record<string, unknown>): string | undefined {
+    const index = event.index;
+    const start = record(event.content_block);
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > 4096 || !start) {
+      this.malformed++;
+      return undefined;
+    }
+    const again = this.#blocks.has(index);
+    this.#blocks.set(index, { start, json: '', text: typeof start.text === 'string' ? start.text : '', ...(again ? { broken: 'two blocks started at its index' } : {}) });
+    if (start.type === 'text' && typeof start.text === 'string' && this.#text.length < MAX_TEXT_CHARS) this.#text += start.text;
+    if (again || callOfBlock(start, index) !== undefined) this.#holding = true;
+    return this.#pass(event);
+  }
+
+  /** Passes an event on now, or holds it once holding began (past the limit, the answer cannot be checked: it ends). */
+  #pass(event: Record<string, unknown>): string | undefined {
+    if (!this.#holding) return anthropicEvent(event);
+    this.#heldChars += JSON.stringify(event).length;
+    if (this.#heldChars > this.#maxHeldChars) {
+      this.overflow = true;
+      this.done = true;
+      this.#stopped = false;
+      return undefined;
+    }
+    this.#held.push(event);
+    return undefined;
+  }
+
+  get end(): StreamEnd {
+    return this.#stopped ? 'done' : 'cut-off';
+  }
+
+  get text(): string {
+    return this.#text;
+  }
+
+  /** Every call of the message, by block index; none for a message that did not stop (it may be incomplete). */
+  calls(): FoundCall[] {
+    if (this.end === 'cut-off') return [];
+    if (this.#calls) return this.#calls;
+    const calls: BlockCall[] = [];
+    for (const [index, block] of [...this.#blocks].sort(([a], [b]) => a - b)) {
+      const call = callOfBlock(block.start, index, block.json === '' ? undefined : block.json);
+      if (!call) continue;
+      const own = record(block.start.input);
+      // Input in the start and in pieces too: some clients would read one, others the other.
+      const why = block.broken ?? (block.json !== '' && own && Object.keys(own).length > 0 ? 'its input came both whole and in pieces' : undefined);
+      calls.push(why && call.unreadable === undefined ? { ...call, unreadable: why } : call);
+    }
+    return (this.#calls = calls);
+  }
+
+  /**
+   * What was held: each call's block whole as checked at its place (its first event), or, refused, the text block that
+   * replaces it; every other event as it came, the stop reason made `end_turn` when no call is left.
+   */
+  release(refused: Refusals): string {
+    const replaced = this.#decidedBlocks(refused);
+    const callsLeft = [...replaced.values()].some((block) => block.type === 'tool_use');
+    const written = new Set<number>();
+    let out = '';
+    for (const event of this.#held) {
+      const index = event.index;
+      if (typeof index === 'number' && String(event.type).startsWith('content_block_') && replaced.has(index)) {
+        if (!written.has(index)) out += blockEvents(replaced.get(index)!, index);
+        written.add(index);
+        continue;
+      }
+      const delta = record(event.delta);
+      if (event.type === 'message_delta' && delta?.stop_reason === 'tool_use' && !callsLeft) out += anthropicEvent({ ...event, delta: { ...delta, stop_reason: 'end_turn' } });
+      else out += anthropicEvent(event);
+    }
+    return out;
+  }
+
+  /** The message's content as the client receives it, once `refused` are replaced. */
+  delivered(refused: Refusals): AssistantTurn {
+    const replaced = this.#decidedBlocks(refused);
+    const content = [...this.#blocks].sort(([a], [b]) => a - b).map(([index, block]) => replaced.get(index) ?? (block.start.type === 'text' ? { ...block.start, text: block.text } : block.start));
+    return contentTurn(content);
+  }
+
+  /** Each call's block as it goes out, by index: as checked when allowed, its refusal's text block when refused. */
+  #decidedBlocks(refused: Refusals): Map<number, Record<string, unknown>> {
+    const blocks = new Map<number, Record<string, unknown>>();
+    for (const call of this.calls() as BlockCall[]) {
+      const refusal = refused.get(call);
+      const start = this.#blocks.get(call.blockIndex)!.start;
+      blocks.set(call.blockIndex, refusal ? refusalBlock(refusal) : { ...start, input: argumentsOf(call.arguments) });
+    }
+    return blocks;
+  }
+}
+
+/** A data event as a Messages event: a JSON object with a `type`, not nested too deep. */
+function parseEvent(data: string): Record<string, unknown> | undefined {
+  if (nestsDeeperThan(data, MAX_NESTING)) return undefined;
+  try {
+    const event = record(JSON.parse(data));
+    return typeof event?.type === 'string' ? event : undefined;
+  } catch {
+    return undefined;
+  }
+}
