@@ -1,6 +1,7 @@
 /**
- * Anthropic Messages through the proxy (`anthropic_upstream` set), over raw HTTP to the documented wire format
- * (`@anthropic-ai/sdk` is not installed here; anthropic-helpers.ts reads a stream as the SDK does): the support demo's
+ * Anthropic Messages through the proxy (`anthropic_upstream` set), over raw HTTP to the documented wire format, for
+ * what a client cannot send or observe (event names, blocks sent twice); anthropic-sdk.test.ts runs the official
+ * client. anthropic-helpers.ts reads a stream as the SDK does: the support demo's
  * early refund is refused like on chat completions, streamed and not; the guidance goes into `system`; Anthropic's
  * auth headers reach the upstream; the proxy's errors come in Anthropic's shape.
  */
