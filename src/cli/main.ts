@@ -115,6 +115,7 @@ program
 
 program
   .command('verify')
+  .summary('check cases against a policy with a model')
   .description('check every case against every criterion of a written policy with a model (ReAct, verified citations); one JSON line per case and criterion, a summary, an HTML report')
   .requiredOption('--policy <files...>', 'the policy: Markdown (sections by heading) or text files')
   .requiredOption('--criteria <file>', 'YAML list of criteria: - { id, text }')

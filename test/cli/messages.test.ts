@@ -147,6 +147,7 @@ describe('panoptes --help', () => {
       '  rules                             check .rules files: rules check <files...>',
       '  test [options] [files...]         run scenarios and check their expectations',
       '  compile [options] <policy>        draft a workflow from a policy with a model',
+      '  verify [options]                  check cases against a policy with a model',
       '  init [options]                    write a starter panoptes/ folder',
       '  serve [options]                   run the OpenAI-compatible proxy',
       '  help [command]                    display help for command',
