@@ -65,6 +65,9 @@ describe('init --host proxy', () => {
       const message = ((await response.json()) as { choices: Array<{ message: { content: string; tool_calls?: unknown } }> }).choices[0]!.message;
       expect(message.tool_calls).toBeUndefined();
       expect(message.content).toMatch(/refund_order was refused/);
+      // The model list, which many clients read at start, is passed through; other routes are not.
+      expect((await fetch(`${url}/v1/models`)).status).toBe(200);
+      expect((await fetch(`${url}/v1/files`)).status).toBe(404);
     } finally {
       child.kill('SIGTERM');
       await upstream.close();

@@ -7,4 +7,6 @@ export const PROXY_CONFIG = `# The OpenAI-compatible proxy, written by \`panopte
 upstream: https://api.openai.com/v1
 workflow: workflow.yaml
 port: 4000
+# Routes passed to the upstream unmonitored; any other non-generation route is refused. Many clients list models.
+passthrough: ["/v1/models"]
 `;
