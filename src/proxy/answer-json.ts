@@ -26,10 +26,10 @@ export interface ReadCompletion {
 }
 
 /**
- * Parses a JSON answer and finds its calls, or says why it cannot be read (then it is withheld: a call in it could
- * not be checked). Nesting is checked on the text, before parsing.
+ * The top-level object of a JSON answer, or why it cannot be read: nested too deep (checked on the text, before
+ * parsing), not JSON, or not an object. Every route's JSON reader starts here.
  */
-export function readCompletion(text: string): ReadCompletion | { unreadable: string } {
+export function parseAnswerObject(text: string): { object: Record<string, any> } | { unreadable: string } {
   if (nestsDeeperThan(text, MAX_NESTING)) return { unreadable: `it nests deeper than ${MAX_NESTING} levels` };
   let value: unknown;
   try {
@@ -37,8 +37,18 @@ export function readCompletion(text: string): ReadCompletion | { unreadable: str
   } catch {
     return { unreadable: 'it is not valid JSON' };
   }
-  const completion = record(value);
-  if (!completion) return { unreadable: 'it is not a JSON object' };
+  const object = record(value);
+  return object ? { object } : { unreadable: 'it is not a JSON object' };
+}
+
+/**
+ * Parses a JSON answer and finds its calls, or says why it cannot be read (then it is withheld: a call in it could
+ * not be checked). Nesting is checked on the text, before parsing.
+ */
+export function readCompletion(text: string): ReadCompletion | { unreadable: string } {
+  const parsed = parseAnswerObject(text);
+  if ('unreadable' in parsed) return parsed;
+  const completion = parsed.object;
   const { choices } = completion;
   if (choices != null && !Array.isArray(choices)) return { unreadable: "its 'choices' is not a list" };
   const sites: CallSite[] = [];

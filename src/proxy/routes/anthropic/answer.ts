@@ -3,7 +3,7 @@
  * place by a text block saying why, and, for a client that asked for a stream, the checked message as its events.
  * @module
  */
-import { MAX_NESTING, nestsDeeperThan } from '../../answer-body.js';
+import { parseAnswerObject } from '../../answer-json.js';
 import { record } from '../../answer-calls.js';
 import type { ReadAnswer, Refusals } from '../route.js';
 import { callOfBlock, contentTurn, decidedMessage, messageEvents } from './blocks.js';
@@ -13,15 +13,9 @@ import { callOfBlock, contentTurn, decidedMessage, messageEvents } from './block
  * could not be checked). Nesting is checked on the text, before parsing.
  */
 export function readMessage(text: string): ReadAnswer | { unreadable: string } {
-  if (nestsDeeperThan(text, MAX_NESTING)) return { unreadable: `it nests deeper than ${MAX_NESTING} levels` };
-  let value: unknown;
-  try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch {
-    return { unreadable: 'it is not valid JSON' };
-  }
-  const message = record(value);
-  if (!message) return { unreadable: 'it is not a JSON object' };
+  const parsed = parseAnswerObject(text);
+  if ('unreadable' in parsed) return parsed;
+  const message = parsed.object;
   const { content } = message;
   if (content != null && !Array.isArray(content)) return { unreadable: "its 'content' is not a list" };
   const blocks: unknown[] = content ?? [];

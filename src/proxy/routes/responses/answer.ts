@@ -3,7 +3,7 @@
  * in place by a message item saying why, and, for a client that asked for a stream, the checked response as its events.
  * @module
  */
-import { MAX_NESTING, nestsDeeperThan } from '../../answer-body.js';
+import { parseAnswerObject } from '../../answer-json.js';
 import { record } from '../../answer-calls.js';
 import type { ReadAnswer, Refusals } from '../route.js';
 import { responseEvents } from './events.js';
@@ -14,15 +14,9 @@ import { callOfItem, outputTurn, withRefusalItems, type ResponseCall } from './i
  * could not be checked). Nesting is checked on the text, before parsing.
  */
 export function readResponse(text: string): ReadAnswer | { unreadable: string } {
-  if (nestsDeeperThan(text, MAX_NESTING)) return { unreadable: `it nests deeper than ${MAX_NESTING} levels` };
-  let value: unknown;
-  try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch {
-    return { unreadable: 'it is not valid JSON' };
-  }
-  const response = record(value);
-  if (!response) return { unreadable: 'it is not a JSON object' };
+  const parsed = parseAnswerObject(text);
+  if ('unreadable' in parsed) return parsed;
+  const response = parsed.object;
   const { output } = response;
   if (output != null && !Array.isArray(output)) return { unreadable: "its 'output' is not a list" };
   const items: unknown[] = output ?? [];
