@@ -8,8 +8,8 @@
  * why takes its place at the same index, and a `stop_reason` of `tool_use` with no call left becomes `end_turn`.
  * @module
  */
+import { parseTypedEvent as parseEvent } from '../typed-event.js';
 import type { AssistantTurn } from '../../../messages/index.js';
-import { MAX_NESTING, nestsDeeperThan } from '../../answer-body.js';
 import { record, type FoundCall } from '../../answer-calls.js';
 import type { StreamEnd } from '../../stream-gate.js';
 import { argumentsOf } from '../../translate.js';
@@ -203,13 +203,3 @@ export class MessagesStreamGate implements AnswerGate {
   }
 }
 
-/** A data event as a Messages event: a JSON object with a `type`, not nested too deep. */
-function parseEvent(data: string): Record<string, unknown> | undefined {
-  if (nestsDeeperThan(data, MAX_NESTING)) return undefined;
-  try {
-    const event = record(JSON.parse(data));
-    return typeof event?.type === 'string' ? event : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -8,7 +8,7 @@
  * place at the same `output_index`, and the completed response's `output` says the same.
  * @module
  */
-import { MAX_NESTING, nestsDeeperThan } from '../../answer-body.js';
+import { parseTypedEvent as parseEvent } from '../typed-event.js';
 import { record, type FoundCall } from '../../answer-calls.js';
 import type { AssistantTurn } from '../../../messages/index.js';
 import type { AnswerGate, GateOptions, Refusals } from '../route.js';
@@ -235,16 +235,6 @@ export class ResponsesStreamGate implements AnswerGate {
   }
 }
 
-/** A data event as a Responses API event: a JSON object with a `type`, not nested too deep. */
-function parseEvent(data: string): Record<string, unknown> | undefined {
-  if (nestsDeeperThan(data, MAX_NESTING)) return undefined;
-  try {
-    const event = record(JSON.parse(data));
-    return typeof event?.type === 'string' ? event : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** An item as the stream put it together: as done, else as added with its streamed arguments (or input). */
 function streamedItem(item: StreamedItem): Record<string, unknown> {
