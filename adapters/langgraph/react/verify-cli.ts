@@ -7,25 +7,13 @@
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage, type ToolMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
-import { normalizeQuoteText, type PriceTable } from '../../../src/index.js';
+import { normalizeQuoteText, type PriceTable, type ScriptedAnswer } from '../../../src/index.js';
 import { policyRetriever, type PolicySectionRetriever } from './policy-retriever.js';
 import { createVerificationGraph, type VerificationGraph } from './verification-graph.js';
 import type { Criterion } from './verification-state.js';
 import { SEARCH_POLICY_TOOL, type RetrievedDocument } from './verification-tools.js';
 import { verifyCases, type CaseCriterionResult, type CaseToVerify, type VerifyCasesSummary } from './verify-cases.js';
 
-/** One scripted verdict: what the stand-in model concludes for a case and a criterion. */
-export interface ScriptedAnswer {
-  case: string;
-  criterion: string;
-  status: 'met' | 'not_met' | 'uncertain';
-  confidence: number;
-  /** Quotes of the policy; the source and section are taken from the passage retrieved that holds the quote, unless given. */
-  citations: Array<{ quote: string; source?: string; section?: string }>;
-  rationale: string;
-  /** Words to search the policy with when the criterion's text does not retrieve the quoted passage. */
-  query?: string;
-}
 
 /** Options of {@link cliVerifier}. */
 export interface CliVerifierOptions {

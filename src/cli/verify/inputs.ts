@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type YAMLMap } from 'yaml';
 import { didYouMean } from '../../diagnostics/index.js';
+import type { ScriptedAnswer } from '../../react/index.js';
 
 /** A bad input of `panoptes verify`, with the file, line and column in its message: one error, clearly placed. */
 export class VerifyInputError extends Error {
@@ -20,16 +21,8 @@ export interface CaseInput {
   line: number;
 }
 
-/** A scripted verdict (`--scripted`): see `ScriptedAnswer` in the langgraph adapter. */
-export interface AnswerInput {
-  case: string;
-  criterion: string;
-  status: 'met' | 'not_met' | 'uncertain';
-  confidence: number;
-  citations: Array<{ quote: string; source?: string; section?: string }>;
-  rationale: string;
-  query?: string;
-}
+/** A scripted verdict (`--scripted`). */
+export type AnswerInput = ScriptedAnswer;
 
 /** A line of a results file, as a resumed job reads it back. */
 export interface ResultLine {
