@@ -1,7 +1,7 @@
 import { warnSafely, type Logger } from '../../src/index.js';
 
 /**
- * Runs Panoptes' side of a call so that its failure never fails the agent (DESIGN.md section 12): an error is
+ * Runs Panoptes' side of a call so that its failure never fails the agent: an error is
  * logged once per cause and the caller goes on as if Panoptes had nothing to say. Callers await in their own `try`
  * and report there, rather than through a wrapper: on a model call's path that is one async function and promise
  * fewer per call.

@@ -11,7 +11,7 @@ export const SESSION_ID_HEADER = 'x-panoptes-session-id';
 export const PANOPTES_KEY = 'panoptes';
 
 /**
- * The session a model call names (DESIGN.md section 7), in this order: the middleware's `sessionId` option;
+ * The session a model call names, in this order: the middleware's `sessionId` option;
  * `providerOptions.panoptes.sessionId`; the `x-panoptes-session-id` header. `undefined` when it names none: the
  * middleware then places the call by its conversation (`monitor.conversations`).
  * @example

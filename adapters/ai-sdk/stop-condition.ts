@@ -49,7 +49,7 @@ export function panoptesStopCondition({ monitor, sessionId }: PanoptesStopCondit
       if (last) await monitor.observeToolResults(id, loopToolResults(last.content));
       return (await monitor.peek(id)).action === 'block';
     } catch {
-      return false; // a failing store must not end the agent's run (DESIGN.md section 12)
+      return false; // a failing store must not end the agent's run
     }
   };
 }

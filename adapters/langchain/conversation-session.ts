@@ -5,7 +5,7 @@ import { sessionIdFrom } from './session-id.js';
 import { toChatMessages } from './translate.js';
 
 /**
- * Finds the session of each `createAgent` hook (DESIGN.md section 7): the option, `configurable.thread_id`,
+ * Finds the session of each `createAgent` hook: the option, `configurable.thread_id`,
  * `metadata.session_id`; a run that names none is placed by its conversation, in the registry of `owner` (the
  * monitor, else the sentinel): the model hook continues the session whose recorded history the thread's messages
  * carry (or starts one), and records each answer; a tool hook finds the session whose answer asked for its call.

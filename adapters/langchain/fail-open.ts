@@ -1,7 +1,7 @@
 import { warnSafely, type Logger } from '../../src/index.js';
 
 /**
- * Records a failure of Panoptes' own work on an agent's path so the agent can go on (DESIGN.md section 12): logged
+ * Records a failure of Panoptes' own work on an agent's path so the agent can go on: logged
  * once per place, then only counted. Errors that are the host's control flow (LangGraph's interrupts) are rethrown.
  * For code on a model call's path, which awaits in its own `try` rather than through {@link createFailOpen}'s
  * wrapper (one async function and promise fewer per call).
@@ -24,7 +24,7 @@ export function createFailureLog(logger: Logger, isControlFlow: (error: unknown)
 export type FailureLog = ReturnType<typeof createFailureLog>;
 
 /**
- * Runs Panoptes' own work on an agent's path and lets the agent go on when it fails (DESIGN.md section 12): the
+ * Runs Panoptes' own work on an agent's path and lets the agent go on when it fails: the
  * failure is logged once per place, then only counted.
  * @param isControlFlow recognises errors that are the host's control flow, not failures (LangGraph's interrupts):
  * those are rethrown.

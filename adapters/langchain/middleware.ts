@@ -276,7 +276,7 @@ export function panoptesMiddleware({
           if (!decision.allowed) return refusalMessage(call, decision.reason);
           if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) {
             // The sentinel hears what became of the call: a write's confirmation consumed and its data invalidated,
-            // a data tool's result recorded as facts (issue 14).
+            // a data tool's result recorded as facts.
             return runRecorded(call, () => handler(request), { sentinel, sessionId: session }, (error) => failed('sentinel.recordResult', error));
           }
           // A policy tool sees only the run's config: when the run names no session, tell it the one found here (a

@@ -1,5 +1,5 @@
 /**
- * Calls `panoptesMiddleware` refuses as soon as the model asks for them (issue 25), before any other middleware sees
+ * Calls `panoptesMiddleware` refuses as soon as the model asks for them, before any other middleware sees
  * the answer: LangChain's `humanInTheLoopMiddleware` asks a human about every call of the answer a thread ends with, in
  * its `afterModel` hook, so a call Panoptes will refuse must not be in that answer when the hook runs, whichever order
  * the two middlewares are listed in. The answer goes into the thread without the refused calls, which it records in

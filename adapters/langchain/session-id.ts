@@ -1,5 +1,5 @@
 /**
- * Where the LangChain adapters find a session id (DESIGN.md section 7). The last resort, a hash of the conversation's
+ * Where the LangChain adapters find a session id. The last resort, a hash of the conversation's
  * opening, is the core's `conversationSessionId`.
  */
 

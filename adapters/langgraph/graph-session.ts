@@ -5,7 +5,7 @@ import { namedSessionId } from '../langchain/session-id.js';
 import { toChatMessages } from '../langchain/translate.js';
 
 /**
- * The session of a node run (DESIGN.md section 7): the option, the thread's `configurable.thread_id`,
+ * The session of a node run: the option, the thread's `configurable.thread_id`,
  * `metadata.session_id`; a run that names none (a graph without a checkpointer or thread id) is placed by its
  * conversation in the registry of `owner` (the monitor, else the sentinel): the session whose last recorded answer
  * the messages in graph state carry. `undefined` when the run names none and no answer of the messages is known.

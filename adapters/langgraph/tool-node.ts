@@ -155,7 +155,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     const unnamed = session !== undefined && namedSessionId(this.#sessionId, config) === undefined;
     const run = () => super.runTool(call, unnamed ? { ...config, metadata: { ...config.metadata, session_id: session } } : config, state);
     // The sentinel hears what became of the call: a write's confirmation consumed and its data invalidated, a data
-    // tool's result recorded as facts (issue 14).
+    // tool's result recorded as facts.
     return runRecorded(neutral, run, { sentinel: this.#sentinel, sessionId: session }, (error) => this.#failed('sentinel.recordResult', error));
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Auditing recorded conversations (issue 3, item 4): OpenAI chat transcripts parsed and checked, replayed through a
+ * Auditing recorded conversations: OpenAI chat transcripts parsed and checked, replayed through a
  * monitor, and reported as text, JSON or a self-contained HTML page. Backs `panoptes audit`.
  * @module
  */

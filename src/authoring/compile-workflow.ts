@@ -29,7 +29,7 @@ export interface CompiledWorkflow extends CompileOutcome {
 
 /**
  * Drafts a workflow from a written policy with a model, validates it as Panoptes loads workflows, and sends the
- * positioned errors back for repair, at most `maxRepairs` times (DESIGN.md section 18). Every state, transition,
+ * positioned errors back for repair, at most `maxRepairs` times. Every state, transition,
  * constraint and intervention carries `source:`, a quote of the policy; quotes the policy does not hold are flagged
  * (a `# CHECK` comment and a `source-not-in-policy` warning), not repaired: a reviewer decides.
  * @throws {CompileError} when the last round is still invalid (with its diagnostics), or a model call fails.

@@ -1,5 +1,5 @@
 /**
- * Authoring (issue 19, DESIGN.md section 18): compiling a written policy into a workflow and a rulebase with a model,
+ * Authoring: compiling a written policy into a workflow and a rulebase with a model,
  * validated by Panoptes and repaired by the model against the diagnostics. No provider imports: the model is a
  * function, and `panoptes/langchain` and `panoptes/ai-sdk` build one from a host model.
  * @module

@@ -5,7 +5,7 @@ import type { CompilerMessage } from './model.js';
 
 /**
  * The system prompt for drafting a workflow. It teaches the file's parts, all seven constraint types with the exact
- * verdicts the monitor computes (DESIGN.md section 4), and the four intervention prefixes (section 6), because a
+ * verdicts the monitor computes, and the four intervention prefixes (section 6), because a
  * model that guesses the semantics writes constraints that look right and check something else.
  */
 export const WORKFLOW_SYSTEM_PROMPT = `You turn a written policy for an AI agent into a Panoptes workflow: the states the agent moves through, the allowed moves, temporal constraints over the sequence of states, and intervention texts. Answer with one JSON object that follows the given JSON Schema, and nothing else.

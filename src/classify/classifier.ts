@@ -9,7 +9,7 @@ import { classifyPatterns } from './patterns.js';
 import { classifyToolCalls, toolStateMap } from './tool-calls.js';
 import type { ClassificationResult, FallbackReason } from './types.js';
 
-/** Text beyond this many characters is not read, so a huge response costs bounded time (DESIGN.md section 5). */
+/** Text beyond this many characters is not read, so a huge response costs bounded time. */
 export const DEFAULT_MAX_TEXT_LENGTH = 8000;
 
 export interface ClassifierOptions {

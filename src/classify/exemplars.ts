@@ -19,8 +19,7 @@ export interface ExemplarIndex {
 const cache = new WeakMap<Workflow, WeakMap<Embedder, Promise<ExemplarIndex>>>();
 
 /**
- * The workflow's exemplar index for `embedder`, built on first use and shared afterwards (DESIGN.md section 5:
- * computed once per workflow and embedder). A failed build is not cached, so a later call retries.
+ * The workflow's exemplar index for `embedder`, built on first use and shared afterwards. A failed build is not cached, so a later call retries.
  */
 export function exemplarIndex(workflow: Workflow, embedder: Embedder): Promise<ExemplarIndex> {
   let byEmbedder = cache.get(workflow);

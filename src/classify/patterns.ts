@@ -2,7 +2,7 @@ import type { Workflow } from '../workflow/index.js';
 import { preferValid } from './prefer-valid.js';
 import type { ClassificationResult } from './types.js';
 
-/** Confidence of a pattern match (DESIGN.md section 5). */
+/** Confidence of a pattern match. */
 export const PATTERN_CONFIDENCE = 0.9;
 
 /**

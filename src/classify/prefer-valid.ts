@@ -1,7 +1,7 @@
 import type { Workflow } from '../workflow/index.js';
 
 /**
- * Breaks a tie between candidate states (DESIGN.md section 5): staying in the current state first, then a state the
+ * Breaks a tie between candidate states: staying in the current state first, then a state the
  * workflow allows next, then the first candidate in the order given (file order, or best score first).
  */
 export function preferValid(workflow: Workflow, from: string, candidates: readonly string[]): string {

@@ -1,4 +1,4 @@
-/** The tier of the cascade that decided (DESIGN.md section 5). */
+/** The tier of the cascade that decided. */
 export type ClassifierTier = 'tool_call' | 'pattern' | 'embedding' | 'fallback';
 
 /** One state a model response was classified into, and why. */
@@ -25,7 +25,7 @@ export type ClassificationEvidence =
 
 /**
  * Why the cascade fell through: nothing matched; there was no text; the exemplars were still being embedded (see
- * `warmUp`); or the embedder failed or ran out of time (a miss the monitor counts; the call goes on, DESIGN.md
- * section 12).
+ * `warmUp`); or the embedder failed or ran out of time (a miss the monitor counts; the call goes
+ * on).
  */
 export type FallbackReason = 'no-match' | 'no-text' | 'warming-up' | 'embedding-failed';

@@ -31,7 +31,7 @@ export const DEFAULT_SUGGESTION_LIMIT = 50;
 /**
  * A `didYouMean` that answers `''` after `limit` suggestions were asked for. Each one compares the name with every
  * known name, so a hostile file with thousands of unknown names among thousands of known ones would cost their
- * product (80 s for 7,000 x 8,000, issue 13); an author fixes the first few anyway.
+ * product (80 s for 7,000 x 8,000); an author fixes the first few anyway.
  */
 export function createDidYouMean(limit = DEFAULT_SUGGESTION_LIMIT): (name: string, known: Iterable<string>) => string {
   let asked = 0;

@@ -1,5 +1,5 @@
 /**
- * Embeddings (DESIGN.md section 9): the LangChain-shaped `Embedder` interface, a dependency-free lexical embedder, a
+ * Embeddings: the LangChain-shaped `Embedder` interface, a dependency-free lexical embedder, a
  * local sentence-embedding model through `@huggingface/transformers`, and wrappers for caching, time budgets and
  * output validation.
  */

@@ -4,7 +4,7 @@ import { systemTimers, type Timers } from '../clock/index.js';
 import type { Embedder } from './embedder.js';
 import { EmbedderTimeoutError, type EmbedderOperation } from './errors.js';
 
-/** Budget of one embedder call, from DESIGN.md section 8: past it, the agent's call proceeds without embeddings. */
+/** Budget of one embedder call: past it, the agent's call proceeds without embeddings. */
 export const DEFAULT_EMBEDDING_TIMEOUT_MS = 50;
 
 /** Options of {@link withTimeout}. */
@@ -23,7 +23,7 @@ export interface TimeoutOptions {
 
 /**
  * Bounds every call of an embedder: a call that has not settled after `timeoutMs` rejects with
- * {@link EmbedderTimeoutError}, so a hung model or network cannot hold up the agent (DESIGN.md section 12: fail open).
+ * {@link EmbedderTimeoutError}, so a hung model or network cannot hold up the agent.
  * The timer is cleared as soon as the call settles, so no timer outlives a call. The underlying call is abandoned,
  * not cancelled (the interface has no way to cancel); its late result or error is ignored.
  * @param embedder Any embedder, including a LangChain embeddings object.

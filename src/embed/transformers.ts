@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../errors/index.js';
 import type { Embedder } from './embedder.js';
 import { importOptional } from './optional-import.js';
 
-/** The sentence-embedding model from DESIGN.md section 9: 384 dimensions, about 23 MB (fp32) or 6 MB (q8). */
+/** The default sentence-embedding model: 384 dimensions, about 23 MB (fp32) or 6 MB (q8). */
 export const DEFAULT_TRANSFORMERS_MODEL = 'Xenova/all-MiniLM-L6-v2';
 /** Texts per forward pass in `embedDocuments`: bounds the padded batch tensor. */
 export const DEFAULT_TRANSFORMERS_BATCH_SIZE = 32;

@@ -3,8 +3,8 @@ import type { Embedder } from './embedder.js';
 import { InvalidEmbeddingError } from './errors.js';
 
 /**
- * Checks that `vector` is an array of finite numbers and, when `dimensions` is given, of that length. Issue 3 asks
- * the monitor to survive "an embedder that returns NaN or vectors of the wrong length": this turns those into one
+ * Checks that `vector` is an array of finite numbers and, when `dimensions` is given, of that length. The monitor
+ * must survive "an embedder that returns NaN or vectors of the wrong length": this turns those into one
  * typed error the caller can count and fail open on.
  * @param vector What an embedder returned for one text.
  * @param dimensions The expected length; any length is accepted when omitted.

@@ -38,7 +38,7 @@ const DEFAULT_MAX_DEPTH = 64;
 /**
  * Renders any value as JSON with object keys sorted, so two tool calls with the same arguments in a different key
  * order compare equal. It never throws: tool arguments come from models and from user code, and the loop detector
- * must not take an agent down over an odd value (DESIGN.md section 12).
+ * must not take an agent down over an odd value.
  *
  * For JSON values the result is `JSON.stringify` with sorted keys (`undefined`, functions and symbols are dropped
  * from objects and become `null` in arrays; non-finite numbers become `null`; `toJSON` is honoured). Everything else

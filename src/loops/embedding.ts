@@ -18,8 +18,7 @@ export interface LoopEmbedding {
 }
 
 /**
- * Wraps the embedder for the model-call path: each call runs under `timeoutMs` (DESIGN.md section 12: a hung model
- * never holds up the agent), each vector is checked (NaN, wrong length, not an array), and its length is learnt
+ * Wraps the embedder for the model-call path: each call runs under `timeoutMs`, each vector is checked (NaN, wrong length, not an array), and its length is learnt
  * from the first good vector (or `dimensions`) so a model swapped mid-run is caught rather than compared.
  * @internal
  */

@@ -20,7 +20,7 @@ export function recordDetection(counts: Map<string, number>, loopId: string): nu
 
 /**
  * What the `detection`-th detection of one loop calls for: a hint, then a stronger hint, then the end of the run
- * (DESIGN.md section 8: nudge first, stop only when nudging failed).
+ *.
  * @internal
  */
 export function actionFor(detection: number, { strongerHintAt, stopAt }: { strongerHintAt: number; stopAt: number }): LoopAction {

@@ -3,7 +3,7 @@ import { InvalidOptionError } from '../errors/index.js';
 /**
  * A call that legitimately repeats: a tool by name (every call to it), or one action of a tool, chosen by a
  * predicate over the call's arguments (`{ tool: 'browser', when: (args) => args.action === 'scroll_down' }`), so a
- * page being scrolled is not a loop while a repeated click still is (issue 15).
+ * page being scrolled is not a loop while a repeated click still is.
  */
 export type LoopExemption = string | { tool: string; when?: (args: Record<string, unknown>) => boolean };
 

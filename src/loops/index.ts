@@ -1,5 +1,5 @@
 /**
- * Loop detection (DESIGN.md section 8): structural checks over a session's steps, a semantic check over their
+ * Loop detection: structural checks over a session's steps, a semantic check over their
  * embeddings, hints that escalate to a stop, fail-open throughout.
  */
 export { createLoopDetector } from './loop-detector.js';

@@ -15,7 +15,7 @@ import { checkStructure, observeTurnEvents } from './structure.js';
 import type { LoopDetector, LoopObserveOptions, LoopReport, LoopStep } from './types.js';
 
 /**
- * Creates a loop detector (DESIGN.md section 8): feed it each step of a session and it reports when the agent goes
+ * Creates a loop detector: feed it each step of a session and it reports when the agent goes
  * round in circles, literally (the same call and result, the same error, the same message, an A/B alternation, a
  * cycle of calls, a passage repeated within one response) or, with an embedder, semantically (a step whose
  * embedding is cosine > `threshold` to one of the last `window` steps that is not a word-for-word repeat of it;

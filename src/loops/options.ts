@@ -9,7 +9,7 @@ import { DEFAULT_LOOP_HINT, DEFAULT_LOOP_STOP_MESSAGE, DEFAULT_LOOP_STRONGER_HIN
 import { createExemptionTest, type ExemptionTest, type LoopExemption } from './exempt.js';
 import { DEFAULT_VOLATILE_PATTERNS } from './normalize.js';
 
-/** Cosine similarity above which two steps are the same step in other words (DESIGN.md section 8). */
+/** Cosine similarity above which two steps are the same step in other words. */
 export const DEFAULT_LOOP_THRESHOLD = 0.95;
 /** Recent steps of a session each new step is compared with. */
 export const DEFAULT_LOOP_WINDOW = 5;
@@ -312,7 +312,7 @@ const MAX_CYCLE_LENGTH = 20;
 
 /**
  * Applies the defaults and checks every option, so a bad configuration fails when the detector is built, not on the
- * hundredth step (DESIGN.md section 12).
+ * hundredth step.
  * @throws {InvalidOptionError} naming the option, the value received and the fix.
  * @internal
  */

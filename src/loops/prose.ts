@@ -1,7 +1,7 @@
 /**
  * The prose of a Markdown response: the text checks look for a model chanting, and code, tables, lists, headings
  * and dividers repeat by design (a table's `|---|---|` row, a hex dump, the same line in ten test cases). Gemini CLI's
- * loop detection leaves the same constructs alone, for the same reason (issue 15).
+ * loop detection leaves the same constructs alone, for the same reason.
  */
 
 /** A fence opens or closes a code block: three or more backticks or tildes, indented at most three spaces. */

@@ -30,7 +30,7 @@ export function runOfUnchangedCall(calls: Ring<CallRecord>): CallRecord[] {
  * no result yet. Checked when a call is made, so the `threshold`-th identical call is reported before it runs, as
  * Roo Code refuses the 4th identical consecutive call and OpenHands calls 4 identical action/observation pairs stuck.
  * Identical calls whose results differ (a different syntax error each run) are progress: they are left to
- * `tool-cycle`, which needs more repetitions (issue 15).
+ * `tool-cycle`, which needs more repetitions.
  * @param warning `true` for the earlier warning (`repeatedActionWarning`), a loop of its own so it never hastens
  *   the stop.
  * @internal

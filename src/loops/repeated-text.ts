@@ -12,7 +12,7 @@ const SCANNED_CHARACTERS = 16_384;
 
 /**
  * Longest token whose run is never a loop: a divider (`=====`), a hex dump (`00 00 00`), a row of dots. Writing one
- * is formatting, not a model stuck (issue 15).
+ * is formatting, not a model stuck.
  */
 const SHORT_TOKEN = 10;
 
@@ -37,7 +37,7 @@ export interface RepeatedPassage {
  */
 export function findRepeatedPassage(text: string, chunkSize: number, repetitions: number, spacing = Infinity): RepeatedPassage | null {
   // `+ 1`: the scan adds a trailing space, so ten copies of a passage ending in a space still count after a trim
-  // took the last one off (issue 15).
+  // took the last one off.
   if (text.length + 1 < repetitions * chunkSize) return null;
   const tail = text.length > 2 * SCANNED_CHARACTERS ? text.slice(-2 * SCANNED_CHARACTERS) : text;
   const collapsed = collapseWhitespace(tail).trim();
@@ -55,7 +55,7 @@ export function findRepeatedPassage(text: string, chunkSize: number, repetitions
 
   const lastSeen = new Map<number, number>();
   // Every window's hash, so a run continues while each window equals the one a period back, even when a nearer
-  // copy exists: a passage that itself repeats a sentence has windows recurring at two distances (issue 15).
+  // copy exists: a passage that itself repeats a sentence has windows recurring at two distances.
   const hashes = new Int32Array(length);
   let best: { start: number; size: number; period: number } | undefined;
   let runPeriod = 0;

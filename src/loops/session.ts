@@ -57,7 +57,7 @@ function callHistoryLength(config: ResolvedLoopOptions): number {
 }
 
 /**
- * A new user turn (issue 15, `scopeToUserTurn`): the structural checks and their escalation start afresh, and a stop
+ * A new user turn (`scopeToUserTurn`): the structural checks and their escalation start afresh, and a stop
  * due from the last turn is dropped (that run has ended; the user's new message starts another). A pending hint is
  * kept: it is still good advice. The semantic windows and the semantic loops' escalation are kept too: the session's
  * history still says what the agent has already tried.

@@ -1,4 +1,4 @@
-/** Budget of one session store call (DESIGN.md section 7): past it the call fails open and is counted. */
+/** Budget of one session store call: past it the call fails open and is counted. */
 export const DEFAULT_STORE_TIMEOUT_MS = 1000;
 
 /**

@@ -20,7 +20,7 @@ export interface MissSink {
   miss(cause: string, error?: unknown): void;
 }
 
-/** Kinds of Panoptes' own failures that let a call through unchanged (DESIGN.md section 12). */
+/** Kinds of Panoptes' own failures that let a call through unchanged. */
 export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'telemetry' | 'internal' | 'hold';
 
 /**

@@ -64,7 +64,7 @@ import type {
 
 /**
  * Creates a workflow monitor: give it each model request and response of a session, and it knows which state the
- * agent is in, which constraints hold, and what to inject into or refuse on the next call (DESIGN.md section 7).
+ * agent is in, which constraints hold, and what to inject into or refuse on the next call.
  *
  * Calls for one session run one at a time, in the order made; sessions are independent. Panoptes' own failures
  * (embedder, store, listeners) never fail a call: they are counted and logged once per cause.
@@ -262,7 +262,7 @@ export function createMonitor({
 
   /**
    * Completes the last turn's calls with the results now in the request, then takes the loop hint due on this call.
-   * A request that ends with a user message starts a new user turn, where the loop counts start afresh (issue 15).
+   * A request that ends with a user message starts a new user turn, where the loop counts start afresh.
    */
   function takeLoopHint(sessionId: string, request: ModelRequest): MaybePromise<LoopHint | undefined> {
     if (!loops) return undefined;

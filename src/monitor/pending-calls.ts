@@ -6,7 +6,7 @@ import type { PendingToolState } from './types.js';
 /**
  * The announced call a checked tool call is, as its index in `pending`, or -1. By id when the call has one: a call
  * with an id is never taken for an announced call with another id, even of the same tool (a late check of a call
- * whose state already entered, one of `ran`, would otherwise take the next response's call of that tool, issue 24).
+ * whose state already entered, one of `ran`, would otherwise take the next response's call of that tool).
  * By name, the first call not yet checked, only where ids are missing (a call without one, or an announcement
  * without one), and never for a call of `ran`.
  */

@@ -13,7 +13,7 @@ export interface SessionIoOptions<Session> {
 }
 
 /**
- * Reads and writes sessions through any store, failing open and bounded (DESIGN.md section 12): a read that fails,
+ * Reads and writes sessions through any store, failing open and bounded: a read that fails,
  * does not answer within `timeoutMs`, or gives back something that is not a session gives no session (it restarts
  * from the initial state); a write that fails or hangs is abandoned. Each is counted and logged once, and no call
  * waits longer than the budget, so a store that never answers cannot leave a session's queue stuck.

@@ -123,7 +123,7 @@ export interface MonitorOptions extends TelemetryOptions {
   /** Receives Panoptes' own failures, once per cause. @default console */
   logger?: Logger;
   /**
-   * Loop detection on every turn (DESIGN.md section 8): `true` for the defaults, options to tune it (the monitor's
+   * Loop detection on every turn: `true` for the defaults, options to tune it (the monitor's
    * embedder, clock and logger are used unless given), or a detector of your own. Hints go into the next call
    * like interventions; a loop that reaches `stop` blocks the next call with `LoopDetectedError`.
    * @default false

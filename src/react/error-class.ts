@@ -1,5 +1,5 @@
 /**
- * Whether a failed model call is worth another attempt (DESIGN.md section 15): rate limits (429), server errors
+ * Whether a failed model call is worth another attempt: rate limits (429), server errors
  * (5xx), timeouts and network errors pass; bad credentials (401/403), other 4xx (an invalid request or tool schema)
  * and refusals will fail the same way again.
  */

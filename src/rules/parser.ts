@@ -372,7 +372,7 @@ class Parser {
 
   /**
    * Parses what `token` opens one level deeper. Refusing past `MAX_NESTING_DEPTH` gives a positioned error where
-   * 10,000 open parentheses used to overflow the stack (issue 13).
+   * 10,000 open parentheses used to overflow the stack.
    */
   private nested<T>(token: Token, parse: () => T): T {
     if (this.depth >= MAX_NESTING_DEPTH) this.failAt(token, `${describe(token)} opens level ${MAX_NESTING_DEPTH + 1} of nesting; the limit is ${MAX_NESTING_DEPTH}`, NESTING_HINT);

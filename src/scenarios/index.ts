@@ -1,5 +1,5 @@
 /**
- * Scenario files (issue 19): conversations with the verdicts, refusals and loops a team expects, run through the
+ * Scenario files: conversations with the verdicts, refusals and loops a team expects, run through the
  * monitor and the sentinel as a regression gate. Backs `panoptes test`.
  * @module
  */

@@ -17,7 +17,7 @@ export interface ConversationSessionsOptions {
 
 /**
  * Sessions of conversations that name none (no thread id, no session id): each model call's request is placed in
- * the session whose recorded history it continues (DESIGN.md section 7).
+ * the session whose recorded history it continues.
  *
  * A session records each answer: the history of the request it answered plus the answer. A later request whose
  * history starts with such a recorded history continues that session; a request that continues none starts a new

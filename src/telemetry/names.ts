@@ -41,7 +41,7 @@ export const EVENT = {
   doomed: 'panoptes.doomed',
   intervention: 'panoptes.intervention',
   loop: 'panoptes.loop_detected',
-  /** Panoptes failed at something and let the call through (DESIGN.md section 12). */
+  /** Panoptes failed at something and let the call through. */
   miss: 'panoptes.miss',
 } as const;
 

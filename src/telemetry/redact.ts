@@ -1,6 +1,6 @@
 /**
  * Values that look like secrets, replaced wherever Panoptes writes text into a span, event or metric attribute,
- * whether or not content capture is on (DESIGN.md section 12). Patterns are global, case-insensitive where it helps.
+ * whether or not content capture is on. Patterns are global, case-insensitive where it helps.
  */
 export const DEFAULT_SECRET_PATTERNS: readonly RegExp[] = [
   // An Authorization header or field, whatever its scheme: everything after the name up to the end of the value.

@@ -10,8 +10,8 @@ import type { MonitorState, TransitionGraph } from './types.js';
 const memo = new WeakMap<CompiledConstraint, WeakMap<TransitionGraph, Map<string, [withoutOpen?: boolean, withOpen?: boolean]>>>();
 
 /**
- * Whether a pending verdict can no longer become `satisfied` in any continuation the graph allows (DESIGN.md
- * section 4, anticipation). A continuation starts at `currentWorkflowState`, enters successor states one at a time
+ * Whether a pending verdict can no longer become `satisfied` in any continuation the graph allows
+ * (anticipation). A continuation starts at `currentWorkflowState`, enters successor states one at a time
  * (a successor equal to the state it leaves is skipped: staying adds nothing to a trace), and may end the trace at
  * any point. Non-pending verdicts are never doomed. It is a prediction that assumes the agent follows the graph; it
  * never changes the verdict.

@@ -31,7 +31,7 @@ export type CounterexampleResult = { kind: 'found'; counterexample: Counterexamp
 /**
  * Searches the product of the constraint's monitor (a handful of automaton states, see `monitorKey`) and the graph,
  * breadth first from `initialState`, for the shortest trace the transitions allow that violates the constraint
- * (DESIGN.md section 18). A violation by entering a state is found when the state is generated; one by ending the
+ *. A violation by entering a state is found when the state is generated; one by ending the
  * session, when a path reaching a state where `canEnd` is made. Both are checked as each path is made, so
  * breadth-first order makes the first found the shortest. Cost: O(configurations x successors), at most `budget` configurations.
  * @example

@@ -9,7 +9,7 @@ export interface EvaluateOptions {
 }
 
 /**
- * The verdict of a constraint on a whole trace, exactly as the table of DESIGN.md section 4 defines it. It re-scans
+ * The verdict of a constraint on a whole trace, exactly as the semantics table of docs/workflows.md defines it. It re-scans
  * the trace (O(n) per call) and is written for clarity: the incremental monitors are tested against it.
  *
  * The trace is taken as given: consecutive duplicates are positions like any other (callers collapse them first).

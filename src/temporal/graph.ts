@@ -9,8 +9,7 @@ export interface TransitionGraphOptions {
 }
 
 /**
- * Builds the `TransitionGraph` that anticipation searches, from a workflow's states and transitions. Applies
- * DESIGN.md section 4: a state with no outgoing transitions listed (or one the workflow does not know) allows any
+ * Builds the `TransitionGraph` that anticipation searches, from a workflow's states and transitions. A state with no outgoing transitions listed (or one the workflow does not know) allows any
  * next state, which `isUnconstrained` reports so searches need not visit each one. Successor lists are computed once,
  * in first-listed order, without duplicates.
  * @example

@@ -1,5 +1,5 @@
 /**
- * Temporal constraints over a session's trace of states (DESIGN.md section 4): the pure oracle, incremental
+ * Temporal constraints over a session's trace of states: the pure oracle, incremental
  * monitors, anticipation of doomed verdicts and the messages that explain them.
  */
 export {

@@ -5,7 +5,7 @@ import type { MonitorState, TransitionGraph } from './types.js';
  * One node for every unconstrained state that none of a constraint's selectors names. The monitor cannot tell them
  * apart (each selector matches all of them or none), and each may be followed by any state, so they have the same
  * futures: searching one node instead of each keeps a workflow of N unconstrained states from costing N per
- * constraint, and N x N per search (issue 13).
+ * constraint, and N x N per search.
  */
 const OTHERS: unique symbol = Symbol('unnamed unconstrained states');
 type Node = string | typeof OTHERS;

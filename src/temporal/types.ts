@@ -1,4 +1,4 @@
-/** The seven temporal constraint types of DESIGN.md section 4. */
+/** The seven temporal constraint types (docs/workflows.md). */
 export const CONSTRAINT_TYPES = ['eventually', 'never', 'always', 'precedence', 'response', 'until', 'next'] as const;
 export type ConstraintType = (typeof CONSTRAINT_TYPES)[number];
 
@@ -42,7 +42,7 @@ export const CONSTRAINT_PARAMETERS: Readonly<
 /**
  * The workflow's allowed moves, as the anticipation search reads them. Treated as immutable: results are memoised per
  * graph object, so build a new graph when the workflow changes. `createTransitionGraph` builds one from a list of
- * transitions and applies DESIGN.md's rule that a state with no outgoing transitions listed allows any next state.
+ * transitions and applies the rule that a state with no outgoing transitions listed allows any next state.
  */
 export interface TransitionGraph {
   /** Every state of the workflow. */
@@ -52,7 +52,7 @@ export interface TransitionGraph {
   /**
    * Whether every state may follow `state` (no transitions listed), so `successors(state)` is all of `states`. The
    * searches then treat the move as one symbolic step instead of visiting each successor: a workflow of N such
-   * states would otherwise cost N x N (issue 13). Optional: without it, the searches read `successors`.
+   * states would otherwise cost N x N. Optional: without it, the searches read `successors`.
    */
   isUnconstrained?(state: string): boolean;
 }

@@ -1,6 +1,6 @@
 /**
  * Vector indexes searchable by cosine similarity: exact brute force for small sets, HNSW (`hnswlib-node`) for large
- * ones, `auto` moving from the first to the second as a set grows (DESIGN.md section 5).
+ * ones, `auto` moving from the first to the second as a set grows.
  */
 export { type VectorIndex, type VectorIndexKind, type VectorMatch } from './types.js';
 export { createVectorIndex, DEFAULT_HNSW_THRESHOLD, type VectorIndexLogger, type VectorIndexOptions } from './create.js';

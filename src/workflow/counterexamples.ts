@@ -19,7 +19,7 @@ export interface ConstraintCounterexample extends Counterexample {
 }
 
 /**
- * For each constraint, the shortest path the workflow's transitions allow that violates it (DESIGN.md section 18),
+ * For each constraint, the shortest path the workflow's transitions allow that violates it,
  * as diagnostics (`constraint-breakable`; `counterexample-search-budget` when a search gave up) and as data. A
  * session may end only in a terminal state or a state with no way out, so `eventually` and `response` are reported
  * only when a path reaches such a state with the obligation still open. Constraints no path can satisfy are left to

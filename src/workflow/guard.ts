@@ -1,7 +1,7 @@
 import { Environment, type ASTNode } from '@marcbachmann/cel-js';
 import { backtrackingOf, CATASTROPHIC_HINT } from './regex.js';
 
-/** The variables a guard expression can read (DESIGN.md section 3). */
+/** The variables a guard expression can read. */
 export const GUARD_VARIABLES = ['confidence', 'method', 'from', 'to', 'metadata'] as const;
 
 /** What a guard is evaluated against: the classification of the step that proposes the transition. */

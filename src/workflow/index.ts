@@ -1,5 +1,5 @@
 /**
- * Workflows (DESIGN.md section 3): loading and validating workflow files, the compiled `Workflow`, and the pure
+ * Workflows: loading and validating workflow files, the compiled `Workflow`, and the pure
  * state machine over it.
  * @module
  */

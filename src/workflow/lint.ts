@@ -4,7 +4,7 @@ import { compiledConstraints } from './constraints.js';
 import type { Workflow } from './workflow.js';
 
 /**
- * Lints a valid workflow for mistakes that load fine but make it misbehave (DESIGN.md section 3): states the agent
+ * Lints a valid workflow for mistakes that load fine but make it misbehave: states the agent
  * can never reach, states nothing can classify, constraints that can never fire or never be satisfied given the
  * transition graph. All findings are warnings.
  */

@@ -9,7 +9,7 @@ export interface PatternProblem {
 }
 
 /**
- * Compiles a classification pattern the way the classifier runs it (case-insensitive, DESIGN.md section 3) and
+ * Compiles a classification pattern the way the classifier runs it (case-insensitive) and
  * checks it for super-linear backtracking, so a pattern that can hang the process on one crafted response is
  * rejected at load time rather than discovered in production.
  *

@@ -95,7 +95,7 @@ const transitionSchema = closedObject(
 
 const constraintSchema = closedObject({
   name: z.string().min(1).describe('Unique name of the constraint.'),
-  type: z.enum(CONSTRAINT_TYPES).describe('The temporal operator (DESIGN.md section 4).'),
+  type: z.enum(CONSTRAINT_TYPES).describe('The temporal operator.'),
   trigger: stateSelector.optional(),
   target: stateSelector.optional(),
   condition: stateSelector.optional(),

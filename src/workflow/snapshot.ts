@@ -65,7 +65,7 @@ export interface WorkflowSnapshot {
   historyLimit: number;
   /** Incremental constraint monitor states, by constraint name. */
   monitors: Record<string, MonitorState>;
-  /** Pending constraints that can no longer be satisfied if the agent follows the workflow (DESIGN.md section 4). */
+  /** Pending constraints that can no longer be satisfied if the agent follows the workflow. */
   doomed: string[];
   /**
    * Every violation, in order; each constraint is violated at most once, except by responses withheld before delivery

@@ -204,7 +204,7 @@ export interface EnterPreviewContext {
 
 /**
  * Pre-emptive check: evaluates a proposed next state against every constraint without committing it, so a tool call
- * can be refused before it runs (DESIGN.md section 4). With `seenLength`, a critical `precedence` or `until` that only a
+ * can be refused before it runs. With `seenLength`, a critical `precedence` or `until` that only a
  * target entered after it satisfied is checked as if that target had not come (`ignoreTargetsAfter`).
  */
 export function previewEnter(workflow: Workflow, snapshot: WorkflowSnapshot, state: string, context: EnterPreviewContext = {}): EnterPreview {

@@ -4,7 +4,7 @@ import type { TemporalConstraint } from '../temporal/types.js';
 export type Severity = 'warning' | 'error' | 'critical';
 export const SEVERITIES: readonly Severity[] = ['warning', 'error', 'critical'];
 
-/** How an intervention is delivered on the next model call; chosen by the template's prefix (DESIGN.md section 6). */
+/** How an intervention is delivered on the next model call; chosen by the template's prefix. */
 export type InterventionStrategy = 'system-prompt-append' | 'user-message-inject' | 'context-reminder' | 'hard-block';
 
 /** How a state is recognised in a model response. */

@@ -21,7 +21,7 @@ export interface CheckOptions {
 }
 
 /**
- * Cross-checks a normalised definition (DESIGN.md section 3): one initial state, unique names, every reference
+ * Cross-checks a normalised definition: one initial state, unique names, every reference
  * resolves, each constraint has the parameters its type reads, patterns and guard expressions compile and are
  * safe. Returns the compiled patterns and expressions so they are built only once.
  */

@@ -34,7 +34,7 @@ export interface Workflow {
   hasState(name: string): boolean;
   /**
    * The states reachable from `name` in one transition, highest priority first. A state with no outgoing
-   * transitions listed allows any next state (DESIGN.md section 4), so its successors are all states, except a
+   * transitions listed allows any next state, so its successors are all states, except a
    * terminal state, where the workflow ends and there are none. Targets that are not states (accepted with
    * `strict: false`) are left out. Empty for an unknown state.
    */
@@ -108,7 +108,7 @@ export function buildWorkflow(
   const none: readonly never[] = Object.freeze([]);
   const successors = new Map<string, readonly string[]>();
   // Only listed moves get a set: an unconstrained state's "any state" is the flag below, not a set of every state,
-  // which for N such states would hold N x N entries (8,000 states took 1.4 GB, issue 13).
+  // which for N such states would hold N x N entries (8,000 states took 1.4 GB).
   const successorSets = new Map<string, ReadonlySet<string>>();
   const unconstrained = new Set<string>();
   for (const name of stateNames) {

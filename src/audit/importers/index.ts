@@ -1,5 +1,5 @@
 /**
- * Transcript formats besides OpenAI chat messages (issue 19, item 5), detected by shape and converted to OpenAI
+ * Transcript formats besides OpenAI chat messages, detected by shape and converted to OpenAI
  * messages, which `convertMessages` then checks as it checks any transcript.
  * @module
  */

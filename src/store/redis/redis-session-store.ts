@@ -36,14 +36,14 @@ interface Call {
 }
 
 /**
- * Creates a session store in Redis (DESIGN.md section 17), for a monitor's sessions: `createMonitor({ workflow,
+ * Creates a session store in Redis, for a monitor's sessions: `createMonitor({ workflow,
  * store })`. Several processes (proxy instances behind a load balancer, in-process monitors in several Node
  * processes) then share each session: its state is one JSON value with a version and a TTL, and `exclusive` takes a
  * per-session lease (`SET NX PX` with a random token, released by a compare-and-delete script), so one conversation's
  * calls run one at a time across processes and two instances handling alternate calls produce the trace one instance
  * would. Every write is a compare-and-set on the version its call read (src/store/redis/scripts.ts), lease or not.
  *
- * Fail-open (DESIGN.md section 12): when Redis is unreachable or does not answer within `commandTimeoutMs`,
+ * Fail-open: when Redis is unreachable or does not answer within `commandTimeoutMs`,
  * `exclusive` runs the task without its session (its reads reject, its writes are dropped, never sent late); each is
  * counted and logged once, `healthy` turns false, and the client reconnects on its own, so sessions written after
  * Redis is back are kept. Commands fail at once while disconnected (no offline queue), so a call never waits for a
