@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 
-// The slice of hnswlib-node 3 used here, declared structurally: the package is an optional dependency (a native
+// The slice of hnswlib-node 3 used here, declared structurally: the package is an optional peer dependency (a native
 // add-on built from source at install), so the core must compile and run without it.
 /** @internal */
 export interface HnswGraph {
@@ -33,7 +33,7 @@ export function loadHnswlib(): HnswConstructor | string {
       const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
       loaded = {
         reason:
-          `hnswlib-node is not usable (${detail}). It is an optional dependency compiled at install time; with g++, ` +
+          `hnswlib-node is not usable (${detail}). It is an optional peer dependency compiled at install time; with g++, ` +
           'make and python3 present, run `npm install hnswlib-node` (or `npm rebuild hnswlib-node`)',
       };
     }

@@ -25,7 +25,7 @@ export interface PolicyRetrieverOptions {
    * @default full-text search (MiniSearch, fuzzy and by prefix)
    */
   embeddings?: EmbeddingsInterface;
-  /** With `embeddings`: `hnsw` (`hnswlib-node`, an optional dependency; exact search with a warning without it), `brute-force` or `auto`. @default 'hnsw' */
+  /** With `embeddings`: `hnsw` (`hnswlib-node`, an optional peer dependency; exact search with a warning without it), `brute-force` or `auto`. @default 'hnsw' */
   index?: VectorIndexKind | 'auto';
   /** With `index: 'hnsw'`: the graph's tuning. */
   hnsw?: HnswOptions;
