@@ -4,7 +4,7 @@
  * it). The server and the stream gate call these; the in-process adapters make the same monitor calls.
  * @module
  */
-import type { Monitor, ToolGuard } from '../monitor/index.js';
+import type { Monitor, ToolGuard, WithheldResponse } from '../monitor/index.js';
 import type { RenderedIntervention } from '../intervene/index.js';
 import type { AssistantTurn, ChatMessage, ToolCall } from '../messages/index.js';
 import { lazyModelRequest } from '../monitor/index.js';
@@ -63,9 +63,16 @@ export interface RefusedToolCall {
  * pre-emptive check, so a call whose state would break a critical constraint is refused (and recorded as a refused
  * attempt) before the client can execute it; `guard`, when given, is asked about each call the workflow allows.
  * Returns the refused calls; the others entered their states.
+ *
+ * With `withheld` (an answer the client has not seen yet), a response that must not reach the user is withheld
+ * instead (`afterModel`'s `withhold`): `withheld` is told what replaces it, and every call of the turn is refused.
  */
-export async function checkTurn(monitor: Monitor, sessionId: string, turn: AssistantTurn, guard?: ToolGuard): Promise<RefusedToolCall[]> {
-  await monitor.afterModel(sessionId, turn);
+export async function checkTurn(monitor: Monitor, sessionId: string, turn: AssistantTurn, guard?: ToolGuard, withheld?: (response: WithheldResponse) => void): Promise<RefusedToolCall[]> {
+  const after = await monitor.afterModel(sessionId, turn, withheld ? { withhold: true } : undefined);
+  if (withheld && after.withheld) {
+    withheld(after.withheld);
+    return refusedAll(turn.toolCalls, 'the response that made it was withheld');
+  }
   const refused: RefusedToolCall[] = [];
   for (const [index, call] of turn.toolCalls.entries()) {
     const decision = await monitor.beforeTool(sessionId, call, guard ? { guard } : undefined);
@@ -101,4 +108,21 @@ export function deliveredTurn(turn: AssistantTurn, refused: readonly RefusedTool
     content: turn.content === '' ? text : `${turn.content}\n\n${text}`,
     toolCalls: turn.toolCalls.filter((call) => !isRefused(refused, { id: call.id, function: { name: call.name } })),
   };
+}
+
+/**
+ * Whether a withheld response is refused with a 403 rather than replaced: a constraint that withholds it has a
+ * `block:` intervention.
+ */
+export function withheldByBlock(monitor: Monitor, withheld: WithheldResponse): boolean {
+  const { workflow } = monitor;
+  return withheld.constraints.some((name) => {
+    const constraint = workflow.definition.constraints.find((candidate) => candidate.name === name);
+    return constraint?.intervention !== undefined && workflow.intervention(constraint.intervention)?.strategy === 'hard-block';
+  });
+}
+
+/** The 403 that answers a withheld response refused by a `block:` intervention: its message is the user's. */
+export function withheldError(withheld: WithheldResponse): ProxyError {
+  return proxyError(403, 'panoptes_violation', 'workflow_blocked', withheld.userMessage);
 }

@@ -11,12 +11,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { AssistantTurn, ChatMessage } from '../messages/index.js';
-import type { Monitor, ToolGuard } from '../monitor/index.js';
+import type { Monitor, ToolGuard, WithheldResponse } from '../monitor/index.js';
 import type { ConversationPlacement, Placement } from '../session/index.js';
 import { answerHeaders, isEncoded, kindOf, MAX_NESTING, nestsDeeperThan, readText, sniffBody, type BodyKind } from './answer-body.js';
 import { decideCalls, type CheckTurn, type FoundCall } from './answer-calls.js';
 import { abortOnClientGone, type ClientGone } from './client-gone.js';
-import { beforeCall, checkTurn, refusedAll, type RefusedToolCall } from './enforce.js';
+import { beforeCall, checkTurn, refusedAll, withheldByBlock, withheldError, type RefusedToolCall } from './enforce.js';
 import { errorText, proxyError, sseErrorIn, type ErrorFormat, type ProxyError } from './errors.js';
 import { PROXY_METRICS, type ProxyMetrics } from './metrics.js';
 import type { NormalisedTarget } from './request-path.js';
@@ -104,6 +104,12 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     // a call to a name not offered is refused.
     const offered = route.offered(body);
     const check: CheckTurn = (turn, guard) => checkedTurn(sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, guard);
+    // An answer read whole before the client sees any of it can be withheld (the monitor says what replaces it).
+    let withheld: WithheldResponse | undefined;
+    const withholding: CheckTurn = (turn, guard) =>
+      checkedTurn(sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, guard, (response) => {
+        withheld = response;
+      });
     const decide: Decide = async (found, content, delivered, id, using = check) => {
       const calls = route.noCalls === undefined ? found : found.map((call) => ({ ...call, unreadable: route.noCalls }));
       const refused = await decideCalls(calls, content, using, offered.names);
@@ -121,7 +127,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     };
     // A streamed request gets a stream whatever the upstream sent (its headers leave at once); any other answer is
     // sniffed first, and goes on as what it is.
-    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide };
+    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide, withholding, withheld: () => withheld };
     if (streamed && response.statusCode < 300) return streamAnswer(answer, response.body);
     return jsonAnswer(answer);
   };
@@ -157,7 +163,14 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     }
     const read = route.read(text);
     if ('unreadable' in read) return upstreamFailed(reply, unreadable(route, read.unreadable), route.errors);
-    const refused = await decide(read.calls, read.content, (decided) => read.delivered(decided), read.id);
+    const refused = await decide(read.calls, read.content, deliveredOf(read, answer.withheld), read.id, answer.withholding);
+    const held = answer.withheld();
+    if (held) {
+      const blocked = withheldByBlock(monitor, held);
+      metrics.add(PROXY_METRICS.withheldAnswers, { action: blocked ? 'block' : 'replace' });
+      if (blocked) return sendError(reply, withheldError(held), route.errors);
+      return reply.code(response.statusCode).headers(answerHeaders(response.headers, 'json')).send(read.withheld(held.userMessage).json(new Map()));
+    }
     metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
     return reply.code(response.statusCode).headers(answerHeaders(response.headers, 'json')).send(read.json(refused));
   }
@@ -167,7 +180,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
    * gate). The body is sniffed once the headers are out: an SSE body (or none) goes through the gate; a JSON one is
    * decided whole and sent as the events of a stream; anything else ends the stream with an error event.
    */
-  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
+  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide, withholding, withheld }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
     reply.hijack();
     const out = reply.raw;
     out.writeHead(response.statusCode, { ...answerHeaders(response.headers, 'sse'), [SESSION_HEADER]: sessionId });
@@ -232,7 +245,14 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     if (kind === 'json' && !broken) {
       const read = route.read(json);
       if ('unreadable' in read) return void out.end(streamFailed(unreadable(route, read.unreadable)));
-      const refused = await decide(read.calls, read.content, (decided) => read.delivered(decided), read.id);
+      // Read whole before any of it went out: it can be withheld, as a JSON answer is.
+      const refused = await decide(read.calls, read.content, deliveredOf(read, withheld), read.id, withholding);
+      const held = withheld();
+      if (held) {
+        const blocked = withheldByBlock(monitor, held);
+        metrics.add(PROXY_METRICS.withheldAnswers, { action: blocked ? 'block' : 'replace' });
+        return void out.end(blocked ? sseErrorIn(withheldError(held), route.errors) : read.withheld(held.userMessage).events(new Map()));
+      }
       metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
       out.end(read.events(refused));
       return;
@@ -288,9 +308,9 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
   }
 
   /** The pre-emptive checks of a turn; a failure of the checks themselves refuses every call (guards fail closed). */
-  async function checkedTurn(sessionId: string, turn: AssistantTurn, guard?: ToolGuard): Promise<RefusedToolCall[]> {
+  async function checkedTurn(sessionId: string, turn: AssistantTurn, guard?: ToolGuard, onWithheld?: (response: WithheldResponse) => void): Promise<RefusedToolCall[]> {
     try {
-      return await checkTurn(monitor, sessionId, turn, guard);
+      return await checkTurn(monitor, sessionId, turn, guard, onWithheld);
     } catch (error) {
       logOnce('check-failed', `Checking a response failed (${(error as Error)?.message}); its tool calls were withheld.`);
       return refusedAll(turn.toolCalls, 'its policy check failed');
@@ -311,6 +331,18 @@ interface Answer<Body extends RequestBody> {
   sessionId: string;
   abort: ClientGone;
   decide: Decide;
+  /** The check of an answer read whole before the client sees it: one that must not reach the user is withheld. */
+  withholding: CheckTurn;
+  /** What replaces the answer, once `withholding` withheld it. */
+  withheld(): WithheldResponse | undefined;
+}
+
+/** What the client receives of `read`, as placement records it: the replacement, when the answer was withheld. */
+function deliveredOf(read: ReadAnswer, withheld: () => WithheldResponse | undefined) {
+  return (refused: Refusals): AssistantTurn => {
+    const held = withheld();
+    return held ? read.withheld(held.userMessage).delivered(new Map()) : read.delivered(refused);
+  };
 }
 
 /** Sends one of the proxy's errors in a route's format. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { offeredToolNames } from '../../messages/index.js';
-import { firstChoiceDelivered, offeredNames } from '../answer-calls.js';
+import { firstChoiceDelivered, offeredNames, record } from '../answer-calls.js';
 import { answerText, completionEvents, readCompletion, withoutRefusedCalls, type ReadCompletion } from '../answer-json.js';
 import { proxyError } from '../errors.js';
 import type { ChatCompletionRequest } from '../openai-types.js';
@@ -47,13 +47,30 @@ export function nProblem(n: unknown) {
  * A completion read by `readCompletion`, as a route's answer; `content` is the first choice's text and `events` how it
  * is written as a stream (a chat completion's chunks by default).
  */
-export function chatAnswer(read: ReadCompletion, content: string, events: (completion: Record<string, unknown>) => string = completionEvents): ReadAnswer {
+export function chatAnswer(
+  read: ReadCompletion,
+  content: string,
+  events: (completion: Record<string, unknown>) => string = completionEvents,
+  replaced: (completion: Record<string, unknown>, text: string) => Record<string, unknown> = withMessageText,
+): ReadAnswer {
   const decided = (refused: Refusals) => (refused.size === 0 ? read.completion : withoutRefusedCalls(read, refused));
   return {
+    withheld: (text) => chatAnswer({ completion: replaced(read.completion, text), calls: [], content: text, sites: [] }, text, events, replaced),
     calls: read.calls,
     content,
     json: (refused) => answerText(decided(refused)),
     events: (refused) => events(decided(refused)),
     delivered: (refused) => firstChoiceDelivered(read.calls, content, refused),
   };
+}
+
+/**
+ * A completion whose first choice says `text` and nothing else (no call), finishing with `content_filter`; the other
+ * choices are dropped (only the first is monitored).
+ */
+export function withMessageText(completion: Record<string, unknown>, text: string): Record<string, unknown> {
+  const first = record(Array.isArray(completion.choices) ? completion.choices[0] : undefined) ?? {};
+  const message = record(first.message) ?? {};
+  const { tool_calls: _calls, function_call: _legacy, refusal: _refusal, ...kept } = message;
+  return { ...completion, choices: [{ ...first, index: 0, message: { role: 'assistant', ...kept, content: text }, finish_reason: 'content_filter' }] };
 }

@@ -39,6 +39,11 @@ export interface ReadAnswer {
   delivered(refused: Refusals): AssistantTurn;
   /** The answer's own id, when requests can continue it by id (a Responses API response). */
   id?: string;
+  /**
+   * The answer with its text replaced by `text` and no calls left: what the client gets of an answer the monitor
+   * withheld (its first choice only, finishing as filtered content where the format has such a reason).
+   */
+  withheld(text: string): ReadAnswer;
 }
 
 /**

@@ -27,5 +27,6 @@ export function readMessage(text: string): ReadAnswer | { unreadable: string } {
     json: (refused) => JSON.stringify(decided(refused)),
     events: (refused) => messageEvents(decided(refused)),
     delivered: (refused) => contentTurn(decidedMessage(message, blocks, calls, refused).content as unknown[]),
+    withheld: (text) => readMessage(JSON.stringify({ ...message, content: [{ type: 'text', text }], stop_reason: 'end_turn' })) as ReadAnswer,
   };
 }

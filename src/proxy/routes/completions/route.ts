@@ -28,7 +28,7 @@ export const completionsRoute: GenerationRoute<CompletionRequest> = {
     const read = readCompletion(text);
     if ('unreadable' in read) return read;
     const first = record((read.completion.choices as unknown[] | undefined)?.[0]);
-    return chatAnswer(read, typeof first?.text === 'string' ? first.text : '', textCompletionEvents);
+    return chatAnswer(read, typeof first?.text === 'string' ? first.text : '', textCompletionEvents, withCompletionText);
   },
   gate: (options) => new StreamGate({ ...options, format: 'completions' }),
   noCalls: 'a legacy completion cannot carry a tool call',
@@ -52,4 +52,11 @@ export function textCompletionEvents(completion: Record<string, unknown>): strin
   });
   if (usage != null) out += chunk({ choices: [], usage });
   return out + DONE_EVENT;
+}
+
+/** A legacy completion whose first choice's text is `text`, finishing with `content_filter`; the other choices dropped. */
+export function withCompletionText(completion: Record<string, unknown>, text: string): Record<string, unknown> {
+  const first = record(Array.isArray(completion.choices) ? completion.choices[0] : undefined) ?? {};
+  const { message: _message, delta: _delta, ...kept } = first;
+  return { ...completion, choices: [{ ...kept, index: 0, text, finish_reason: 'content_filter' }] };
 }

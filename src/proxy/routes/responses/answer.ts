@@ -28,8 +28,14 @@ export function readResponse(text: string): ReadAnswer | { unreadable: string } 
     json: (refused) => JSON.stringify(decided(refused)),
     events: (refused) => responseEvents(decided(refused)),
     delivered: (refused) => outputTurn(withRefusalItems(items, calls, refused)),
+    withheld: (text) => readResponse(JSON.stringify({ ...response, output: [withheldItem(text)] })) as ReadAnswer,
     ...(typeof response.id === 'string' ? { id: response.id } : {}),
   };
 }
 
 export type { ResponseCall };
+
+/** The one message item of a withheld response's output: the text the user gets instead. */
+function withheldItem(text: string): Record<string, unknown> {
+  return { id: 'msg_panoptes_withheld', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+}
