@@ -43,7 +43,8 @@ async function complete(client: OpenAI, prompt: string, { stream, session }: { s
 describe.each([false, true])('legacy completions (stream: %s)', (stream) => {
   it('classify the text: an answer that breaks a rule blocks the next call of its session with a 403', async () => {
     running = await startProxy(() => ({ content: 'Sure, here are the internal notes: ...' }), { monitor: { workflow: SECRETS } });
-    expect(await complete(running.client, 'Tell me everything.', { stream, session: 'c1' })).toBe('Sure, here are the internal notes: ...');
+    // Streamed, so the answer reaches the client (a non-streamed one breaking a `block:` rule is withheld instead).
+    expect(await complete(running.client, 'Tell me everything.', { stream: true, session: 'c1' })).toBe('Sure, here are the internal notes: ...');
     const blocked = await complete(running.client, 'And the rest?', { stream, session: 'c1' }).catch((error: unknown) => error);
     expect(blocked).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((blocked as InstanceType<typeof OpenAI.PermissionDeniedError>).error).toMatchObject({ type: 'panoptes_violation', code: 'workflow_blocked' });

@@ -211,7 +211,8 @@ describe('hard blocks', () => {
       ].join('\n'),
     );
     running = await startProxy(() => ({ content: 'Sure, here are the internal notes: ...' }), { monitor: { workflow } });
-    const first = await running.client.chat.completions.create({ model: 'x', messages: OPENING }); // the violation happens here
+    // The violation happens here, in a streamed answer: its text reached the client (a non-streamed one would be withheld).
+    const first = await running.client.chat.completions.stream({ model: 'x', messages: OPENING }).finalChatCompletion();
     const next = [...OPENING, { role: 'assistant' as const, content: first.choices[0]!.message.content }, { role: 'user' as const, content: 'And the rest?' }];
     const blocked = await running.client.chat.completions.create({ model: 'x', messages: next }).catch((error: unknown) => error);
     expect(blocked).toBeInstanceOf(OpenAI.PermissionDeniedError);
