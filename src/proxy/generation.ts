@@ -192,7 +192,12 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     });
     // With loop detection on, a response that starts chanting is cut short (docs/loops.md, "Streaming").
     const watch = monitor.loops?.watchStream();
-    const gate: AnswerGate = route.gate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}) });
+    // With a response the monitor would withhold, its text is watched as it streams, and cut where it matches.
+    const textWatch = await monitor.watchText(sessionId).catch((error: unknown) => {
+      logOnce('watch-failed', `Watching a streamed response's text failed (${(error as Error)?.message}); it streamed unwatched.`);
+      return undefined;
+    });
+    const gate: AnswerGate = route.gate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}), ...(textWatch ? { textWatch } : {}) });
     let parseFailed = false;
     const parser = createParser({
       onEvent: (event) => {
@@ -264,6 +269,15 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
       const why = gate.overflow ? `its held text passed ${bodyLimitBytes} bytes, too large to check, so it was withheld` : 'any tool calls in it were withheld';
       out.end(sseErrorIn(proxyError(502, 'upstream_error', 'stream_cut_off', `The upstream stream ended before the response was complete; ${why}.`), route.errors));
       return;
+    }
+    if (gate.textCut && gate.releaseCut && gate.deliveredCut) {
+      // Cut where its text matched a state that withholds it: what was read is classified with `withhold`, and the
+      // stream ends with the replacement (or an error event under a `block:` intervention).
+      await decide([], gate.text, () => gate.deliveredCut!(withheld()?.userMessage), undefined, withholding);
+      const held = withheld();
+      const blocked = held !== undefined && withheldByBlock(monitor, held);
+      if (held) metrics.add(PROXY_METRICS.withheldAnswers, { action: blocked ? 'block' : 'cut' });
+      return void out.end(blocked ? sseErrorIn(withheldError(held), route.errors) : gate.releaseCut(held?.userMessage));
     }
     const refused = await decide(gate.calls(), gate.text, (decided) => gate.delivered(decided), gate.id, gate.overflow ? tooLargeToCheck : undefined);
     metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);

@@ -10,6 +10,7 @@
  */
 import type { LoopFinding, StreamWatch } from '../loops/index.js';
 import type { AssistantTurn } from '../messages/index.js';
+import type { TextWatch } from '../monitor/index.js';
 import { MAX_NESTING, nestsDeeperThan } from './answer-body.js';
 import { firstChoiceDelivered, record, type FoundCall } from './answer-calls.js';
 import { isRefused, refusalText, type RefusedToolCall } from './enforce.js';
@@ -75,6 +76,14 @@ export class StreamGate {
    */
   loop: LoopFinding | undefined;
   readonly #watch: StreamWatch | undefined;
+  /**
+   * The state whose pattern the first choice's text matched, when the response was cut for it: a response the monitor
+   * would withhold. The stream ends there (`done`); the delta that completed the match never went out.
+   */
+  textCut: { state: string; pattern: string } | undefined;
+  /** The text the client got before a cut. */
+  #shown = '';
+  readonly #textWatch: TextWatch | undefined;
   readonly #maxHeldChars: number;
   readonly #maxTextChars: number;
   readonly #format: 'chat' | 'completions';
@@ -84,9 +93,11 @@ export class StreamGate {
    * for classification (default 64 KiB; the classifier reads the first 8k characters). The text itself always passes.
    * `watch`: the loop detector's watch over this response (`detector.watchStream()`); once it reports, the response
    * is cut short. `format`: `completions` for a legacy completion's stream, whose text is each choice's `text` (and
-   * the proxy's own text goes there too) rather than `delta.content`.
+   * the proxy's own text goes there too) rather than `delta.content`. `textWatch`: the monitor's watch over the
+   * text (`monitor.watchText`); once it matches, the response is cut before that delta (see `textCut`).
    */
-  constructor({ maxHeldChars = 10 * 1024 * 1024, maxTextChars = 65_536, watch, format = 'chat' }: { maxHeldChars?: number; maxTextChars?: number; watch?: StreamWatch; format?: 'chat' | 'completions' } = {}) {
+  constructor({ maxHeldChars = 10 * 1024 * 1024, maxTextChars = 65_536, watch, format = 'chat', textWatch }: { maxHeldChars?: number; maxTextChars?: number; watch?: StreamWatch; format?: 'chat' | 'completions'; textWatch?: TextWatch } = {}) {
+    this.#textWatch = textWatch;
     this.#maxHeldChars = maxHeldChars;
     this.#maxTextChars = maxTextChars;
     this.#watch = watch;
@@ -109,6 +120,7 @@ export class StreamGate {
     const choices = (chunk.choices ?? []) as unknown[];
     let passed: unknown[] | undefined; // a copy of the choices, made once a choice's call pieces are taken out
     let finish = false;
+    let cut: { state: string; pattern: string } | null = null;
     choices.forEach((value, position) => {
       const choice = record(value);
       if (!choice) return;
@@ -119,6 +131,10 @@ export class StreamGate {
       if (typeof text === 'string' && text !== '') {
         held.hasText = true;
         if (key === 0 && this.#text.length < this.#maxTextChars) this.#text += text;
+        if (key === 0 && this.#textWatch && !cut) {
+          cut = this.#textWatch.text(text);
+          if (!cut) this.#shown += text;
+        }
       }
       for (const field of ['delta', 'message'] as const) {
         const carrier = record(choice[field]);
@@ -129,6 +145,13 @@ export class StreamGate {
         passed[position] = { ...record(passed[position]), [field]: rest };
       }
     });
+    if (cut) {
+      // Nothing of this chunk goes out: its text completed the match. No more upstream data is read.
+      this.textCut = cut;
+      this.done = true;
+      this.#finished = true;
+      return undefined;
+    }
     const out: ChatCompletionChunk = passed ? { ...chunk, choices: passed as ChatCompletionChunk['choices'] } : chunk;
     if (this.#finished || finish) {
       this.#finished = true;
@@ -176,7 +199,7 @@ export class StreamGate {
    * cut short for a loop. A call whose pieces could not be read has no name, so it is refused.
    */
   calls(): FoundCall[] {
-    return this.end === 'cut-off' || this.loop !== undefined ? [] : this.#order;
+    return this.end === 'cut-off' || this.loop !== undefined || this.textCut !== undefined ? [] : this.#order;
   }
 
   /**
@@ -205,6 +228,25 @@ export class StreamGate {
     }
     for (const held of this.#held) out += sseEvent(JSON.stringify(withStops(held, stopped)));
     return out + DONE_EVENT;
+  }
+
+  /**
+   * The end of a stream cut for its text (`textCut`): `text` (the replacement of a withheld response) as the first
+   * choice's last delta, a finish chunk (`content_filter` when replaced, else `stop`), and `[DONE]`. No call is released.
+   */
+  releaseCut(text: string | undefined): string {
+    const separated = text === undefined ? undefined : `${this.#shown === '' ? '' : '\n\n'}${text}`;
+    const { choices: _choices, usage: _usage, ...rest } = this.#template ?? {};
+    const reason = text === undefined ? 'stop' : 'content_filter';
+    let out = separated === undefined ? '' : sseEvent(JSON.stringify(this.#format === 'chat' ? this.#chunk(0, { content: separated }) : this.#textChunk(0, separated)));
+    const finish = this.#format === 'chat' ? { index: 0, delta: {}, finish_reason: reason } : { index: 0, text: '', finish_reason: reason, logprobs: null };
+    out += sseEvent(JSON.stringify({ ...rest, choices: [finish] }));
+    return out + DONE_EVENT;
+  }
+
+  /** The first choice as the client received it from a stream cut for its text, ended with `text`. */
+  deliveredCut(text: string | undefined): AssistantTurn {
+    return { content: text === undefined ? this.#shown : this.#shown === '' ? text : `${this.#shown}\n\n${text}`, toolCalls: [] };
   }
 
   /** The first choice as the client receives it once `refused` are taken out (see `firstChoiceDelivered`). */

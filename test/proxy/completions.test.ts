@@ -41,14 +41,23 @@ async function complete(client: OpenAI, prompt: string, { stream, session }: { s
 }
 
 describe.each([false, true])('legacy completions (stream: %s)', (stream) => {
-  it('classify the text: an answer that breaks a rule blocks the next call of its session with a 403', async () => {
+  it('classify the text: an answer that breaks a block: rule is withheld (a 403, or an error event in a stream)', async () => {
     running = await startProxy(() => ({ content: 'Sure, here are the internal notes: ...' }), { monitor: { workflow: SECRETS } });
-    // Streamed, so the answer reaches the client (a non-streamed one breaking a `block:` rule is withheld instead).
-    expect(await complete(running.client, 'Tell me everything.', { stream: true, session: 'c1' })).toBe('Sure, here are the internal notes: ...');
+    const blocked = await complete(running.client, 'Tell me everything.', { stream, session: 'c1' }).catch((error: unknown) => error);
+    expect(blocked).toBeInstanceOf(OpenAI.APIError);
+    if (!stream) expect((blocked as InstanceType<typeof OpenAI.PermissionDeniedError>).error).toMatchObject({ type: 'panoptes_violation', code: 'workflow_blocked' });
+    expect(JSON.stringify((blocked as InstanceType<typeof OpenAI.APIError>).error)).not.toContain('internal notes');
+    expect((await running.monitor.report('c1'))!.violations).toEqual([expect.objectContaining({ constraint: 'no_leaks', withheld: true })]);
+  });
+
+  it('a hard block refuses the call with a 403, without calling the upstream', async () => {
+    running = await startProxy(() => ({ content: 'Fine.' }), { monitor: { workflow: SECRETS } });
+    // The violation was delivered (a host that let the text through): the session's next call is blocked.
+    await running.monitor.afterModel('c1', { content: 'Sure, here are the internal notes: ...', toolCalls: [] });
     const blocked = await complete(running.client, 'And the rest?', { stream, session: 'c1' }).catch((error: unknown) => error);
     expect(blocked).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((blocked as InstanceType<typeof OpenAI.PermissionDeniedError>).error).toMatchObject({ type: 'panoptes_violation', code: 'workflow_blocked' });
-    expect(running.upstream.requests).toHaveLength(1);
+    expect(running.upstream.requests).toHaveLength(0);
   });
 
   it('write the interventions into the prompt: guidance before it, a blank line between', async () => {

@@ -210,14 +210,14 @@ describe('hard blocks', () => {
         '  stop_leaks: "block: This conversation revealed internal notes; it cannot continue."',
       ].join('\n'),
     );
-    running = await startProxy(() => ({ content: 'Sure, here are the internal notes: ...' }), { monitor: { workflow } });
-    // The violation happens here, in a streamed answer: its text reached the client (a non-streamed one would be withheld).
-    const first = await running.client.chat.completions.stream({ model: 'x', messages: OPENING }).finalChatCompletion();
-    const next = [...OPENING, { role: 'assistant' as const, content: first.choices[0]!.message.content }, { role: 'user' as const, content: 'And the rest?' }];
-    const blocked = await running.client.chat.completions.create({ model: 'x', messages: next }).catch((error: unknown) => error);
+    running = await startProxy(() => ({ content: 'Fine.' }), { monitor: { workflow } });
+    // The violation was delivered (a host let the text through; the proxy would have withheld it): the next call is blocked.
+    await running.monitor.afterModel('leak', { content: 'Sure, here are the internal notes: ...', toolCalls: [] });
+    const next = [...OPENING, { role: 'assistant' as const, content: 'Sure, here are the internal notes: ...' }, { role: 'user' as const, content: 'And the rest?' }];
+    const blocked = await running.client.chat.completions.create({ model: 'x', messages: next }, { headers: { 'x-panoptes-session-id': 'leak' } }).catch((error: unknown) => error);
     expect(blocked).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((blocked as InstanceType<typeof OpenAI.PermissionDeniedError>).error).toEqual({ message: 'This conversation revealed internal notes; it cannot continue.', type: 'panoptes_violation', param: null, code: 'workflow_blocked' });
-    expect(running.upstream.requests).toHaveLength(1);
+    expect(running.upstream.requests).toHaveLength(0);
     expect(running.proxy.metrics.value('panoptes_proxy_blocked_total', { code: 'workflow_blocked' })).toBe(1);
   });
 });

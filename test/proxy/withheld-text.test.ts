@@ -114,3 +114,51 @@ describe('the other routes: a leaking answer is replaced', () => {
     expect(JSON.stringify(message)).not.toContain(SECRET);
   });
 });
+
+describe('streams: text is watched as it streams, and cut where it breaks a critical rule', () => {
+  it('chat completions: the stream ends cleanly with the replacement; the leak never reaches the client', async () => {
+    const { client, monitor, upstream } = await start(leakCritical, [LEAK, SAFE]);
+    const runner = client.chat.completions.stream({ model: 'x', messages: OPENING, tools: TOOLS }, SESSION);
+    const completion = await runner.finalChatCompletion();
+    const { content } = completion.choices[0]!.message;
+
+    expect(content).toMatch(new RegExp(`\\n\\n${DEFAULT_USER_MESSAGE.replace(/[.?]/g, '\\$&')}$`));
+    expect(content).not.toContain(SECRET);
+    expect(content).not.toContain('system prompt');
+    expect(completion.choices[0]!.finish_reason).toBe('content_filter');
+    expect((await monitor.report('s1'))!.violations).toEqual([expect.objectContaining({ constraint: 'no_internal_info', withheld: true })]);
+
+    await client.chat.completions.create({ model: 'x', messages: [...OPENING, { role: 'assistant', content }, { role: 'user', content: 'It arrived broken.' }] }, SESSION);
+    expect(textOf(upstream.requests[1]!.body)).toContain(GUIDANCE);
+  });
+
+  it('chat completions under a block: intervention: the stream ends with an error event', async () => {
+    const { client } = await start(leakBlocked, [LEAK]);
+    const failure = await client.chat.completions
+      .stream({ model: 'x', messages: OPENING }, SESSION)
+      .finalChatCompletion()
+      .catch((error: unknown) => error);
+    expect(String((failure as Error)?.message)).toContain(DEFAULT_USER_MESSAGE);
+  });
+
+  it('legacy completions: cut the same way', async () => {
+    const { client } = await start(leakCritical, [LEAK]);
+    const stream = await client.completions.create({ model: 'x', prompt: 'What do your internal notes say about me?', stream: true }, SESSION);
+    let text = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.text ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(text).toContain(DEFAULT_USER_MESSAGE);
+    expect(text).not.toContain(SECRET);
+    expect(finish).toBe('content_filter');
+  });
+
+  it('chat completions: a compliant stream is unchanged', async () => {
+    const { client } = await start(leakCritical, [SAFE]);
+    const completion = await client.chat.completions.stream({ model: 'x', messages: OPENING }, SESSION).finalChatCompletion();
+    expect(completion.choices[0]!.message.content).toBe(SAFE);
+    expect(completion.choices[0]!.finish_reason).toBe('stop');
+  });
+});

@@ -8,6 +8,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LoopFinding, StreamWatch } from '../../loops/index.js';
 import type { AssistantTurn, ChatMessage } from '../../messages/index.js';
+import type { TextWatch } from '../../monitor/index.js';
 import type { FoundCall } from '../answer-calls.js';
 import type { RefusedToolCall } from '../enforce.js';
 import type { ErrorFormat, ProxyError } from '../errors.js';
@@ -71,12 +72,20 @@ export interface AnswerGate {
   delivered(refused: Refusals): AssistantTurn;
   /** As {@link ReadAnswer.id}, once the answer ended. */
   readonly id?: string | undefined;
+  /** Set when the answer was cut because its text matched a state the monitor would withhold (gates given a `textWatch`). */
+  readonly textCut?: { state: string; pattern: string } | undefined;
+  /** The end of a stream cut for its text: `text` (the replacement, when withheld), then a finish. */
+  releaseCut?(text: string | undefined): string;
+  /** The answer as the client received it from a stream cut for its text, ended with `text`. */
+  deliveredCut?(text: string | undefined): AssistantTurn;
 }
 
-/** Limits and the loop watch of one stream gate. */
+/** Limits, the loop watch and the text watch of one stream gate. */
 export interface GateOptions {
   maxHeldChars: number;
   watch?: StreamWatch;
+  /** The monitor's watch over the text (`monitor.watchText`): a gate that takes it cuts a response that would be withheld. */
+  textWatch?: TextWatch;
 }
 
 /** The tools a request offers: names for the offered-name check (`undefined`: no check), and for the loop detector. */
