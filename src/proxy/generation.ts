@@ -36,6 +36,17 @@ export interface GenerationOptions {
   requireSessionId: boolean;
   bodyLimitBytes: number;
   upstreamTimeoutMs: number;
+  /** How streamed text is checked when a response could be withheld: watched as it passes, or held (see `ProxyOptions`). */
+  textPolicy?: TextPolicy;
+}
+
+/** `stream`: text passes at once and is cut where it matches; `hold`: text waits for the classification, within bounds. */
+export interface TextPolicy {
+  mode: 'stream' | 'hold';
+  /** Most characters of events held before falling back to `stream`. */
+  holdChars: number;
+  /** Longest a held event waits before falling back to `stream`, in milliseconds. */
+  holdMs: number;
 }
 
 /** One request to a generation route: where it goes, and the body's text as the client sent it. */
@@ -52,7 +63,8 @@ export interface GenerationRequest {
 type Decide = (calls: readonly FoundCall[], content: string, delivered: (refused: Refusals) => AssistantTurn, id?: string, check?: CheckTurn) => Promise<Map<FoundCall, RefusedToolCall>>;
 
 /** The monitored call, made once per proxy: `generate(route, upstream, request, reply, sent)` serves one request. */
-export function createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs }: GenerationOptions) {
+export function createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy }: GenerationOptions) {
+  const holdText = textPolicy?.mode === 'hold' ? { maxChars: textPolicy.holdChars, maxMs: textPolicy.holdMs } : undefined;
   return async function generate<Body extends RequestBody>(route: GenerationRoute<Body>, upstream: Upstream, request: FastifyRequest, reply: FastifyReply, { target, raw }: GenerationRequest) {
     const format = route.errors;
     const fail = (error: ProxyError) => sendError(reply, error, format);
@@ -197,7 +209,15 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
       logOnce('watch-failed', `Watching a streamed response's text failed (${(error as Error)?.message}); it streamed unwatched.`);
       return undefined;
     });
-    const gate: AnswerGate = route.gate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}), ...(textWatch ? { textWatch } : {}) });
+    const gate: AnswerGate = route.gate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}), ...(textWatch ? { textWatch, ...(holdText ? { holdText } : {}) } : {}) });
+    // Held text that waits past its bound goes out even while the upstream is silent.
+    const holdTimer = gate.holding && gate.flushHeld ? setTimeout(() => {
+      const now = gate.flushHeld!('time');
+      if (now !== undefined && !out.destroyed) {
+        out.write(now);
+        wrote = true;
+      }
+    }, holdText!.maxMs) : undefined;
     let parseFailed = false;
     const parser = createParser({
       onEvent: (event) => {
@@ -231,6 +251,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     } catch {
       broken = !abort.aborted;
     }
+    clearTimeout(holdTimer);
     metrics.add(PROXY_METRICS.malformedChunks, {}, gate.malformed);
     if (abort.aborted) {
       // The client went away: it saw no tool call, so none ran; the answer is not recorded as a step.
@@ -279,7 +300,19 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
       if (held) metrics.add(PROXY_METRICS.withheldAnswers, { action: blocked ? 'block' : 'cut' });
       return void out.end(blocked ? sseErrorIn(withheldError(held), route.errors) : gate.releaseCut(held?.userMessage));
     }
-    const refused = await decide(gate.calls(), gate.text, (decided) => gate.delivered(decided), gate.id, gate.overflow ? tooLargeToCheck : undefined);
+    // Held whole (`hold`): nothing of it went out, so it can be withheld, as a JSON answer is.
+    const whole = gate.holding === true && gate.releaseCut !== undefined && gate.deliveredCut !== undefined;
+    const delivered = (decided: Refusals) => {
+      const held = whole ? withheld() : undefined;
+      return held ? gate.deliveredCut!(held.userMessage) : gate.delivered(decided);
+    };
+    const refused = await decide(gate.calls(), gate.text, delivered, gate.id, gate.overflow ? tooLargeToCheck : whole ? withholding : undefined);
+    const held = whole ? withheld() : undefined;
+    if (held) {
+      const blocked = withheldByBlock(monitor, held);
+      metrics.add(PROXY_METRICS.withheldAnswers, { action: blocked ? 'block' : 'replace' });
+      return void out.end(blocked ? sseErrorIn(withheldError(held), route.errors) : gate.releaseCut!(held.userMessage));
+    }
     metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
     if (gate.loop) metrics.add(PROXY_METRICS.streamsCutForLoops);
     out.end(gate.release(refused));

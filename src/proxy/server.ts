@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { InvalidOptionError } from '../errors/index.js';
-import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import type { Logger, Monitor } from '../monitor/index.js';
 import { localPlacement, type ConversationPlacement } from '../session/index.js';
 import { limitBody } from './body-limit.js';
@@ -75,6 +75,18 @@ export interface ProxyOptions {
   bodyLimitBytes?: number;
   /** Budget for the upstream's headers and for each gap in its body, in milliseconds; past it a 504. @default 300000 */
   upstreamTimeoutMs?: number;
+  /**
+   * How a streamed response's text is checked when the session has a response to withhold (a critical constraint, or
+   * a `block:` intervention): `stream` passes each delta at once, watching it with the patterns of the states it
+   * would be withheld for, and cuts the stream where one matches, ending it with the replacement; `hold` keeps the
+   * text until the response is classified, so nothing of a withheld one goes out, unless it passes
+   * `holdTextChars` or `holdTextMs` (then it streams as with `stream`, and a miss is counted). @default 'stream'
+   */
+  textPolicy?: 'stream' | 'hold';
+  /** Most characters of events held under `textPolicy: 'hold'`. @default 65536 */
+  holdTextChars?: number;
+  /** Longest text is held under `textPolicy: 'hold'`, in milliseconds. @default 10000 */
+  holdTextMs?: number;
   /** Whether the session store answers; `GET /healthz` says `degraded` when it does not. @default always healthy */
   storeHealthy?: () => boolean;
   /** Receives the proxy's own failures. Never given request content or headers. @default console */
@@ -116,7 +128,14 @@ export function createProxy({
   upstreamTimeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS,
   storeHealthy = () => true,
   logger = console,
+  textPolicy = 'stream',
+  holdTextChars = DEFAULT_HOLD_TEXT_CHARS,
+  holdTextMs = DEFAULT_HOLD_TEXT_MS,
 }: ProxyOptions): Proxy {
+  if (textPolicy !== 'stream' && textPolicy !== 'hold') throw new InvalidOptionError({ parameter: 'textPolicy', value: textPolicy, fix: "Pass 'stream' (the default) or 'hold'." });
+  for (const [parameter, value] of [['holdTextChars', holdTextChars], ['holdTextMs', holdTextMs]] as const) {
+    if (!Number.isInteger(value) || value <= 0) throw new InvalidOptionError({ parameter, value, fix: 'Pass a positive whole number.' });
+  }
   assertUpstreamUrl(upstreamUrl, 'upstream');
   if (anthropicUrl !== undefined) assertUpstreamUrl(anthropicUrl, 'anthropicUpstream');
   const prefixes = passthrough.map((prefix) => {
@@ -217,7 +236,7 @@ export function createProxy({
     (request as RawBodyRequest)[RAW_BODY] = text as string;
     parseJson(request, text as string, done);
   });
-  const generate = createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs });
+  const generate = createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs } });
   const serve = <Body extends RequestBody>(route: GenerationRoute<Body>, to: Upstream) =>
     app.post(route.path, (request, reply) => generate(route, to, request, reply, { target: targetOf(request) as NormalisedTarget, raw: (request as RawBodyRequest)[RAW_BODY] }));
   serve(chatRoute, upstream);

@@ -81,9 +81,15 @@ export class StreamGate {
    * would withhold. The stream ends there (`done`); the delta that completed the match never went out.
    */
   textCut: { state: string; pattern: string } | undefined;
-  /** The text the client got before a cut. */
+  /** The text the client got (before a cut). */
   #shown = '';
   readonly #textWatch: TextWatch | undefined;
+  /** With `holdText`: what would have gone out, held until the response is classified or a bound is passed. */
+  #holding = false;
+  readonly #holdBound: { maxChars: number; maxMs: number } | undefined;
+  #holdSince = 0;
+  #pending = '';
+  #pendingText = '';
   readonly #maxHeldChars: number;
   readonly #maxTextChars: number;
   readonly #format: 'chat' | 'completions';
@@ -94,10 +100,21 @@ export class StreamGate {
    * `watch`: the loop detector's watch over this response (`detector.watchStream()`); once it reports, the response
    * is cut short. `format`: `completions` for a legacy completion's stream, whose text is each choice's `text` (and
    * the proxy's own text goes there too) rather than `delta.content`. `textWatch`: the monitor's watch over the
-   * text (`monitor.watchText`); once it matches, the response is cut before that delta (see `textCut`).
+   * text (`monitor.watchText`); once it matches, the response is cut before that delta (see `textCut`). `holdText`
+   * (with a `textWatch`): nothing of the text goes out until the response ends (see `holding`), unless the held events
+   * pass `maxChars` or the first was held `maxMs` ago; then they go out and the rest streams (`flushHeld`).
    */
-  constructor({ maxHeldChars = 10 * 1024 * 1024, maxTextChars = 65_536, watch, format = 'chat', textWatch }: { maxHeldChars?: number; maxTextChars?: number; watch?: StreamWatch; format?: 'chat' | 'completions'; textWatch?: TextWatch } = {}) {
+  constructor({
+    maxHeldChars = 10 * 1024 * 1024,
+    maxTextChars = 65_536,
+    watch,
+    format = 'chat',
+    textWatch,
+    holdText,
+  }: { maxHeldChars?: number; maxTextChars?: number; watch?: StreamWatch; format?: 'chat' | 'completions'; textWatch?: TextWatch; holdText?: { maxChars: number; maxMs: number } } = {}) {
     this.#textWatch = textWatch;
+    this.#holdBound = textWatch ? holdText : undefined;
+    this.#holding = this.#holdBound !== undefined;
     this.#maxHeldChars = maxHeldChars;
     this.#maxTextChars = maxTextChars;
     this.#watch = watch;
@@ -133,7 +150,8 @@ export class StreamGate {
         if (key === 0 && this.#text.length < this.#maxTextChars) this.#text += text;
         if (key === 0 && this.#textWatch && !cut) {
           cut = this.#textWatch.text(text);
-          if (!cut) this.#shown += text;
+          if (!cut && this.#holding) this.#pendingText += text;
+          else if (!cut) this.#shown += text;
         }
       }
       for (const field of ['delta', 'message'] as const) {
@@ -163,7 +181,36 @@ export class StreamGate {
     // What a chunk that carried call pieces says besides (text, a role) goes on; the pieces wait. A chunk goes out as
     // it was parsed, never as the upstream's bytes: a reader that takes a duplicated key otherwise sees what was read.
     const says = !passed || out.choices!.some((choice) => Object.values(record(record(choice)?.delta) ?? {}).some((value) => value != null) || (this.#format === 'completions' && this.#textOf(record(choice) ?? {}) !== undefined));
-    return says ? sseEvent(JSON.stringify(out)) : undefined;
+    return this.#pass(says ? sseEvent(JSON.stringify(out)) : undefined);
+  }
+
+  /** Whether nothing of the text went out yet, held for the classification (`holdText`, within its bounds). */
+  get holding(): boolean {
+    return this.#holding;
+  }
+
+  /**
+   * Stops holding: returns what was held, to send now; the rest streams. `bound` says which bound was passed (a miss,
+   * counted by the text watch).
+   */
+  flushHeld(bound: 'bytes' | 'time'): string | undefined {
+    if (!this.#holding) return undefined;
+    this.#holding = false;
+    this.#textWatch?.overflowed(bound);
+    this.#shown += this.#pendingText;
+    const out = this.#pending;
+    this.#pending = '';
+    this.#pendingText = '';
+    return out === '' ? undefined : out;
+  }
+
+  /** An event to send now, or held with `holdText` (sent with what was held once a bound is passed). */
+  #pass(event: string | undefined): string | undefined {
+    if (!this.#holding) return event;
+    if (this.#pending === '') this.#holdSince = Date.now();
+    this.#pending += event ?? '';
+    const bound = this.#pending.length > this.#holdBound!.maxChars ? 'bytes' : Date.now() - this.#holdSince > this.#holdBound!.maxMs ? 'time' : undefined;
+    return bound ? this.flushHeld(bound) : undefined;
   }
 
   /**
@@ -227,7 +274,10 @@ export class StreamGate {
       if (mine.length > 0 && allowed.length === 0) stopped.add(key);
     }
     for (const held of this.#held) out += sseEvent(JSON.stringify(withStops(held, stopped)));
-    return out + DONE_EVENT;
+    // Text held for the classification goes out first.
+    const pending = this.#pending;
+    this.#pending = '';
+    return pending + out + DONE_EVENT;
   }
 
   /**
@@ -238,7 +288,9 @@ export class StreamGate {
     const separated = text === undefined ? undefined : `${this.#shown === '' ? '' : '\n\n'}${text}`;
     const { choices: _choices, usage: _usage, ...rest } = this.#template ?? {};
     const reason = text === undefined ? 'stop' : 'content_filter';
-    let out = separated === undefined ? '' : sseEvent(JSON.stringify(this.#format === 'chat' ? this.#chunk(0, { content: separated }) : this.#textChunk(0, separated)));
+    // A client that saw nothing yet gets the role too (OpenAI's clients need it for the choice).
+    const nothing = this.#format === 'chat' && this.#shown === '' ? sseEvent(JSON.stringify(this.#chunk(0, { role: 'assistant', content: '' }))) : '';
+    let out = separated === undefined ? nothing : sseEvent(JSON.stringify(this.#format === 'chat' ? this.#chunk(0, { ...(this.#shown === '' ? { role: 'assistant' } : {}), content: separated }) : this.#textChunk(0, separated)));
     const finish = this.#format === 'chat' ? { index: 0, delta: {}, finish_reason: reason } : { index: 0, text: '', finish_reason: reason, logprobs: null };
     out += sseEvent(JSON.stringify({ ...rest, choices: [finish] }));
     return out + DONE_EVENT;

@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_USER_MESSAGE, parseWorkflow, type Workflow } from '../../src/index.js';
 import { createMessage } from './anthropic-helpers.js';
+import type { ProxyOptions } from '../../src/proxy/index.js';
 import type { Script } from './fake-upstream.js';
 import { OPENING, startProxy, SUPPORT_WORKFLOW, TOOLS, type Running } from './helpers.js';
 
@@ -34,10 +35,10 @@ afterEach(async () => {
 });
 
 /** The proxy over a model that answers `answers` in turn, monitoring `workflow`. */
-async function start(workflow: Workflow, answers: string[], options: { anthropic?: boolean } = {}) {
+async function start(workflow: Workflow, answers: string[], { anthropic, proxy }: { anthropic?: boolean; proxy?: Partial<ProxyOptions> } = {}) {
   let call = 0;
   const script: Script = () => ({ content: answers[Math.min(call++, answers.length - 1)]! });
-  running = await startProxy(script, { monitor: { workflow }, ...options });
+  running = await startProxy(script, { monitor: { workflow }, ...(anthropic ? { anthropic } : {}), ...(proxy ? { proxy } : {}) });
   return running;
 }
 
@@ -160,5 +161,36 @@ describe('streams: text is watched as it streams, and cut where it breaks a crit
     const completion = await client.chat.completions.stream({ model: 'x', messages: OPENING }, SESSION).finalChatCompletion();
     expect(completion.choices[0]!.message.content).toBe(SAFE);
     expect(completion.choices[0]!.finish_reason).toBe('stop');
+  });
+});
+
+describe("streams with textPolicy: 'hold': text waits for the classification", () => {
+  it('a leaking answer: the client gets the replacement alone, nothing of the leak', async () => {
+    const { client, monitor } = await start(leakCritical, [LEAK], { proxy: { textPolicy: 'hold' } });
+    const completion = await client.chat.completions.stream({ model: 'x', messages: OPENING }, SESSION).finalChatCompletion();
+    expect(completion.choices[0]!.message.content).toBe(DEFAULT_USER_MESSAGE);
+    expect(completion.choices[0]!.finish_reason).toBe('content_filter');
+    expect((await monitor.report('s1'))!.violations).toEqual([expect.objectContaining({ withheld: true })]);
+  });
+
+  it('a compliant answer goes out whole once classified', async () => {
+    const { client } = await start(leakCritical, [SAFE], { proxy: { textPolicy: 'hold' } });
+    const completion = await client.chat.completions.stream({ model: 'x', messages: OPENING }, SESSION).finalChatCompletion();
+    expect(completion.choices[0]!.message.content).toBe(SAFE);
+    expect(completion.choices[0]!.finish_reason).toBe('stop');
+  });
+
+  it('past its bound in characters, the text streams (a leak is then cut as with stream)', async () => {
+    const { client } = await start(leakCritical, [SAFE, `${SAFE} ${LEAK}`], { proxy: { textPolicy: 'hold', holdTextChars: 100 } });
+    const safe = await client.chat.completions.stream({ model: 'x', messages: OPENING }, SESSION).finalChatCompletion();
+    expect(safe.choices[0]!.message.content).toBe(SAFE);
+    const leak = await client.chat.completions.stream({ model: 'x', messages: OPENING }, SESSION).finalChatCompletion();
+    expect(leak.choices[0]!.message.content).toContain(SAFE);
+    expect(leak.choices[0]!.message.content).toContain(DEFAULT_USER_MESSAGE);
+    expect(leak.choices[0]!.message.content).not.toContain(SECRET);
+  });
+
+  it('createProxy refuses another textPolicy', async () => {
+    await expect(start(leakCritical, [SAFE], { proxy: { textPolicy: 'later' as 'hold' } })).rejects.toThrow(/textPolicy/);
   });
 });

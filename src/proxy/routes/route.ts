@@ -78,6 +78,10 @@ export interface AnswerGate {
   releaseCut?(text: string | undefined): string;
   /** The answer as the client received it from a stream cut for its text, ended with `text`. */
   deliveredCut?(text: string | undefined): AssistantTurn;
+  /** Whether nothing of the text went out yet (held for the classification, `holdText`). */
+  readonly holding?: boolean;
+  /** Stops holding past a bound: what was held, to send now. */
+  flushHeld?(bound: 'bytes' | 'time'): string | undefined;
 }
 
 /** Limits, the loop watch and the text watch of one stream gate. */
@@ -86,6 +90,8 @@ export interface GateOptions {
   watch?: StreamWatch;
   /** The monitor's watch over the text (`monitor.watchText`): a gate that takes it cuts a response that would be withheld. */
   textWatch?: TextWatch;
+  /** With a `textWatch`: hold the text until the response is classified, within these bounds (`text_policy: hold`). */
+  holdText?: { maxChars: number; maxMs: number };
 }
 
 /** The tools a request offers: names for the offered-name check (`undefined`: no check), and for the loop detector. */
