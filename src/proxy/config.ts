@@ -12,7 +12,7 @@ import { closestName, formatDiagnostic, type Diagnostic } from '../diagnostics/i
 import { DiagnosticsError } from '../errors/diagnostics-error.js';
 import { hasErrorCode } from '../errors/panoptes-error.js';
 import { redactUrl } from '../store/redis/redact-url.js';
-import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import { normalisePrefix } from './request-path.js';
 
 /** The checked configuration of a proxy. */
@@ -31,7 +31,9 @@ export interface ServeConfig {
   proxyKeys: string[];
   /** Refuse chat completions that name no session, rather than place them by their conversation. */
   requireSessionId: boolean;
-  limits: { bodyBytes: number; upstreamTimeoutMs: number };
+  /** How streamed text is checked when a response could be withheld (`createProxy`'s `textPolicy`). */
+  textPolicy: 'stream' | 'hold';
+  limits: { bodyBytes: number; upstreamTimeoutMs: number; holdTextChars: number; holdTextMs: number };
   redis?: { url: string; keyPrefix?: string; ttlMs?: number; commandTimeoutMs?: number };
 }
 
@@ -44,8 +46,8 @@ export interface ServeConfigSources {
   flags?: Partial<Record<FieldName, string | boolean>>;
 }
 
-type Kind = 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes';
-type FieldName = 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type Kind = 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
+type FieldName = 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true }> = {
@@ -59,8 +61,11 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   strict: { kind: 'boolean', env: 'PANOPTES_STRICT' },
   proxy_keys: { kind: 'string-list', env: 'PANOPTES_PROXY_KEYS', secret: true },
   require_session_id: { kind: 'boolean', env: 'PANOPTES_REQUIRE_SESSION_ID' },
+  text_policy: { kind: 'text-policy', env: 'PANOPTES_TEXT_POLICY' },
   'limits.body_bytes': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__BODY_BYTES' },
   'limits.upstream_timeout_ms': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__UPSTREAM_TIMEOUT_MS' },
+  'limits.hold_text_chars': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__HOLD_TEXT_CHARS' },
+  'limits.hold_text_ms': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__HOLD_TEXT_MS' },
   'redis.url': { kind: 'redis-url', env: 'PANOPTES_REDIS__URL', flag: '--redis', secret: true },
   'redis.key_prefix': { kind: 'string', env: 'PANOPTES_REDIS__KEY_PREFIX' },
   'redis.ttl_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__TTL_MS' },
@@ -78,6 +83,7 @@ const EXPECTED: Record<Kind, string> = {
   boolean: 'true or false',
   string: 'a non-empty string',
   'string-list': 'a non-empty list of non-empty strings (in the environment: comma-separated)',
+  'text-policy': 'stream or hold',
   'path-prefixes': 'a list of path prefixes under /v1, such as ["/v1/models", "/v1/embeddings"] (["/v1"] passes every route; in the environment: comma-separated)',
 };
 
@@ -164,7 +170,13 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     strict: get('strict', true),
     proxyKeys: get<string[]>('proxy_keys', []),
     requireSessionId: get('require_session_id', false),
-    limits: { bodyBytes: get('limits.body_bytes', DEFAULT_BODY_LIMIT_BYTES), upstreamTimeoutMs: get('limits.upstream_timeout_ms', DEFAULT_UPSTREAM_TIMEOUT_MS) },
+    textPolicy: get<'stream' | 'hold'>('text_policy', 'stream'),
+    limits: {
+      bodyBytes: get('limits.body_bytes', DEFAULT_BODY_LIMIT_BYTES),
+      upstreamTimeoutMs: get('limits.upstream_timeout_ms', DEFAULT_UPSTREAM_TIMEOUT_MS),
+      holdTextChars: get('limits.hold_text_chars', DEFAULT_HOLD_TEXT_CHARS),
+      holdTextMs: get('limits.hold_text_ms', DEFAULT_HOLD_TEXT_MS),
+    },
     ...(redisUrl === undefined
       ? {}
       : { redis: { url: redisUrl, ...(checked.has('redis.key_prefix') ? { keyPrefix: get('redis.key_prefix', '') } : {}), ...(checked.has('redis.ttl_ms') ? { ttlMs: get('redis.ttl_ms', 0) } : {}), ...(checked.has('redis.command_timeout_ms') ? { commandTimeoutMs: get('redis.command_timeout_ms', 0) } : {}) } }),
@@ -263,6 +275,8 @@ async function check(kind: Kind, value: unknown, origin: Origin): Promise<{ valu
       return { problem: 'not a boolean' };
     case 'string':
       return typeof value === 'string' && value !== '' ? { value } : { problem: 'not a non-empty string' };
+    case 'text-policy':
+      return value === 'stream' || value === 'hold' ? { value } : { problem: 'not stream or hold' };
     case 'path-prefixes': {
       const list = typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
       if (!Array.isArray(list)) return { problem: 'not a list of path prefixes' };

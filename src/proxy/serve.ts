@@ -45,6 +45,9 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
     ...(store ? { conversations: store.conversations(), responseRecords: store.responses() } : {}),
     bodyLimitBytes: config.limits.bodyBytes,
     upstreamTimeoutMs: config.limits.upstreamTimeoutMs,
+    textPolicy: config.textPolicy,
+    holdTextChars: config.limits.holdTextChars,
+    holdTextMs: config.limits.holdTextMs,
     logger,
     ...(store ? { storeHealthy: () => store.healthy } : {}),
   });

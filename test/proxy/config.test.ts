@@ -33,7 +33,8 @@ describe('loadServeConfig', () => {
       strict: true,
       proxyKeys: ['a', 'b'],
       requireSessionId: false,
-      limits: { bodyBytes: 2048, upstreamTimeoutMs: 300_000 },
+      textPolicy: 'stream',
+      limits: { bodyBytes: 2048, upstreamTimeoutMs: 300_000, holdTextChars: 65_536, holdTextMs: 10_000 },
       redis: { url: 'redis://127.0.0.1:6379' },
     });
   });
@@ -43,6 +44,9 @@ describe('loadServeConfig', () => {
     const env = { PANOPTES_PORT: '5000', PANOPTES_PROXY_KEYS: 'k1, k2', PANOPTES_LIMITS__UPSTREAM_TIMEOUT_MS: '1000', PANOPTES_LOOPS: 'true' };
     const fromEnv = await loadServeConfig({ configPath: path, env });
     expect(fromEnv).toMatchObject({ port: 5000, proxyKeys: ['k1', 'k2'], loops: true, limits: { upstreamTimeoutMs: 1000 } });
+    const held = await loadServeConfig({ configPath: path, env: { PANOPTES_TEXT_POLICY: 'hold', PANOPTES_LIMITS__HOLD_TEXT_MS: '500' } });
+    expect(held).toMatchObject({ textPolicy: 'hold', limits: { holdTextMs: 500 } });
+    await expect(loadServeConfig({ configPath: path, env: { PANOPTES_TEXT_POLICY: 'later' } })).rejects.toThrow();
     expect((await loadServeConfig({ configPath: path, env, flags: { port: '0' } })).port).toBe(0);
     const flagsOnly = await loadServeConfig({ env: {}, flags: { upstream: 'http://127.0.0.1:8000/v1', workflow: SUPPORT_WORKFLOW, port: '0' } });
     expect(flagsOnly).toMatchObject({ upstream: 'http://127.0.0.1:8000/v1', workflow: SUPPORT_WORKFLOW, port: 0 });
