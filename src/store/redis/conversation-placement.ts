@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { within } from '../../async/index.js';
 import { systemTimers, type Timers } from '../../clock/index.js';
 import type { Logger } from '../../monitor/fail-open.js';
 import { answerHash, placementKeys, type ConversationPlacement, type Placement } from '../../session/index.js';
+import { failOpenCommands } from './fail-open-commands.js';
 import { runScript, script } from './scripts.js';
 import type { RedisCommandClient } from './types.js';
 
@@ -83,16 +83,7 @@ export function createRedisConversationPlacement({
   timers = systemTimers,
   newSessionId = () => `conversation-${randomUUID()}`,
 }: RedisConversationPlacementOptions): RedisConversationPlacement {
-  let missed = 0;
-  const miss = (error: unknown) => {
-    if (missed++ > 0) return;
-    try {
-      logger.warn(`[panoptes redis] Placing a conversation in Redis failed (${(error as Error)?.message}); the request ran in a session of its own.`);
-    } catch {
-      // a logger that throws changes nothing
-    }
-  };
-  const command = (args: string[]) => Promise.resolve(within(client.sendCommand(args), timeoutMs, timers));
+  const { command, miss, misses } = failOpenCommands({ client, timeoutMs, timers, logger, describe: (error) => `Placing a conversation in Redis failed (${(error as Error)?.message}); the request ran in a session of its own.` });
   const recordKey = (hash: string) => `${keyPrefix}answer:${hash}`;
   return {
     async place(messages) {
@@ -114,6 +105,6 @@ export function createRedisConversationPlacement({
         miss(error);
       }
     },
-    misses: () => missed,
+    misses,
   };
 }

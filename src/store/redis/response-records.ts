@@ -4,9 +4,9 @@
  * it reaches. One `GET` per continuing request, one `SET` per response; fail-open like the placement.
  * @module
  */
-import { within } from '../../async/index.js';
 import { systemTimers, type Timers } from '../../clock/index.js';
 import type { Logger } from '../../monitor/fail-open.js';
+import { failOpenCommands } from './fail-open-commands.js';
 import type { RedisCommandClient } from './types.js';
 
 /** What the proxy recorded of one response (the proxy's `ResponseRecord`). */
@@ -43,17 +43,8 @@ const MAX_ID_LENGTH = 256;
  * of its own; counted, logged once), and a record it does not take is lost the same way.
  */
 export function createRedisResponseRecords({ client, keyPrefix, ttlMs, timeoutMs, logger = console, timers = systemTimers }: RedisResponseRecordsOptions): RedisResponseRecords {
-  let missed = 0;
-  const miss = (error: unknown) => {
-    if (missed++ > 0) return;
-    try {
-      logger.warn(`[panoptes redis] A response record could not be read or written in Redis (${(error as Error)?.message}); a request continuing that response starts a session of its own.`);
-    } catch {
-      // a logger that throws changes nothing
-    }
-  };
+  const { command, miss, misses } = failOpenCommands({ client, timeoutMs, timers, logger, describe: (error) => `A response record could not be read or written in Redis (${(error as Error)?.message}); a request continuing that response starts a session of its own.` });
   const key = (responseId: string) => `${keyPrefix}response:${responseId}`;
-  const command = (args: string[]) => Promise.resolve(within(client.sendCommand(args), timeoutMs, timers));
   return {
     async get(responseId) {
       if (responseId.length > MAX_ID_LENGTH) return undefined;
@@ -73,7 +64,7 @@ export function createRedisResponseRecords({ client, keyPrefix, ttlMs, timeoutMs
         miss(error);
       }
     },
-    misses: () => missed,
+    misses,
   };
 }
 
