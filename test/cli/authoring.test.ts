@@ -2,25 +2,13 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, panoptes, ROOT } from './binary.js';
 
-/** The built binary in a child process, as users run it (issue 19: init, test, validate's counterexamples). */
-const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 
-async function panoptes(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
+/** The built binary in a child process, as users run it (issue 19: init, test, validate's counterexamples). */
 describe('panoptes authoring commands (built binary)', () => {
   beforeAll(() => {
     if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (\`npm test\` does).`);

@@ -2,28 +2,16 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, panoptes, ROOT } from './binary.js';
+
+const run = promisify(execFile);
 
 /**
  * The messages a new user meets first, checked word for word through the built binary: a missing file, a workflow
  * with a bad indentation or a duplicate state, the help text.
  */
-const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const run = promisify(execFile);
-
-async function panoptes(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
 let dir: string;
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first (\`npm test\` does).`);

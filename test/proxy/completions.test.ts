@@ -5,31 +5,14 @@
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseWorkflow } from '../../src/index.js';
 import { answerWith, completionWith, hastyAgent } from './fake-upstream.js';
-import { startProxy, type Running } from './helpers.js';
+import { SECRETS_WORKFLOW, startProxy, type Running } from './helpers.js';
 
 let running: Running | undefined;
 afterEach(async () => {
   await running?.close();
   running = undefined;
 });
-
-/** A workflow whose one rule is broken by text: an answer that reveals internal notes blocks the next call. */
-const SECRETS = parseWorkflow(
-  [
-    'name: secrets',
-    'states:',
-    '  - { name: chatting, initial: true }',
-    '  - name: leaking',
-    '    classification: { patterns: ["internal notes"] }',
-    'transitions: [{ from: chatting, to: leaking }, { from: leaking, to: chatting }]',
-    'constraints:',
-    '  - { name: no_leaks, type: never, target: leaking, severity: error, intervention: stop_leaks }',
-    'interventions:',
-    '  stop_leaks: "block: This conversation revealed internal notes; it cannot continue."',
-  ].join('\n'),
-);
 
 /** One completion through the official client, streamed (its text put together) or not. */
 async function complete(client: OpenAI, prompt: string, { stream, session }: { stream: boolean; session: string }): Promise<string> {
@@ -42,7 +25,7 @@ async function complete(client: OpenAI, prompt: string, { stream, session }: { s
 
 describe.each([false, true])('legacy completions (stream: %s)', (stream) => {
   it('classify the text: an answer that breaks a block: rule is withheld (a 403, or an error event in a stream)', async () => {
-    running = await startProxy(() => ({ content: 'Sure, here are the internal notes: ...' }), { monitor: { workflow: SECRETS } });
+    running = await startProxy(() => ({ content: 'Sure, here are the internal notes: ...' }), { monitor: { workflow: SECRETS_WORKFLOW } });
     const blocked = await complete(running.client, 'Tell me everything.', { stream, session: 'c1' }).catch((error: unknown) => error);
     expect(blocked).toBeInstanceOf(OpenAI.APIError);
     if (!stream) expect((blocked as InstanceType<typeof OpenAI.PermissionDeniedError>).error).toMatchObject({ type: 'panoptes_violation', code: 'workflow_blocked' });
@@ -51,7 +34,7 @@ describe.each([false, true])('legacy completions (stream: %s)', (stream) => {
   });
 
   it('a hard block refuses the call with a 403, without calling the upstream', async () => {
-    running = await startProxy(() => ({ content: 'Fine.' }), { monitor: { workflow: SECRETS } });
+    running = await startProxy(() => ({ content: 'Fine.' }), { monitor: { workflow: SECRETS_WORKFLOW } });
     // The violation was delivered (a host that let the text through): the session's next call is blocked.
     await running.monitor.afterModel('c1', { content: 'Sure, here are the internal notes: ...', toolCalls: [] });
     const blocked = await complete(running.client, 'And the rest?', { stream, session: 'c1' }).catch((error: unknown) => error);

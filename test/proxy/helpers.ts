@@ -2,9 +2,25 @@
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { createMonitor, loadWorkflow, type Monitor, type MonitorOptions } from '../../src/index.js';
+import { createMonitor, loadWorkflow, parseWorkflow, type Monitor, type MonitorOptions } from '../../src/index.js';
 import { createProxy, type Proxy, type ProxyOptions } from '../../src/proxy/index.js';
 import { startFakeUpstream, type FakeUpstream, type Script } from './fake-upstream.js';
+
+/** A workflow whose one rule is broken by text: a delivered answer that reveals internal notes blocks the next call. */
+export const SECRETS_WORKFLOW = parseWorkflow(
+  [
+    'name: secrets',
+    'states:',
+    '  - { name: chatting, initial: true }',
+    '  - name: leaking',
+    '    classification: { patterns: ["internal notes"] }',
+    'transitions: [{ from: chatting, to: leaking }, { from: leaking, to: chatting }]',
+    'constraints:',
+    '  - { name: no_leaks, type: never, target: leaking, severity: error, intervention: stop_leaks }',
+    'interventions:',
+    '  stop_leaks: "block: This conversation revealed internal notes; it cannot continue."',
+  ].join('\n'),
+);
 
 export const SUPPORT_WORKFLOW = fileURLToPath(new URL('../../examples/workflows/customer-support.yaml', import.meta.url));
 

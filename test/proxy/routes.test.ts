@@ -1,11 +1,11 @@
 /** Pass-through routes, health and metrics, security (keys, Authorization), and where sessions come from. */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMonitor, loadWorkflow, parseWorkflow } from '../../src/index.js';
+import { createMonitor, loadWorkflow } from '../../src/index.js';
 import { createProxy, namedSessionOf } from '../../src/proxy/index.js';
 import { createProxyMetrics } from '../../src/proxy/metrics.js';
 import { hastyAgent, startFakeUpstream } from './fake-upstream.js';
-import { OPENING, SUPPORT_WORKFLOW, json, startProxy, type Running } from './helpers.js';
+import { OPENING, SECRETS_WORKFLOW, SUPPORT_WORKFLOW, json, startProxy, type Running } from './helpers.js';
 import { rawRequest } from './raw-http.js';
 
 let running: Running | undefined;
@@ -196,20 +196,7 @@ describe('session ids', () => {
 
 describe('hard blocks', () => {
   it('refuse the next call with 403 panoptes_violation, the intervention text as message, without calling the upstream', async () => {
-    const workflow = parseWorkflow(
-      [
-        'name: secrets',
-        'states:',
-        '  - { name: chatting, initial: true }',
-        '  - name: leaking',
-        '    classification: { patterns: ["internal notes"] }',
-        'transitions: [{ from: chatting, to: leaking }, { from: leaking, to: chatting }]',
-        'constraints:',
-        '  - { name: no_leaks, type: never, target: leaking, severity: error, intervention: stop_leaks }',
-        'interventions:',
-        '  stop_leaks: "block: This conversation revealed internal notes; it cannot continue."',
-      ].join('\n'),
-    );
+    const workflow = SECRETS_WORKFLOW;
     running = await startProxy(() => ({ content: 'Fine.' }), { monitor: { workflow } });
     // The violation was delivered (a host let the text through; the proxy would have withheld it): the next call is blocked.
     await running.monitor.afterModel('leak', { content: 'Sure, here are the internal notes: ...', toolCalls: [] });
