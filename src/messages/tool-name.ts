@@ -39,7 +39,21 @@ const PLAIN_ASCII = /^[\x21-\x7e]*$/;
  */
 export function normaliseToolName(name: string): string {
   if (PLAIN_ASCII.test(name)) return name.toLowerCase();
+  // One pass can leave work for the next: folding makes letters of its own (ẞ folds to ß, which folds to ss; ᾀ to ἀι,
+  // whose ι looks like i). A few passes reach the form a second call leaves unchanged.
+  let form = name;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const next = onePass(form);
+    if (next === form) break;
+    form = next;
+  }
+  return form;
+}
+
+const MAX_PASSES = 4;
+
+/** NFKC, invisible characters removed, look-alikes as Latin, case folded (upper then lower: ß, the dotless i), trimmed. */
+function onePass(name: string): string {
   const visible = name.normalize('NFKC').replace(INVISIBLE, '');
-  // Upper then lower case folds the letters whose lower case alone does not (ß, the dotless i's partner).
   return visible.replace(LOOKALIKE, (letter) => LOOKALIKES[letter]!).toUpperCase().toLowerCase().trim();
 }

@@ -26,6 +26,10 @@ describe('normaliseToolName', () => {
     expect(normaliseToolName('refund2')).not.toBe(normaliseToolName('refund'));
   });
 
+  it('is idempotent where case folding makes a look-alike (regression: ᾀ folds to ἀι, ẞ to ß)', () => {
+    for (const name of ['ᾀ', 'ᾼ', 'ͅ', 'ẞ']) expect(normaliseToolName(normaliseToolName(name))).toBe(normaliseToolName(name));
+  });
+
   it('is idempotent (property)', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 24 }), (name) => {
