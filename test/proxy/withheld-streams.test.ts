@@ -160,6 +160,112 @@ describe('the Responses API, text_policy hold: text waits for the classification
   });
 });
 
+describe('Anthropic Messages, text_policy stream: a leaking answer is cut where it matches', () => {
+  it('ends with the replacement after what was shown, well-formed; the leak never reaches the client', async () => {
+    const started = await start(leakCritical, [LEAK, SAFE]);
+    const client = anthropicOf(started);
+    const { events, message } = await streamMessage(client);
+
+    expect(textOfMessage(message)).toMatch(new RegExp(`^Sure\\. My.*\\n\\n${escaped(DEFAULT_USER_MESSAGE)}$`, 's'));
+    expect(message.stop_reason).toBe('end_turn');
+    expect(JSON.stringify(events)).not.toContain(SECRET);
+    expect(events.map((event) => event.type).slice(-4)).toEqual(['content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect((await started.monitor.report('s1'))!.violations).toEqual([expect.objectContaining({ constraint: 'no_internal_info', withheld: true })]);
+    expect(started.proxy.metrics.value('panoptes_proxy_withheld_answers_total', { action: 'cut' })).toBe(1);
+
+    // The model-facing guidance goes into the next call, never to the client.
+    expect(JSON.stringify(events)).not.toContain(GUIDANCE);
+    await client.messages.create({ model: 'claude-fake', max_tokens: 1024, system: INSTRUCTIONS, messages: [{ role: 'user', content: QUESTION }, { role: 'assistant', content: message.content }, { role: 'user', content: 'OK.' }] });
+    expect(JSON.stringify(started.upstream.requests[0]!.body)).not.toContain(GUIDANCE);
+    expect(JSON.stringify(started.upstream.requests[1]!.body)).toContain(GUIDANCE);
+  });
+
+  it("uses the constraint's user_message; create({ stream: true }) gets every event of a valid message", async () => {
+    const client = anthropicOf(await start(leakWithMessage, [LEAK]));
+    const stream = await client.messages.create({ model: 'claude-fake', max_tokens: 1024, messages: [{ role: 'user', content: QUESTION }], stream: true });
+    const events: Anthropic.RawMessageStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const text = events.flatMap((event) => (event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? [event.delta.text] : [])).join('');
+    expect(text).toMatch(new RegExp(`\\n\\n${escaped(USER_MESSAGE)}$`));
+    expect(events[0]!.type).toBe('message_start');
+    expect(events.at(-1)!.type).toBe('message_stop');
+    expect(JSON.stringify(events)).not.toContain(SECRET);
+    expect(JSON.stringify(events)).not.toContain(GUIDANCE);
+  });
+
+  it('aborts the upstream request at the cut', async () => {
+    let closed = false;
+    const script: Script = (_body, _request, response) => {
+      const events = anthropicEventsOf(anthropicJson({ content: LEAK }));
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(events.slice(0, -2).map(anthropicEvent).join('')); // never stops on its own
+      response.on('close', () => (closed = true));
+      return 'handled';
+    };
+    running = await startProxy(script, { monitor: { workflow: leakCritical }, anthropic: true });
+    const { message } = await streamMessage(anthropicOf(running));
+    expect(textOfMessage(message)).toContain(DEFAULT_USER_MESSAGE);
+    await expect.poll(() => closed).toBe(true);
+  });
+
+  it('under a block: intervention, the stream ends with an error event the client raises', async () => {
+    const client = anthropicOf(await start(leakBlocked, [LEAK]));
+    const failure = await streamMessage(client).catch((error: unknown) => error);
+    expect(String((failure as Error)?.message)).toContain(DEFAULT_USER_MESSAGE);
+  });
+
+  it('a compliant answer passes unchanged, byte for byte, event for event', async () => {
+    const stream = anthropicEventsOf(anthropicJson({ content: SAFE })).map(anthropicEvent).join('');
+    running = await startProxy(answerSse(stream), { monitor: { workflow: leakCritical }, anthropic: true });
+    expect(await rawStream(running.url, '/v1/messages', { model: 'claude-fake', max_tokens: 1024, messages: [{ role: 'user', content: QUESTION }], stream: true })).toBe(stream);
+  });
+});
+
+describe('Anthropic Messages, text_policy hold: text waits for the classification', () => {
+  it('a leaking answer: the client gets the replacement alone, well-formed, nothing of the leak', async () => {
+    const started = await start(leakCritical, [LEAK], { proxy: HOLD });
+    const { events, message } = await streamMessage(anthropicOf(started));
+    expect(message.content).toEqual([{ type: 'text', text: DEFAULT_USER_MESSAGE }]);
+    expect(message.stop_reason).toBe('end_turn');
+    expect(JSON.stringify(events)).not.toContain('system prompt');
+    expect((await started.monitor.report('s1'))!.violations).toEqual([expect.objectContaining({ withheld: true })]);
+    expect(started.monitor.misses()).toEqual({});
+  });
+
+  it('a compliant answer goes out whole once classified, byte for byte', async () => {
+    const stream = anthropicEventsOf(anthropicJson({ content: SAFE })).map(anthropicEvent).join('');
+    running = await startProxy(answerSse(stream), { monitor: { workflow: leakCritical }, anthropic: true, proxy: HOLD });
+    expect(await rawStream(running.url, '/v1/messages', { model: 'claude-fake', max_tokens: 1024, messages: [{ role: 'user', content: QUESTION }], stream: true })).toBe(stream);
+    expect(running.monitor.misses()).toEqual({});
+  });
+
+  it('past its bound in characters, the text streams and a miss is counted (a leak is then cut as with stream)', async () => {
+    const started = await start(leakCritical, [SAFE, `${SAFE} ${LEAK}`], { proxy: { textPolicy: 'hold', holdTextChars: 600 } });
+    const client = anthropicOf(started);
+    expect(textOfMessage((await streamMessage(client)).message)).toBe(SAFE);
+    expect(started.monitor.misses()).toEqual({ hold: 1 });
+    const { message, events } = await streamMessage(client);
+    expect(textOfMessage(message)).toContain(SAFE);
+    expect(textOfMessage(message)).toContain(DEFAULT_USER_MESSAGE);
+    expect(JSON.stringify(events)).not.toContain(SECRET);
+    expect(started.monitor.misses()).toEqual({ hold: 2 });
+  });
+
+  it('past its bound in time, what was held goes out while the upstream is still silent, and a miss is counted', async () => {
+    const { script, release } = pausedAfter(() => {
+      const events = anthropicEventsOf(anthropicJson({ content: SAFE }));
+      return [events.slice(0, 4).map(anthropicEvent).join(''), events.slice(4).map(anthropicEvent).join('')];
+    });
+    running = await startProxy(script, { monitor: { workflow: leakCritical }, anthropic: true, proxy: { textPolicy: 'hold', holdTextMs: 50 } });
+    const stream = anthropicOf(running).messages.stream({ model: 'claude-fake', max_tokens: 1024, messages: [{ role: 'user', content: QUESTION }] });
+    for await (const event of stream) {
+      if (event.type === 'content_block_delta') break; // text arrived before the upstream finished
+    }
+    release();
+    expect(running.monitor.misses()).toEqual({ hold: 1 });
+  });
+});
+
 /** A script that answers every request with these SSE bytes. */
 function answerSse(stream: string): Script {
   return answerWith(stream, { contentType: 'text/event-stream' });
