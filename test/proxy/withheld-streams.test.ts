@@ -266,6 +266,33 @@ describe('Anthropic Messages, text_policy hold: text waits for the classificatio
   });
 });
 
+describe('text_policy hold with a tool call: the text and the checked call go out together once decided', () => {
+  const turn = { content: 'One moment, let me check.', toolCalls: [{ id: 'call_v', name: 'verify_identity', args: { account: 'ACC-77' } }] };
+
+  it('the Responses API', async () => {
+    running = await startProxy(() => turn, { monitor: { workflow: leakCritical }, proxy: HOLD });
+    const runner = running.client.responses.stream({ model: 'fake-model', input: QUESTION, tools: [{ type: 'function', name: 'verify_identity', parameters: {}, strict: false }] }, SESSION);
+    const events: ResponseStreamEvent[] = [];
+    for await (const event of runner) events.push(event);
+    const response = await runner.finalResponse();
+    expect(response.output_text).toBe(turn.content);
+    expect(response.output.flatMap((item) => (item.type === 'function_call' ? [[item.name, item.arguments]] : []))).toEqual([['verify_identity', '{"account":"ACC-77"}']]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, at) => at));
+  });
+
+  it('Anthropic Messages', async () => {
+    running = await startProxy(() => turn, { monitor: { workflow: leakCritical }, anthropic: true, proxy: HOLD });
+    const message = await anthropicOf(running)
+      .messages.stream({ model: 'claude-fake', max_tokens: 1024, messages: [{ role: 'user', content: QUESTION }], tools: [{ name: 'verify_identity', input_schema: { type: 'object', properties: {} } }] })
+      .finalMessage();
+    expect(message.content).toEqual([
+      { type: 'text', text: turn.content },
+      { type: 'tool_use', id: 'call_v', name: 'verify_identity', input: { account: 'ACC-77' } },
+    ]);
+    expect(message.stop_reason).toBe('tool_use');
+  });
+});
+
 /** A script that answers every request with these SSE bytes. */
 function answerSse(stream: string): Script {
   return answerWith(stream, { contentType: 'text/event-stream' });
