@@ -17,7 +17,7 @@ import type { AssistantTurn } from '../../../messages/index.js';
 import { record, type FoundCall } from '../../answer-calls.js';
 import type { StreamEnd } from '../../stream-gate.js';
 import { argumentsOf } from '../../translate.js';
-import { TextHold, type TextMatch } from '../../text-hold.js';
+import { TypedEventGate } from '../typed-event-gate.js';
 import type { AnswerGate, GateOptions, Refusals } from '../route.js';
 import { anthropicEvent, blockEvents, callOfBlock, contentTurn, refusalBlock, type BlockCall } from './blocks.js';
 import { ClientMessage } from './client-view.js';
@@ -37,7 +37,7 @@ interface StreamedBlock {
 }
 
 /** Reads one streamed Messages answer; see the module's description. */
-export class MessagesStreamGate implements AnswerGate {
+export class MessagesStreamGate extends TypedEventGate implements AnswerGate {
   malformed = 0;
   done = false;
   overflow = false;
@@ -52,8 +52,6 @@ export class MessagesStreamGate implements AnswerGate {
   #text = '';
   #calls: BlockCall[] | undefined;
   readonly #maxHeldChars: number;
-  /** The text watch, and with `holdText` the events held for the classification (before any held for calls). */
-  readonly #hold: TextHold<Record<string, unknown>>;
   /** What the client has of the message, for a stream that ends early. */
   readonly #client = new ClientMessage();
   /** The message as the upstream began it (`message_start`), without content. */
@@ -61,24 +59,9 @@ export class MessagesStreamGate implements AnswerGate {
   /** The index of the block whose text cut the answer. */
   #cutAt: number | undefined;
 
-  constructor({ maxHeldChars, textWatch, holdText }: GateOptions) {
-    this.#maxHeldChars = maxHeldChars;
-    this.#hold = new TextHold(textWatch, holdText, (event) => JSON.stringify(event).length);
-  }
-
-  /** Set when the answer was cut because its text matched a state the monitor would withhold it for. */
-  get textCut(): TextMatch | undefined {
-    return this.#hold.cut;
-  }
-
-  /** Whether nothing went out yet, held for the classification. */
-  get holding(): boolean {
-    return this.#hold.holding;
-  }
-
-  /** Stops holding past a bound: what was held, to send now; the rest streams. */
-  flushHeld(bound: 'bytes' | 'time'): string | undefined {
-    return this.#write(this.#hold.flush(bound));
+  constructor(options: GateOptions) {
+    super(options);
+    this.#maxHeldChars = options.maxHeldChars;
   }
 
   push(data: string): string | undefined {
@@ -135,7 +118,7 @@ export class MessagesStreamGate implements AnswerGate {
         this.done = true;
         return this.#pass(event);
       case 'ping':
-        return this.#holding ? undefined : this.#write(this.#hold.pass(event));
+        return this.#holding ? undefined : this.write(this.hold.pass(event));
       case 'error':
         return this.#pass(event);
     }
@@ -161,7 +144,7 @@ export class MessagesStreamGate implements AnswerGate {
 
   /** Passes an event on now, or holds it once holding began (past the limit, the answer cannot be checked: it ends). */
   #pass(event: Record<string, unknown>): string | undefined {
-    if (!this.#holding) return this.#write(this.#hold.pass(event));
+    if (!this.#holding) return this.write(this.hold.pass(event));
     this.#heldChars += JSON.stringify(event).length;
     if (this.#heldChars > this.#maxHeldChars) {
       this.overflow = true;
@@ -176,19 +159,17 @@ export class MessagesStreamGate implements AnswerGate {
   /** Keeps text of a text block for classification and watches it; true when it completed a match (the answer ends). */
   #watchText(text: string): boolean {
     if (this.#text.length < MAX_TEXT_CHARS) this.#text += text;
-    if (!this.#hold.see(text)) return false;
+    if (!this.hold.see(text)) return false;
     this.done = true;
     return true;
   }
 
-  /** Writes `events` for the client, noting what it has of the message; `undefined` for none. */
-  #write(events: ReadonlyArray<Record<string, unknown>>): string | undefined {
-    let out = '';
-    for (const event of events) {
-      this.#client.note(event);
-      out += anthropicEvent(event);
-    }
-    return out === '' ? undefined : out;
+  protected sent(event: Record<string, unknown>): void {
+    this.#client.note(event);
+  }
+
+  protected eventText(event: Record<string, unknown>): string {
+    return anthropicEvent(event);
   }
 
   get end(): StreamEnd {
@@ -224,7 +205,7 @@ export class MessagesStreamGate implements AnswerGate {
     const callsLeft = [...replaced.values()].some((block) => block.type === 'tool_use');
     const written = new Set<number>();
     // What was held for the classification goes out first.
-    let out = this.#write(this.#hold.take()) ?? '';
+    let out = this.write(this.hold.take()) ?? '';
     for (const event of this.#held) {
       const index = event.index;
       if (typeof index === 'number' && String(event.type).startsWith('content_block_') && replaced.has(index)) {
@@ -245,7 +226,7 @@ export class MessagesStreamGate implements AnswerGate {
    * Nothing held goes out, and no call is released.
    */
   releaseCut(text: string | undefined): string {
-    this.#hold.take();
+    this.hold.take();
     return this.#client.ending(this.#begun, this.#cutAt, text);
   }
 

@@ -17,7 +17,7 @@ import { record, type FoundCall } from '../../answer-calls.js';
 import type { AssistantTurn } from '../../../messages/index.js';
 import type { AnswerGate, GateOptions, Refusals } from '../route.js';
 import type { StreamEnd } from '../../stream-gate.js';
-import { TextHold, type TextMatch } from '../../text-hold.js';
+import { TypedEventGate } from '../typed-event-gate.js';
 import { ClientResponse, LIFECYCLE, type TextPlace } from './client-view.js';
 import { ResponseEventWriter } from './events.js';
 import { callOfItem, outputTurn, refusalItem, type ResponseCall } from './items.js';
@@ -43,7 +43,7 @@ interface StreamedItem {
 }
 
 /** Reads one streamed Responses API answer; see the module's description. */
-export class ResponsesStreamGate implements AnswerGate {
+export class ResponsesStreamGate extends TypedEventGate implements AnswerGate {
   malformed = 0;
   done = false;
   overflow = false;
@@ -59,8 +59,6 @@ export class ResponsesStreamGate implements AnswerGate {
   #text = '';
   #calls: ResponseCall[] | undefined;
   readonly #maxHeldChars: number;
-  /** The text watch, and with `holdText` the events held for the classification (before any held for calls). */
-  readonly #hold: TextHold<Record<string, unknown>>;
   /** What the client has of the response, for a stream that ends early. */
   readonly #client = new ClientResponse();
   /** The response as the upstream began it, without output. */
@@ -68,24 +66,9 @@ export class ResponsesStreamGate implements AnswerGate {
   /** Where the text that cut the answer went. */
   #cutAt: TextPlace | undefined;
 
-  constructor({ maxHeldChars, textWatch, holdText }: GateOptions) {
-    this.#maxHeldChars = maxHeldChars;
-    this.#hold = new TextHold(textWatch, holdText, (event) => JSON.stringify(event).length);
-  }
-
-  /** Set when the answer was cut because its text matched a state the monitor would withhold it for. */
-  get textCut(): TextMatch | undefined {
-    return this.#hold.cut;
-  }
-
-  /** Whether nothing went out yet, held for the classification. */
-  get holding(): boolean {
-    return this.#hold.holding;
-  }
-
-  /** Stops holding past a bound: what was held, to send now; the rest streams. */
-  flushHeld(bound: 'bytes' | 'time'): string | undefined {
-    return this.#write(this.#hold.flush(bound));
+  constructor(options: GateOptions) {
+    super(options);
+    this.#maxHeldChars = options.maxHeldChars;
   }
 
   push(data: string): string | undefined {
@@ -128,7 +111,7 @@ export class ResponsesStreamGate implements AnswerGate {
     }
     if (type === 'response.output_text.delta' && typeof event.delta === 'string') {
       if (this.#text.length < MAX_TEXT_CHARS) this.#text += event.delta;
-      if (this.#hold.see(event.delta)) {
+      if (this.hold.see(event.delta)) {
         // This delta completed the match: it never goes out, and no more upstream events are read.
         this.#cutAt = typeof index === 'number' ? { outputIndex: index, contentIndex: typeof event.content_index === 'number' ? event.content_index : 0 } : undefined;
         this.done = true;
@@ -141,7 +124,7 @@ export class ResponsesStreamGate implements AnswerGate {
 
   /** Passes an event on now, or holds it once holding began (past the limit, the answer cannot be checked: it ends). */
   #pass(event: Record<string, unknown>): string | undefined {
-    if (!this.#holding) return this.#write(this.#hold.pass(event));
+    if (!this.#holding) return this.write(this.hold.pass(event));
     this.#heldChars += JSON.stringify(event).length;
     if (this.#heldChars > this.#maxHeldChars) {
       this.overflow = true;
@@ -152,14 +135,12 @@ export class ResponsesStreamGate implements AnswerGate {
     return undefined;
   }
 
-  /** Writes `events` for the client, noting what it has of the response; `undefined` for none. */
-  #write(events: ReadonlyArray<Record<string, unknown>>): string | undefined {
-    let out = '';
-    for (const event of events) {
-      this.#client.note(event);
-      out += this.#writer.event(event);
-    }
-    return out === '' ? undefined : out;
+  protected sent(event: Record<string, unknown>): void {
+    this.#client.note(event);
+  }
+
+  protected eventText(event: Record<string, unknown>): string {
+    return this.#writer.event(event);
   }
 
   /** Whether an event can go to the client before the calls are checked: it can carry none. */
@@ -242,7 +223,7 @@ export class ResponsesStreamGate implements AnswerGate {
     const replaced = this.#decidedItems(calls, refused);
     const written = new Set<number>();
     // What was held for the classification goes out first.
-    let out = this.#write(this.#hold.take()) ?? '';
+    let out = this.write(this.hold.take()) ?? '';
     for (const event of this.#held) {
       const index = event.output_index;
       if (typeof index === 'number' && replaced.has(index)) {
@@ -266,7 +247,7 @@ export class ResponsesStreamGate implements AnswerGate {
    * goes out, and no call is released.
    */
   releaseCut(text: string | undefined): string {
-    this.#hold.take();
+    this.hold.take();
     return this.#client.ending(this.#writer, this.#begun, this.#cutAt, text).events;
   }
 
@@ -297,7 +278,6 @@ export class ResponsesStreamGate implements AnswerGate {
     return items;
   }
 }
-
 
 /** An item as the stream put it together: as done, else as added with its streamed arguments (or input). */
 function streamedItem(item: StreamedItem): Record<string, unknown> {
