@@ -79,25 +79,19 @@ describe('the Responses API, text_policy stream: a leaking answer is cut where i
     for await (const event of stream) events.push(event);
     const completed = events.at(-1)!;
     expect(completed.type).toBe('response.completed');
-    const text = completed.type === 'response.completed' ? completed.response.output_text : undefined;
-    expect(text ?? (completed as { response: { output: Array<{ content: Array<{ text: string }> }> } }).response.output[0]!.content[0]!.text).toMatch(new RegExp(`\\n\\n${escaped(USER_MESSAGE)}$`));
+    const output = completed.type === 'response.completed' ? completed.response.output : [];
+    const text = output.flatMap((item) => (item.type === 'message' ? item.content.flatMap((part) => (part.type === 'output_text' ? [part.text] : [])) : [])).join('');
+    expect(text).toMatch(new RegExp(`\\n\\n${escaped(USER_MESSAGE)}$`));
     expect(JSON.stringify(events)).not.toContain(SECRET);
     expect(JSON.stringify(events)).not.toContain(GUIDANCE);
   });
 
   it('aborts the upstream request at the cut', async () => {
-    let closed = false;
-    const script: Script = (_body, _request, response) => {
-      const events = responseEventsOf(responseJson({ content: LEAK }));
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(events.slice(0, -1).map(responseEvent).join('')); // never completes on its own
-      response.on('close', () => (closed = true));
-      return 'handled';
-    };
+    const { script, closed } = neverEnding(responseEventsOf(responseJson({ content: LEAK })).slice(0, -1).map(responseEvent).join(''));
     running = await startProxy(script, { monitor: { workflow: leakCritical } });
     const { response } = await streamResponse(running.client);
     expect(response.output_text).toContain(DEFAULT_USER_MESSAGE);
-    await expect.poll(() => closed).toBe(true);
+    await expect.poll(closed).toBe(true);
   });
 
   it('under a block: intervention, the stream ends with an error event the client raises', async () => {
@@ -194,18 +188,11 @@ describe('Anthropic Messages, text_policy stream: a leaking answer is cut where 
   });
 
   it('aborts the upstream request at the cut', async () => {
-    let closed = false;
-    const script: Script = (_body, _request, response) => {
-      const events = anthropicEventsOf(anthropicJson({ content: LEAK }));
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(events.slice(0, -2).map(anthropicEvent).join('')); // never stops on its own
-      response.on('close', () => (closed = true));
-      return 'handled';
-    };
+    const { script, closed } = neverEnding(anthropicEventsOf(anthropicJson({ content: LEAK })).slice(0, -2).map(anthropicEvent).join(''));
     running = await startProxy(script, { monitor: { workflow: leakCritical }, anthropic: true });
     const { message } = await streamMessage(anthropicOf(running));
     expect(textOfMessage(message)).toContain(DEFAULT_USER_MESSAGE);
-    await expect.poll(() => closed).toBe(true);
+    await expect.poll(closed).toBe(true);
   });
 
   it('under a block: intervention, the stream ends with an error event the client raises', async () => {
@@ -303,6 +290,18 @@ async function rawStream(url: string, path: string, body: Record<string, unknown
   const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test', 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01', ...SESSION.headers }, body: JSON.stringify(body) });
   expect(response.status).toBe(200);
   return response.text();
+}
+
+/** A script that writes `stream` and never ends it; `closed()` says whether the proxy closed the request. */
+function neverEnding(stream: string): { script: Script; closed: () => boolean } {
+  let closed = false;
+  const script: Script = (_body, _request, response) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.write(stream);
+    response.on('close', () => (closed = true));
+    return 'handled';
+  };
+  return { script, closed: () => closed };
 }
 
 /** A script that writes the first part of an answer, then waits for `release()` to write the rest. */
