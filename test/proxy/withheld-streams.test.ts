@@ -280,6 +280,32 @@ describe('text_policy hold with a tool call: the text and the checked call go ou
   });
 });
 
+describe('text held behind a tool call (text_policy stream): the cut drops the call, the replacement is an answer of its own', () => {
+  const turn = { content: LEAK, toolCalls: [{ id: 'call_v', name: 'verify_identity', args: { account: 'ACC-77' } }] };
+
+  it('the Responses API: a message item after what the client has, then response.completed', async () => {
+    const response = responseJson(turn);
+    const callFirst = { ...response, output: [...(response.output as unknown[])].reverse() };
+    running = await startProxy(answerSse(responseEventsOf(callFirst).map(responseEvent).join('')), { monitor: { workflow: leakCritical } });
+    const { events, response: final } = await streamResponse(running.client);
+    expect(final.output.map((item) => item.type)).toEqual(['message']);
+    expect(final.output_text).toBe(DEFAULT_USER_MESSAGE);
+    expect(JSON.stringify(events)).not.toContain('system prompt');
+    expect(JSON.stringify(events)).not.toContain('verify_identity');
+  });
+
+  it('Anthropic Messages: a text block after what the client has, then message_delta and message_stop', async () => {
+    const message = anthropicJson(turn);
+    const callFirst = { ...message, content: [...(message.content as unknown[])].reverse() };
+    running = await startProxy(answerSse(anthropicEventsOf(callFirst).map(anthropicEvent).join('')), { monitor: { workflow: leakCritical }, anthropic: true });
+    const { events, message: final } = await streamMessage(anthropicOf(running));
+    expect(final.content).toEqual([{ type: 'text', text: DEFAULT_USER_MESSAGE }]);
+    expect(final.stop_reason).toBe('end_turn');
+    expect(JSON.stringify(events)).not.toContain('system prompt');
+    expect(JSON.stringify(events)).not.toContain('verify_identity');
+  });
+});
+
 /** A script that answers every request with these SSE bytes. */
 function answerSse(stream: string): Script {
   return answerWith(stream, { contentType: 'text/event-stream' });
