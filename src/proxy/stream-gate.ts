@@ -187,7 +187,8 @@ export class StreamGate {
 
   /** An event to send now, or held with `holdText` (sent with what was held once a bound is passed). */
   #pass(event: string | undefined): string | undefined {
-    return this.#hold.pass(event).join('') || undefined;
+    // Most streams hold nothing: their chunks go out without the hold's bookkeeping.
+    return this.#hold.holding ? this.#hold.pass(event).join('') || undefined : event;
   }
 
   /**
