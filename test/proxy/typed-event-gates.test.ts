@@ -25,6 +25,7 @@ const ROUTES = [
     gate: (options: GateOptions) => new ResponsesStreamGate(options),
     events: (text: string, sizes: number[]) => withPieces(responseEventsOf(responseJson({ content: text })), 'response.output_text.delta', text, sizes).map((event, at) => ({ ...event, sequence_number: at })),
     write: responseEvent,
+    first: 'response.created',
     last: 'response.completed',
   },
   {
@@ -32,6 +33,7 @@ const ROUTES = [
     gate: (options: GateOptions) => new MessagesStreamGate(options),
     events: (text: string, sizes: number[]) => withPieces(anthropicEventsOf(anthropicJson({ content: text })), 'content_block_delta', text, sizes),
     write: anthropicEvent,
+    first: 'message_start',
     last: 'message_stop',
   },
 ];
@@ -77,6 +79,17 @@ describe.each(ROUTES)('$name stream gate with the text watch', (route) => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('replaces an answer held whole (withheld once classified at its end) by a well-formed one of the replacement alone', async () => {
+    const gate: AnswerGate = route.gate({ maxHeldChars: 1 << 20, textWatch: await textWatch(), holdText: HOLD });
+    for (const event of route.events('Nothing the patterns match, yet withheld.', [7])) expect(gate.push(JSON.stringify(event))).toBeUndefined();
+    expect(gate.holding).toBe(true);
+    expect(gate.deliveredCut!('REPLACED')).toEqual({ content: 'REPLACED', toolCalls: [] });
+    const received = gate.releaseCut!('REPLACED').split('\n\n').filter(Boolean).map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)) as Item);
+    expect(textOf(received)).toBe('REPLACED');
+    expect(received[0]!.type).toBe(route.first);
+    expect(received.at(-1)!.type).toBe(route.last);
   });
 
   it('never shows the text after the match, and ends with the replacement as a well-formed stream, for any split', async () => {
