@@ -62,6 +62,10 @@ export function createOpenAICompatibleEmbedder({
   if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') {
     throw new InvalidOptionError({ parameter: 'url', value: url, fix: 'Pass an http:// or https:// URL of an embeddings endpoint.' });
   }
+  if (endpoint.username !== '' || endpoint.password !== '') {
+    // fetch refuses such URLs, and its message would repeat the password.
+    throw new InvalidOptionError({ parameter: 'url', value: `${endpoint.protocol}//***@${endpoint.host}${endpoint.pathname}`, fix: 'Take the user and password out of the URL; pass the key as apiKey (sent as a bearer token).' });
+  }
   if (typeof model !== 'string' || model === '') throw new InvalidOptionError({ parameter: 'model', value: model, fix: "Pass the embedding model's name, such as 'text-embedding-3-small'." });
   if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === '')) throw new InvalidOptionError({ parameter: 'apiKey', value: '(hidden)', fix: 'Pass a non-empty key, or omit it for a service that needs none.' });
   for (const [parameter, value] of Object.entries({ timeoutMs, batchTimeoutMs, batchSize, maxCharacters, ...(dimensions === undefined ? {} : { dimensions }) })) {

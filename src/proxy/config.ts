@@ -309,6 +309,8 @@ async function check(kind: Exclude<Kind, 'custom'>, value: unknown, origin: Orig
 
 /** A value as an error shows it: a secret (a proxy key, a Redis URL's password) only by its shape. */
 function shown(name: FieldName, value: unknown): string {
+  // Any URL with a user and password (an embeddings endpoint, say) is shown without them.
+  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\/[^\s]*@/i.test(value)) return JSON.stringify(redactUrl(value));
   if (!FIELDS[name].secret) return JSON.stringify(value);
   if (typeof value === 'string' && FIELDS[name].kind === 'redis-url') return JSON.stringify(redactUrl(value));
   const items: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];

@@ -54,6 +54,7 @@ const embeddingsUrl: CustomCheck = {
       return { problem: 'not a URL' };
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `unsupported protocol '${url.protocol}'` };
+    if (url.username !== '' || url.password !== '') return { problem: 'credentials in the URL (put the key in embeddings.api_key)' };
     return /\/embeddings\/?$/.test(url.pathname) ? { value } : { problem: 'not an embeddings endpoint (the path must end in /embeddings)' };
   },
   expected: 'the URL of an OpenAI-compatible embeddings endpoint, /v1/embeddings included, e.g. http://127.0.0.1:8080/v1/embeddings',
