@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_USER_MESSAGE } from '../../src/index.js';
 import { loadServeConfig } from '../../src/proxy/config.js';
 import { startServe, type RunningProxy } from '../../src/proxy/serve.js';
+import { writeTinyModel } from '../fixtures/tiny-model/tiny-model.js';
 import { startRedisServer, type RedisServer } from '../store/redis-server.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from './fake-embeddings.js';
 import { startFakeUpstream, type FakeUpstream, type RequestBody } from './fake-upstream.js';
@@ -68,7 +69,7 @@ async function serve(settings: string, workflow = STALLING_WORKFLOW): Promise<{ 
   const folder = mkdtempSync(join(tmpdir(), 'panoptes-semantic-e2e-'));
   writeFileSync(join(folder, 'workflow.yaml'), workflow);
   const path = join(folder, 'panoptes.yaml');
-  writeFileSync(path, `upstream: ${upstream.url}\nworkflow: ${workflow === STALLING_WORKFLOW ? 'workflow.yaml' : SUPPORT_WORKFLOW}\nport: 0\n${settings}`);
+  writeFileSync(path, `upstream: ${upstream.url}\nworkflow: ${workflow === SUPPORT_WORKFLOW ? SUPPORT_WORKFLOW : 'workflow.yaml'}\nport: 0\n${settings}`);
   const logger = quietLogger();
   const proxy = await startServe(await loadServeConfig({ configPath: path, env: {} }), { logger });
   running.push(proxy);
@@ -94,6 +95,16 @@ describe('the exemplar tier through serve', () => {
     const { client } = await serve('');
     const completion = await ask(client, OPENING, 'none-1');
     expect(completion.choices[0]!.message.content).toBe(NEAR_VERBATIM);
+  });
+
+  it('with a local transformers model (a tiny generated one: no real model can be downloaded here), withholds an answer near the exemplar', async () => {
+    const models = mkdtempSync(join(tmpdir(), 'panoptes-serve-model-'));
+    writeTinyModel(models, 'panoptes/tiny-bert');
+    const workflow = STALLING_WORKFLOW.replace('Our internal policy is to stall every refund for thirty days.', 'I want a refund of my money');
+    answers = ['I want my money refunded, the payment to my card.', 'What is the weather forecast today?'];
+    const { client } = await serve(`embeddings:\n  provider: transformers\n  model_path: ${models}\n  model: panoptes/tiny-bert\n  timeout_ms: 2000\n`, workflow);
+    expect((await ask(client, OPENING, 'tiny-1')).choices[0]!.message.content).toBe(DEFAULT_USER_MESSAGE);
+    expect((await ask(client, [...OPENING, { role: 'assistant', content: DEFAULT_USER_MESSAGE }, { role: 'user', content: 'And the weather?' }], 'tiny-2')).choices[0]!.message.content).toBe(answers[1]);
   });
 
   it('with an OpenAI-compatible endpoint, withholds a paraphrase the lexical embedder lets through', async () => {
