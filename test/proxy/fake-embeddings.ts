@@ -22,12 +22,12 @@ const DIMENSIONS = 16;
 
 /** The fake model's vector of a text: concept counts, unit length (a text with no concept gets a dimension of its own). */
 export function conceptVector(text: string): number[] {
-  const vector = new Array<number>(DIMENSIONS).fill(0);
+  const vector: number[] = new Array<number>(DIMENSIONS).fill(0);
   const lower = text.toLowerCase();
   CONCEPTS.forEach((pattern, dimension) => {
     vector[dimension] = (lower.match(pattern) ?? []).length;
   });
-  if (vector.every((value) => value === 0)) vector[CONCEPTS.length + (lower.length % (DIMENSIONS - CONCEPTS.length))] = 1;
+  if (!vector.some((value) => value > 0)) vector[CONCEPTS.length + (lower.length % (DIMENSIONS - CONCEPTS.length))] = 1;
   const norm = Math.hypot(...vector);
   return vector.map((value) => value / norm);
 }
