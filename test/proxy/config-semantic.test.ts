@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PROXY_CONFIG } from '../../src/cli/init/proxy.js';
 import { loadServeConfig, ProxyConfigError } from '../../src/proxy/config.js';
 import { startServe } from '../../src/proxy/serve.js';
 import { SUPPORT_WORKFLOW, quietLogger } from './helpers.js';
@@ -139,6 +140,12 @@ describe('embeddings: and loops: in the serve configuration', () => {
     expect((await loadServeConfig({ configPath: configFile(`${HEAD}loops:\n  enabled: false\n  window: 3\n`), env: {} })).loops).toBe(false);
     expect((await loadServeConfig({ configPath: configFile(HEAD), env: { PANOPTES_LOOPS: 'true' } })).loops).toBe(true);
     expect((await loadServeConfig({ configPath: configFile(HEAD), env: {}, flags: { loops: true } })).loops).toBe(true);
+  });
+
+  it('reads the semantic tier that panoptes init --host proxy writes commented out, once uncommented', async () => {
+    const uncommented = PROXY_CONFIG.replace(/^# (embeddings:|  provider:|loops:|  threshold:|  window:)/gm, '$1').replace('workflow: workflow.yaml', 'workflow: support.yaml');
+    const config = await loadServeConfig({ configPath: configFile(uncommented), env: {} });
+    expect(config).toMatchObject({ embeddings: { provider: 'lexical' }, loops: true, loopOptions: { threshold: 0.95, window: 5 } });
   });
 
   it('defaults the embedding budgets and reads the lexical provider alone', async () => {
