@@ -96,7 +96,6 @@ const EXPECTED: Record<Exclude<Kind, 'custom'>, string> = {
   'path-prefixes': 'a list of path prefixes under /v1, such as ["/v1/models", "/v1/embeddings"] (["/v1"] passes every route; in the environment: comma-separated)',
 };
 
-
 /** Thrown by {@link loadServeConfig}: every problem found, each with its place and fix. */
 export class ProxyConfigError extends DiagnosticsError {
   constructor(diagnostics: readonly Diagnostic[]) {
