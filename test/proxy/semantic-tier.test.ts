@@ -77,7 +77,10 @@ async function serve(settings: string, workflow = STALLING_WORKFLOW): Promise<{ 
 }
 
 const openaiEmbeddings = (extra = '') => `embeddings:\n  provider: openai\n  url: ${embeddings.url}\n  model: fake-concepts\n  api_key: ${KEY}\n  timeout_ms: 2000\n${extra}`;
-const ask = (client: OpenAI, messages: ChatCompletionMessageParam[], session: string) => client.chat.completions.create({ model: 'fake-model', messages }, { headers: { 'x-panoptes-session-id': session } });
+const ask = (client: OpenAI, messages: ChatCompletionMessageParam[], session: string, stream = false) =>
+  stream
+    ? client.chat.completions.stream({ model: 'fake-model', messages }, { headers: { 'x-panoptes-session-id': session } }).finalChatCompletion()
+    : client.chat.completions.create({ model: 'fake-model', messages }, { headers: { 'x-panoptes-session-id': session } });
 const metricsOf = async (url: string) => (await fetch(`${url}/metrics`)).text();
 const misses = (metrics: string) => Number(/panoptes_proxy_misses_total\{cause="embedding"\} (\d+)/.exec(metrics)?.[1] ?? 0);
 
@@ -124,12 +127,12 @@ describe('the exemplar tier through serve', () => {
 });
 
 /** Runs `steps` model calls of one session, each answer followed by a user nudge; returns what the upstream got each time. */
-async function conversation(clients: OpenAI[], session: string, steps: number): Promise<string[]> {
+async function conversation(clients: OpenAI[], session: string, steps: number, stream = false): Promise<string[]> {
   const messages: ChatCompletionMessageParam[] = [...OPENING];
   const seen: string[] = [];
   for (let call = 0; call < steps; call++) {
     const before = upstream.requests.length;
-    const completion = await ask(clients[call % clients.length]!, messages, session);
+    const completion = await ask(clients[call % clients.length]!, messages, session, stream);
     seen.push(JSON.stringify(upstream.requests.slice(before).map((request) => request.body)));
     messages.push({ role: 'assistant', content: completion.choices[0]!.message.content ?? '' }, { role: 'user', content: 'Any news?' });
   }
@@ -137,10 +140,10 @@ async function conversation(clients: OpenAI[], session: string, steps: number): 
 }
 
 describe('semantic loops through serve', () => {
-  it('detects paraphrased repeats and sends the configured hint on the next call', async () => {
+  it.each([false, true])('detects paraphrased repeats and sends the configured hint on the next call (stream: %s)', async (stream) => {
     answers = PARAPHRASED_STEPS;
     const { client, url } = await serve(`${openaiEmbeddings()}loops:\n  threshold: 0.95\n  window: 5\n  hint: "${HINT}"\n`, SUPPORT_WORKFLOW);
-    const seen = await conversation([client], 'loop-1', 3);
+    const seen = await conversation([client], `loop-${stream}`, 3, stream);
     expect(seen[1]).not.toContain(HINT);
     expect(seen[2]).toContain(HINT); // step 2 repeated step 1 in other words
     expect(await metricsOf(url)).toContain('panoptes_proxy_interventions_total');
