@@ -7,6 +7,7 @@ import { createMonitor } from '../monitor/index.js';
 import type { Logger, MonitorSession } from '../monitor/index.js';
 import { loadWorkflow } from '../workflow/index.js';
 import type { ServeConfig } from './config.js';
+import { createServeEmbedder, semanticMonitorOptions } from './semantic-tier.js';
 import { createProxy, type Proxy } from './server.js';
 
 /** A running proxy: its URL, and `close` to drain and stop it. */
@@ -21,9 +22,11 @@ export interface RunningProxy {
  * Loads the workflow, connects the store and starts listening. Redis that does not answer at start is not fatal: the
  * proxy starts degraded (fail-open) and the client keeps reconnecting.
  * @throws {WorkflowValidationError} when the workflow file is invalid.
+ * @throws {EmbeddingModelLoadError} when `embeddings.provider: transformers` names a model that does not load.
  */
 export async function startServe(config: ServeConfig, { logger = console }: { logger?: Logger } = {}): Promise<RunningProxy> {
   const workflow = await loadWorkflow(config.workflow, { strict: config.strict });
+  const embedder = config.embeddings ? await createServeEmbedder(config.embeddings, config.loopOptions?.timeoutMs) : undefined;
   let store: import('../store/redis/index.js').RedisSessionStore<MonitorSession> | undefined;
   if (config.redis) {
     // Loaded only when configured: `redis` is an optional peer dependency.
@@ -31,7 +34,7 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
     store = createRedisSessionStore<MonitorSession>({ url: config.redis.url, logger, ...(config.redis.keyPrefix ? { keyPrefix: config.redis.keyPrefix } : {}), ...(config.redis.ttlMs ? { ttlMs: config.redis.ttlMs } : {}), ...(config.redis.commandTimeoutMs ? { commandTimeoutMs: config.redis.commandTimeoutMs } : {}) });
     await store.ready(2000).catch(() => logger.warn(`[panoptes proxy] Redis did not answer at start; serving degraded (sessions not shared) until it does.`));
   }
-  const monitor = createMonitor({ workflow, logger, loops: config.loops, ...(store ? { store } : {}) });
+  const monitor = createMonitor({ workflow, logger, ...semanticMonitorOptions(config, embedder), ...(store ? { store } : {}) });
   const proxy = createProxy({
     upstream: config.upstream,
     ...(config.anthropicUpstream ? { anthropicUpstream: config.anthropicUpstream } : {}),
