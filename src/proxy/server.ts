@@ -55,7 +55,7 @@ export interface ProxyOptions {
   responseRecords?: ResponseRecords;
   /** The monitor every generation call goes through (its workflow, loops and session store). */
   monitor: Monitor;
-  /** @default 4000; 0 picks a free port */
+  /** @default 4100 (LiteLLM, a common upstream, takes 4000); 0 picks a free port */
   port?: number;
   /** @default '127.0.0.1' */
   host?: string;
@@ -143,7 +143,7 @@ export function createProxy({
     if (normalised === undefined) throw new InvalidOptionError({ parameter: 'passthrough', value: prefix, fix: 'Pass path prefixes under /v1, such as /v1/models or /v1/embeddings (/v1 for every route).' });
     return normalised;
   });
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError({ parameter: 'port', value: port, fix: 'Pass a TCP port from 0 to 65535 (0 picks a free port); the default is 4000.' });
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError({ parameter: 'port', value: port, fix: 'Pass a TCP port from 0 to 65535 (0 picks a free port); the default is 4100.' });
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes <= 0) throw new InvalidOptionError({ parameter: 'bodyLimitBytes', value: bodyLimitBytes, fix: 'Pass a positive whole number of bytes; the default is 10485760 (10 MiB).' });
   if (proxyKeys !== undefined && (proxyKeys.length === 0 || proxyKeys.some((key) => typeof key !== 'string' || key.trim() === ''))) {
     throw new InvalidOptionError({ parameter: 'proxyKeys', value: `${proxyKeys.length} key(s), ${proxyKeys.filter((key) => typeof key !== 'string' || key.trim() === '').length} empty`, fix: 'Pass one or more non-empty keys, or leave proxyKeys out for an open proxy (on loopback only).' });
