@@ -14,9 +14,10 @@ import { hasErrorCode } from '../errors/panoptes-error.js';
 import { redactUrl } from '../store/redis/redact-url.js';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import { normalisePrefix } from './request-path.js';
+import { PRODUCTION_FIELDS, PRODUCTION_SECTIONS, productionConfig, type ProductionConfig, type ProductionField } from './config-production.js';
 
 /** The checked configuration of a proxy. */
-export interface ServeConfig {
+export interface ServeConfig extends ProductionConfig {
   upstream: string;
   /** Base URL of an Anthropic-compatible upstream: `/v1/messages` is monitored and sent there. */
   anthropicUpstream?: string;
@@ -46,8 +47,8 @@ export interface ServeConfigSources {
   flags?: Partial<Record<FieldName, string | boolean>>;
 }
 
-type Kind = 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
-type FieldName = 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type Kind = 'url' | 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
+type FieldName = ProductionField | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true }> = {
@@ -70,10 +71,14 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   'redis.key_prefix': { kind: 'string', env: 'PANOPTES_REDIS__KEY_PREFIX' },
   'redis.ttl_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__TTL_MS' },
   'redis.command_timeout_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__COMMAND_TIMEOUT_MS' },
+  ...PRODUCTION_FIELDS,
 };
-const SECTIONS = new Set(['limits', 'redis']);
+const SECTIONS = new Set(['limits', 'redis', ...PRODUCTION_SECTIONS]);
+/** A `PANOPTES_*` variable of a section's key: one that is not a known key is reported. */
+const SECTION_VARIABLE = new RegExp(`^PANOPTES_(${[...SECTIONS].map((section) => section.toUpperCase()).join('|')})__`);
 
 const EXPECTED: Record<Kind, string> = {
+  url: 'an http(s) URL, e.g. http://127.0.0.1:4318',
   'http-url': 'the base URL of an OpenAI-compatible API, /v1 included, e.g. http://127.0.0.1:8000/v1',
   'anthropic-url': 'the base URL of an Anthropic-compatible API, /v1 included, e.g. https://api.anthropic.com/v1',
   'redis-url': 'a Redis URL such as redis://127.0.0.1:6379',
@@ -126,7 +131,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     if (value !== undefined && value !== '') values.set(name, { value, origin: { source: 'environment', path: field.env, base: cwd } });
   }
   for (const name of Object.keys(env)) {
-    if (!name.startsWith('PANOPTES_') || !/^PANOPTES_(LIMITS|REDIS)__/.test(name)) continue;
+    if (!name.startsWith('PANOPTES_') || !SECTION_VARIABLE.test(name)) continue;
     if (Object.values(FIELDS).some((field) => field.env === name)) continue;
     const suggestion = closestName(name, Object.values(FIELDS).map((field) => field.env));
     diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown variable ${name}`, path: name, source: 'environment', hint: suggestion ? `did you mean ${suggestion}?` : `known: ${Object.values(FIELDS).map((field) => field.env).join(', ')}` });
@@ -153,6 +158,11 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     const field = FIELDS[required];
     diagnostics.push({ severity: 'error', code: 'missing-key', message: `'${required}' is required`, path: required, source: configPath ?? 'command line', hint: `set it with ${field.flag}, ${field.env}, or '${required}:' in the config file` });
   }
+  const production = productionConfig((name) => checked.has(name), (name) => checked.get(name));
+  if ('missing' in production) {
+    const { source, line, column } = values.get(production.with)!.origin;
+    diagnostics.push({ severity: 'error', code: 'missing-key', message: `'${production.missing}' is required with '${production.with}'`, path: production.missing, source, ...(line ? { line, column: column! } : {}), hint: `set both: rate_limit: { max: 60, window_ms: 60000 } is 60 requests a minute per caller (${FIELDS[production.missing].env})` });
+  }
   if (diagnostics.length > 0) throw new ProxyConfigError(diagnostics);
 
   const get = <T>(name: FieldName, fallback: T): T => (checked.has(name) ? (checked.get(name) as T) : fallback);
@@ -177,6 +187,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
       holdTextChars: get('limits.hold_text_chars', DEFAULT_HOLD_TEXT_CHARS),
       holdTextMs: get('limits.hold_text_ms', DEFAULT_HOLD_TEXT_MS),
     },
+    ...(production as ProductionConfig),
     ...(redisUrl === undefined
       ? {}
       : { redis: { url: redisUrl, ...(checked.has('redis.key_prefix') ? { keyPrefix: get('redis.key_prefix', '') } : {}), ...(checked.has('redis.ttl_ms') ? { ttlMs: get('redis.ttl_ms', 0) } : {}), ...(checked.has('redis.command_timeout_ms') ? { commandTimeoutMs: get('redis.command_timeout_ms', 0) } : {}) } }),
@@ -238,6 +249,7 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
 /** Checks one value of a kind; strings from the environment and flags are converted. */
 async function check(kind: Kind, value: unknown, origin: Origin): Promise<{ value: unknown } | { problem: string }> {
   switch (kind) {
+    case 'url':
     case 'http-url':
     case 'anthropic-url': {
       if (typeof value !== 'string') return { problem: 'not a URL' };
