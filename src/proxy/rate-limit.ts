@@ -55,7 +55,7 @@ export function createRateLimit(app: FastifyInstance, { max, windowMs }: RateLim
     } catch (error) {
       if (!(typeof error === 'object' && error !== null && LIMITED in error)) throw error;
       const seconds = Math.max(1, Math.ceil((error as Limited).ttl / 1000));
-      return proxyError(429, 'rate_limit_error', 'rate_limit_exceeded', `Rate limit reached: at most ${max} requests per ${windowMs} ms for each ${describeCaller}. Retry in ${seconds} s.`);
+      return proxyError(429, 'rate_limit_error', 'rate_limit_exceeded', `Rate limit reached: at most ${max} ${max === 1 ? 'request' : 'requests'} per ${windowMs} ms for each ${describeCaller}. Retry in ${seconds} s.`);
     }
   };
 }

@@ -8,7 +8,7 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Histogram, type Meter, type Span, type Tracer } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ATTR, INSTRUMENTATION_SCOPE } from '../telemetry/index.js';
-import { modelLabels, PROXY_METRICS, type ProxyMetrics } from './metrics.js';
+import { DURATION_BUCKETS_S, modelLabels, PROXY_METRICS, type ProxyMetrics } from './metrics.js';
 
 /**
  * How a request ended, for the histogram and the span (`panoptes.outcome`). Set by the proxy where it knows (a hard
@@ -64,7 +64,7 @@ export interface RequestTelemetryOptions {
  */
 export function recordRequests({ metrics, tracer = trace.getTracer(INSTRUMENTATION_SCOPE), meter, workflow, sessionHeader, untraced }: RequestTelemetryOptions) {
   const modelOf = modelLabels();
-  const duration: Histogram | undefined = meter?.createHistogram('http.server.request.duration', { description: 'Duration of the proxy answering a request.', unit: 's' });
+  const duration: Histogram | undefined = meter?.createHistogram('http.server.request.duration', { description: 'Duration of the proxy answering a request.', unit: 's', advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_S] } });
 
   function start(request: FastifyRequest, reply: FastifyReply): void {
     const route = routeOf(request);

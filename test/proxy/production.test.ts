@@ -2,11 +2,15 @@
  * The proxy in production: the request duration histogram and capped model labels on `/metrics`, the probes
  * (`/livez`, `/readyz` against a real Redis stopped and started), and a rate limit per caller.
  */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidOptionError } from '../../src/index.js';
 import { createProxy } from '../../src/proxy/index.js';
 import { DURATION_BUCKETS_S, MAX_MODEL_LABELS } from '../../src/proxy/metrics.js';
 import { loadServeConfig } from '../../src/proxy/config.js';
+import { importForProxy } from '../../src/proxy/optional-package.js';
+import { RATE_LIMIT_PACKAGE } from '../../src/proxy/rate-limit.js';
 import { startServe, type RunningProxy } from '../../src/proxy/serve.js';
 import { startRedisServer } from '../store/redis-server.js';
 import { hastyAgent, startFakeUpstream } from './fake-upstream.js';
@@ -154,44 +158,56 @@ describe('probes', () => {
   });
 });
 
-/** Whether a package resolves here (the optional packages may or may not be installed). */
-const installed = async (name: string) => import(name).then(() => true, () => false);
-const hasRateLimit = await installed('@fastify/rate-limit');
+const RATE_LIMITED = 'Rate limit reached: at most 2 requests per 60000 ms for each proxy key. Retry in 60 s.';
 
 describe('rate_limit', () => {
   it('refuses bad limits when the proxy is built', async () => {
-    const upstream = await startFakeUpstream(hastyAgent);
-    cleanups.push(() => upstream.close());
     const running = await proxyOver();
     for (const rateLimit of [{ max: 0, windowMs: 1000 }, { max: 2, windowMs: 1.5 }]) {
-      expect(() => createProxy({ upstream: upstream.url, monitor: running.monitor, rateLimit })).toThrow(InvalidOptionError);
+      expect(() => createProxy({ upstream: running.upstream.url, monitor: running.monitor, rateLimit })).toThrow(InvalidOptionError);
     }
   });
 
-  it.skipIf(hasRateLimit)('without @fastify/rate-limit installed, fails at start naming the package to install', async () => {
-    const upstream = await startFakeUpstream(hastyAgent);
-    cleanups.push(() => upstream.close());
-    const running = await proxyOver();
-    const proxy = createProxy({ upstream: upstream.url, monitor: running.monitor, port: 0, rateLimit: { max: 2, windowMs: 60_000 } });
-    await expect(proxy.listen()).rejects.toThrow('rate_limit needs the package `@fastify/rate-limit`, which is not installed: npm install @fastify/rate-limit (next to panoptes), or leave rate_limit out of the configuration.');
-    await proxy.close().catch(() => {});
+  it('answers a caller over its limit with a 429 in the route format and retry-after, to the official clients; another key has its own budget', async () => {
+    const running = await proxyOver({ proxy: { proxyKeys: ['key-1', 'key-2'], rateLimit: { max: 2, windowMs: 60_000 } }, anthropic: true });
+    const headers = { 'x-panoptes-key': 'key-1' };
+    const ask = () => running.client.chat.completions.create({ model: 'fake-model', messages: OPENING }, { headers });
+    await ask();
+    await ask();
+    const error = await ask().then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    const limited = error as InstanceType<typeof OpenAI.RateLimitError>;
+    expect([limited.status, limited.code, limited.type, limited.headers.get('retry-after')]).toEqual([429, 'rate_limit_exceeded', 'rate_limit_error', '60']);
+    expect(limited.error).toEqual({ message: RATE_LIMITED, type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' });
+
+    const raw = await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+    expect(raw.status).toBe(429);
+    expect(raw.headers.get('retry-after')).toBe('60');
+    expect(await raw.text()).toBe(JSON.stringify({ error: { message: RATE_LIMITED, type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } }));
+
+    const anthropic = new Anthropic({ baseURL: running.url, apiKey: 'sk-ant-test', maxRetries: 0, defaultHeaders: headers });
+    const anthropicError = await anthropic.messages.create({ model: 'fake-model', max_tokens: 100, messages: [{ role: 'user', content: 'Refund order A-1042.' }] }).then(() => undefined, (caught: unknown) => caught);
+    expect(anthropicError).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((anthropicError as InstanceType<typeof Anthropic.RateLimitError>).error).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: RATE_LIMITED, code: 'rate_limit_exceeded' } });
+
+    await running.client.chat.completions.create({ model: 'fake-model', messages: OPENING }, { headers: { 'x-panoptes-key': 'key-2' } });
+    expect((await fetch(`${running.url}/readyz`)).status).toBe(200); // probes are not counted
+    const histogram = parseHistogram(await metricsText(running.url), 'panoptes_proxy_request_duration_seconds');
+    expect(histogram.get('route="/v1/chat/completions",outcome="rate_limited"')?.count).toBe(2);
+    expect(histogram.get('route="/v1/messages",outcome="rate_limited"')?.count).toBe(1);
   });
 
-  it.runIf(hasRateLimit)('answers a caller over its limit with a 429 in the route format and retry-after; another key has its own budget', async () => {
-    const running = await proxyOver({ proxy: { proxyKeys: ['key-1', 'key-2'], rateLimit: { max: 2, windowMs: 60_000 } }, anthropic: true });
-    const post = (key: string, path = '/v1/chat/completions') => fetch(`${running.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-panoptes-key': key }, body: JSON.stringify({ model: 'fake-model', messages: OPENING }) });
-    expect((await post('key-1')).status).toBe(200);
-    expect((await post('key-1')).status).toBe(200);
-    const limited = await post('key-1');
-    expect(limited.status).toBe(429);
-    expect(limited.headers.get('retry-after')).toBe('60');
-    expect(await limited.text()).toBe(JSON.stringify({ error: { message: 'Rate limit reached: at most 2 requests per 60000 ms for each proxy key. Retry in 60 s.', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } }));
-    const anthropic = await post('key-1', '/v1/messages');
-    expect(anthropic.status).toBe(429);
-    expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'Rate limit reached: at most 2 requests per 60000 ms for each proxy key. Retry in 60 s.', code: 'rate_limit_exceeded' } });
-    expect((await post('key-2')).status).toBe(200);
-    expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
-    const histogram = parseHistogram(await metricsText(running.url), 'panoptes_proxy_request_duration_seconds');
-    expect(histogram.get('route="/v1/chat/completions",outcome="rate_limited"')?.count).toBe(1);
+  it('counts each client address on an open proxy', async () => {
+    const running = await proxyOver({ proxy: { rateLimit: { max: 1, windowMs: 1000 } } });
+    await running.client.chat.completions.create({ model: 'fake-model', messages: OPENING });
+    const error = await running.client.chat.completions.create({ model: 'fake-model', messages: OPENING }).then(() => undefined, (caught: unknown) => caught);
+    expect((error as InstanceType<typeof OpenAI.RateLimitError>).error).toMatchObject({ message: 'Rate limit reached: at most 1 request per 1000 ms for each client address. Retry in 1 s.' });
+  });
+
+  it('names the package to install when it is missing', async () => {
+    const missing = (name: string) => Promise.reject(Object.assign(new Error(`Cannot find package '${name}' imported from /app/node_modules/panoptes/dist/src/proxy/rate-limit.js`), { code: 'ERR_MODULE_NOT_FOUND' }));
+    await expect(importForProxy(RATE_LIMIT_PACKAGE, 'rate_limit', 'leave rate_limit out of the configuration', missing)).rejects.toThrow(
+      'rate_limit needs the package `@fastify/rate-limit`, which is not installed: npm install @fastify/rate-limit (next to panoptes), or leave rate_limit out of the configuration.',
+    );
   });
 });
