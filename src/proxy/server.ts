@@ -2,8 +2,8 @@
  * `createProxy`: the OpenAI-compatible proxy on Fastify. The generation routes are monitored, streamed or not:
  * `POST /v1/chat/completions`, `/v1/completions` and `/v1/responses`, and `POST /v1/messages` (Anthropic) when an
  * Anthropic upstream is configured; other `/v1/*` routes pass through only when listed in `passthrough`; `GET /livez`,
- * `GET /readyz`, `GET /healthz` and `GET /metrics` report on the proxy itself. Every request target is normalised once, before routing
- * (request-path.ts), and that one path is used for the key check, the route, the monitor and the upstream URL.
+ * `/readyz`, `/healthz` and `/metrics` report on the proxy itself. Every request target is normalised once, before
+ * routing (request-path.ts), and that one path is used for the key check, the route, the monitor and the upstream URL.
  * @module
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -64,7 +64,8 @@ export interface ProxyOptions {
   host?: string;
   /**
    * When set, every request but `GET /livez`, `/readyz`, `/healthz` and `/metrics` must carry one of these in
-   * `x-panoptes-key` or it gets a 401. An empty list is refused at start (pass `undefined` for an open proxy). @default none (open)
+   * `x-panoptes-key` or it gets a 401. An empty list is refused at start (pass `undefined` for an open proxy).
+   * @default none (open)
    */
   proxyKeys?: readonly string[];
   /**
@@ -232,7 +233,8 @@ export function createProxy({
   });
 
   // Hooks in callback style: on every request, an async hook would cost a promise more. The key is checked before
-  // anything else is done with the request, on every path but the proxy's own two, including paths that lead nowhere.
+  // anything else is done with the request, on every path but the proxy's own (probes and metrics), including paths
+  // that lead nowhere.
   if (keys.length > 0) {
     app.addHook('onRequest', (request, reply, done) => {
       if (isOpenPath(request)) return done();

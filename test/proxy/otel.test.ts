@@ -110,7 +110,7 @@ describe('panoptes serve with OpenTelemetry export', () => {
     expect(names).toEqual(expect.arrayContaining(['http.server.request.duration', 'panoptes.refusals', 'panoptes.guard.duration']));
   });
 
-  it('posts the traces to an OTLP/HTTP collector at telemetry.endpoint (metrics off)', async () => {
+  it('posts the traces and the metrics to an OTLP/HTTP collector at telemetry.endpoint', async () => {
     const bodies: Array<{ path: string; type: string; body: string }> = [];
     const collector = createServer((request: IncomingMessage, response) => {
       let body = '';
@@ -125,13 +125,15 @@ describe('panoptes serve with OpenTelemetry export', () => {
     const endpoint = `http://127.0.0.1:${(collector.address() as { port: number }).port}`;
     const upstream = await startFakeUpstream(hastyAgent);
     cleanups.push(() => upstream.close());
-    const config = await serveConfig(upstream.url, { PANOPTES_TELEMETRY__ENDPOINT: endpoint, PANOPTES_TELEMETRY__METRICS: 'false', PANOPTES_TELEMETRY__SERVICE_NAME: 'proxy-under-test' });
+    const config = await serveConfig(upstream.url, { PANOPTES_TELEMETRY__ENDPOINT: endpoint, PANOPTES_TELEMETRY__SERVICE_NAME: 'proxy-under-test' });
     const running = await startServe(config, { logger: quietLogger(), env: {} });
     await recordingClient(running.url).client.chat.completions.create({ model: 'fake-model', messages: OPENING, tools: TOOLS });
-    await running.close();
-    expect(bodies.map((body) => body.path)).toEqual(['/v1/traces']);
-    const sent = bodies[0]!.body;
-    for (const text of ['POST /v1/chat/completions', 'panoptes.guard issue_refund', 'panoptes.check', 'proxy-under-test', 'panoptes.outcome']) expect(sent).toContain(text);
+    await running.close(); // flushes both signals, long before the 60 s export interval
+    expect(bodies.map((body) => body.path).sort()).toEqual(['/v1/metrics', '/v1/traces']);
+    const traces = bodies.find((body) => body.path === '/v1/traces')!.body;
+    for (const text of ['POST /v1/chat/completions', 'panoptes.guard issue_refund', 'panoptes.check', 'proxy-under-test', 'panoptes.outcome']) expect(traces).toContain(text);
+    const metrics = bodies.find((body) => body.path === '/v1/metrics')!.body;
+    for (const text of ['http.server.request.duration', 'panoptes.refusals', 'proxy-under-test']) expect(metrics).toContain(text);
   });
 
   it('is off without an endpoint, and with OTEL_SDK_DISABLED=true', () => {
