@@ -91,7 +91,7 @@ export interface ProxyOptions {
   holdTextChars?: number;
   /** Longest text is held under `textPolicy: 'hold'`, in milliseconds. @default 10000 */
   holdTextMs?: number;
-  /** Whether the session store answers; `GET /healthz` says `degraded` when it does not. @default always healthy */
+  /** Whether the session store answers: `GET /healthz` says `degraded` and `GET /readyz` 503 when it does not. @default always healthy */
   storeHealthy?: () => boolean;
   /**
    * Whether `GET /readyz` answers 200 while the session store does not answer (the proxy then serves fail-open, sessions
