@@ -37,7 +37,7 @@ describe('a request span per request', () => {
     cleanups.push(() => running.close());
     await running.client.chat.completions.create({ model: 'fake-model', messages: OPENING, tools: TOOLS }, { headers: { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN_ID}-01` } });
 
-    const request = await vi.waitFor(() => otel.span('POST /v1/chat/completions'));
+    const request = await vi.waitFor(() => otel.span('POST /v1/chat/completions'), { timeout: 5000 });
     expect(request.kind).toBe(SpanKind.SERVER);
     expect(request.attributes).toEqual({
       'http.request.method': 'POST',
@@ -71,7 +71,7 @@ describe('a request span per request', () => {
     cleanups.push(() => running.close());
     for (const path of ['/livez', '/readyz', '/healthz', '/metrics']) expect((await fetch(`${running.url}${path}`)).status).toBe(200);
     await running.client.chat.completions.create({ model: 'fake-model', messages: OPENING, tools: TOOLS });
-    const request = await vi.waitFor(() => otel.span('POST /v1/chat/completions'));
+    const request = await vi.waitFor(() => otel.span('POST /v1/chat/completions'), { timeout: 5000 });
     expect(request.parentSpanContext).toBeUndefined();
     expect(otel.spans().filter((span) => span.kind === SpanKind.SERVER).map((span) => span.name)).toEqual(['POST /v1/chat/completions']);
   });
