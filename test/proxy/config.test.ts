@@ -27,7 +27,7 @@ describe('loadServeConfig', () => {
     expect(config).toEqual({
       upstream: 'http://127.0.0.1:8000/v1',
       workflow: join(path, '..', 'support.yaml'),
-      port: 4000,
+      port: 4100,
       host: '127.0.0.1',
       loops: false,
       strict: true,
