@@ -48,6 +48,7 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
     textPolicy: config.textPolicy,
     holdTextChars: config.limits.holdTextChars,
     holdTextMs: config.limits.holdTextMs,
+    ...(config.refusalMessage === undefined ? {} : { refusalMessage: config.refusalMessage }),
     logger,
     ...(store ? { storeHealthy: () => store.healthy } : {}),
   });
