@@ -7,8 +7,11 @@ import { renderTemplate, type TemplateVariables } from './template.js';
 export interface PendingIntervention {
   /** Name of the workflow's intervention, or `constraint:<name>` for built-in guidance. */
   name: string;
-  /** Why it was scheduled. */
-  reason: 'violation' | 'refusal' | 'deviation' | 'doomed';
+  /**
+   * Why it was scheduled. `note`: the reasons of refused tool calls, for a host whose model reads no tool result for
+   * them (see {@link scheduleNotes}); rendered as written, never counted, escalated or blocking.
+   */
+  reason: 'violation' | 'refusal' | 'deviation' | 'doomed' | 'note';
   constraint?: string;
   severity?: Severity;
   /** Refuse the next call regardless of the intervention's strategy (critical severity, `block` deviation policy). */
@@ -19,6 +22,8 @@ export interface PendingIntervention {
    */
   withheld?: true;
   variables: TemplateVariables;
+  /** The texts of a `note`, oldest first. */
+  notes?: string[];
 }
 
 /** Per-session intervention bookkeeping. Plain JSON, part of the session snapshot. */
@@ -53,6 +58,15 @@ export const DEFAULT_DOOMED_TEMPLATE = "Workflow rule '{constraint}' is at risk:
 /** The same default applications before escalation as a workflow file's interventions. */
 export const DEFAULT_MAX_APPLICATIONS = 3;
 
+/** The name of the pending entry that carries the notes of refused calls (no workflow intervention is looked up by it). */
+export const REFUSAL_NOTES = 'panoptes:refused-calls';
+
+/** Most notes waiting for one session's next call: past it, the oldest go. */
+export const MAX_PENDING_NOTES = 8;
+
+/** Longest note kept, in characters: a longer one (a guard's own reason) is cut there, marked with an ellipsis. */
+export const MAX_NOTE_CHARS = 2000;
+
 /** An empty intervention state for a new session. */
 export function initialInterventionState(): InterventionState {
   return { pending: [], applications: {} };
@@ -69,6 +83,24 @@ export function scheduleIntervention(state: InterventionState, next: PendingInte
 }
 
 /**
+ * Queues `texts` (the reasons of refused tool calls, written for the model) for the next call, in one entry, in the
+ * system prompt. Bounded: a text already waiting is not added again, each is cut at {@link MAX_NOTE_CHARS}, and past
+ * {@link MAX_PENDING_NOTES} the oldest go. Notes are never counted or escalated: a session refused many times over
+ * gets each reason once, never a block for having been told.
+ */
+export function scheduleNotes(state: InterventionState, texts: readonly string[]): InterventionState {
+  const previous = state.pending.find((pending) => pending.name === REFUSAL_NOTES && pending.reason === 'note');
+  const notes = [...(previous?.notes ?? [])];
+  for (const text of texts) {
+    const note = text.length > MAX_NOTE_CHARS ? `${text.slice(0, MAX_NOTE_CHARS - 1)}…` : text;
+    if (note.trim() !== '' && !notes.includes(note)) notes.push(note);
+  }
+  if (notes.length === (previous?.notes?.length ?? 0)) return state;
+  const entry: PendingIntervention = { name: REFUSAL_NOTES, reason: 'note', block: false, variables: {}, notes: notes.slice(-MAX_PENDING_NOTES) };
+  return { ...state, pending: [...state.pending.filter((pending) => pending !== previous), entry] };
+}
+
+/**
  * Takes every pending intervention, renders it, counts the application and escalates past `maxApplications`.
  * Pure: returns the new state with the queue emptied.
  * @param resolve looks up a workflow intervention by name; unknown names get the built-in guidance for their reason.
@@ -82,6 +114,10 @@ export function planInterventions(
   const apply: RenderedIntervention[] = [];
   let block: RenderedIntervention | undefined;
   for (const pending of state.pending) {
+    if (pending.reason === 'note') {
+      if (pending.notes?.length) apply.push({ name: pending.name, strategy: 'system-prompt-append', text: pending.notes.join('\n') });
+      continue;
+    }
     const definition = resolve(pending.name) ?? builtInGuidance(pending);
     const count = Object.hasOwn(applications, pending.name) ? applications[pending.name]! : 0;
     applications[pending.name] = count + 1;
@@ -99,6 +135,7 @@ const BUILT_IN_TEMPLATES: Record<PendingIntervention['reason'], string> = {
   refusal: DEFAULT_REFUSAL_TEMPLATE,
   deviation: DEFAULT_DEVIATION_TEMPLATE,
   doomed: DEFAULT_DOOMED_TEMPLATE,
+  note: '{details}',
 };
 
 function builtInGuidance(pending: PendingIntervention): InterventionDefinition {

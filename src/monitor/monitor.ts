@@ -10,6 +10,7 @@ import {
   canWithhold,
   createSnapshot,
   DEFAULT_HISTORY_LIMIT,
+  noteRefusals,
   takeInterventions,
   transition,
   verdictsOf,
@@ -547,6 +548,14 @@ export function createMonitor({
         const report = await loops.observe(sessionId, { condensed: true });
         if (report) events.emit('loop', { sessionId, report });
         return report;
+      }),
+
+    noteRefusals: async (sessionId, reasons) =>
+      serialised(sessionId, async () => {
+        if (reasons.length === 0) return;
+        const session = activeOrFresh(await load(sessionId));
+        const snapshot = noteRefusals(workflow, session.workflow, reasons);
+        if (snapshot !== session.workflow) await save(sessionId, sessionRecord(snapshot, session.turns, session.steps, session.stepCount, session.pendingToolStates, session.ranToolCalls));
       }),
 
     peek: async (sessionId) =>

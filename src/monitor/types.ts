@@ -299,6 +299,14 @@ export interface Monitor {
    * guard that throws refuses (guards fail closed).
    */
   beforeTool(sessionId: string, toolCall: ToolCall, options?: { guard?: ToolGuard }): Promise<BeforeToolResult>;
+  /**
+   * Tells the model, on the session's next call, why tool calls were refused: for a host whose model never reads a
+   * tool result for them (a proxy takes a refused call out of the answer, so nothing answers it). Each reason (written
+   * for the model, like `beforeTool`'s) goes into the system prompt once: one the pending guidance already shows (a
+   * workflow refusal's) is not repeated, a repeated one is kept once, and at most 8 wait. Hosts that return the reason
+   * as the tool's result (the adapters) never need this.
+   */
+  noteRefusals(sessionId: string, reasons: readonly string[]): Promise<void>;
   /** What the next `beforeModel` would do (apply these interventions, or block), without using anything up. */
   peek(sessionId: string): Promise<{ action: 'proceed'; interventions: RenderedIntervention[] } | { action: 'block'; intervention: RenderedIntervention }>;
   /** Closes the session's trace and returns the final verdicts. */

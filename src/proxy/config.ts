@@ -36,6 +36,8 @@ export interface ServeConfig extends ProductionConfig {
   requireSessionId: boolean;
   /** How streamed text is checked when a response could be withheld (`createProxy`'s `textPolicy`). */
   textPolicy: 'stream' | 'hold';
+  /** What a user reads in place of a refused tool call (`createProxy`'s `refusalMessage`); its default when absent. */
+  refusalMessage?: string;
   limits: { bodyBytes: number; upstreamTimeoutMs: number; holdTextChars: number; holdTextMs: number };
   redis?: { url: string; keyPrefix?: string; ttlMs?: number; commandTimeoutMs?: number };
   /** Loop settings from the `loops:` section, mapped onto the loop detector's options; absent when none is set. */
@@ -54,7 +56,7 @@ export interface ServeConfigSources {
 }
 
 type Kind = 'custom' | 'url' | 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
-type FieldName = SemanticFieldName | ProductionField | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type FieldName = SemanticFieldName | ProductionField | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'refusal_message' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true; custom?: CustomCheck }> = {
@@ -68,6 +70,7 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   proxy_keys: { kind: 'string-list', env: 'PANOPTES_PROXY_KEYS', secret: true },
   require_session_id: { kind: 'boolean', env: 'PANOPTES_REQUIRE_SESSION_ID' },
   text_policy: { kind: 'text-policy', env: 'PANOPTES_TEXT_POLICY' },
+  refusal_message: { kind: 'string', env: 'PANOPTES_REFUSAL_MESSAGE' },
   'limits.body_bytes': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__BODY_BYTES' },
   'limits.upstream_timeout_ms': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__UPSTREAM_TIMEOUT_MS' },
   'limits.hold_text_chars': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__HOLD_TEXT_CHARS' },
@@ -169,6 +172,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
   const redisUrl = get<string | undefined>('redis.url', undefined);
   const anthropicUpstream = get<string | undefined>('anthropic_upstream', undefined);
   const passthrough = get<string[] | undefined>('passthrough', undefined);
+  const refusalMessage = get<string | undefined>('refusal_message', undefined);
   return {
     upstream: get('upstream', ''),
     ...(anthropicUpstream === undefined ? {} : { anthropicUpstream }),
@@ -181,6 +185,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     proxyKeys: get<string[]>('proxy_keys', []),
     requireSessionId: get('require_session_id', false),
     textPolicy: get<'stream' | 'hold'>('text_policy', 'stream'),
+    ...(refusalMessage === undefined ? {} : { refusalMessage }),
     limits: {
       bodyBytes: get('limits.body_bytes', DEFAULT_BODY_LIMIT_BYTES),
       upstreamTimeoutMs: get('limits.upstream_timeout_ms', DEFAULT_UPSTREAM_TIMEOUT_MS),

@@ -8,3 +8,9 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 300_000;
 export const DEFAULT_HOLD_TEXT_CHARS = 65_536;
 /** Longest a streamed response's text is held under `text_policy: hold` before it streams unchecked, in ms. */
 export const DEFAULT_HOLD_TEXT_MS = 10_000;
+
+/**
+ * What the client's user reads in place of a refused tool call: neutral, naming no rule (the model gets the reason on
+ * the session's next call instead).
+ */
+export const DEFAULT_REFUSAL_MESSAGE = "I can't do that.";

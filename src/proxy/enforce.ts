@@ -8,6 +8,7 @@ import type { Monitor, ToolGuard, WithheldResponse } from '../monitor/index.js';
 import type { RenderedIntervention } from '../intervene/index.js';
 import type { AssistantTurn, ChatMessage, ToolCall } from '../messages/index.js';
 import { lazyModelRequest } from '../monitor/index.js';
+import { DEFAULT_REFUSAL_MESSAGE } from './defaults.js';
 import { proxyError, type ProxyError } from './errors.js';
 import type { ChatCompletionRequest } from './openai-types.js';
 import { toChatMessages, withEdits } from './translate.js';
@@ -48,11 +49,17 @@ export async function beforeCall<Body = ChatCompletionRequest>(monitor: Monitor,
   return { action: 'proceed', body: editing.edited(body, messages(), before.messages), interventions: before.interventions };
 }
 
-/** A tool call the monitor refused: taken out of the response, with the reason the client reads instead. */
+/**
+ * A tool call the monitor refused: taken out of the response, the user-facing `message` in its place; its `reason`
+ * reaches the model as guidance on the session's next call.
+ */
 export interface RefusedToolCall {
   id?: string;
   name: string;
+  /** Why, written for the model ("The call to X was refused ..."). */
   reason: string;
+  /** What the client's user reads in the call's place. @default DEFAULT_REFUSAL_MESSAGE */
+  message?: string;
   constraints: string[];
   /** Its position in the turn's `toolCalls`, when a check of that turn refused it (ids and names can repeat). */
   index?: number;
@@ -86,8 +93,16 @@ export function refusedAll(calls: readonly ToolCall[], why: string): RefusedTool
   return calls.map((call, index) => ({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: `The call to ${call.name} was refused: ${why}, so it did not run.`, constraints: [], index }));
 }
 
-/** The text that replaces refused tool calls in the response: what the client (and its model, next turn) reads. */
+/**
+ * The text that replaces refused tool calls in the response, what a chat UI shows the user: their user-facing
+ * messages, each once. Never the reasons, which name the rules (they reach the model on the next call).
+ */
 export function refusalText(refused: readonly RefusedToolCall[]): string {
+  return [...new Set(refused.map((call) => call.message ?? DEFAULT_REFUSAL_MESSAGE))].join('\n');
+}
+
+/** The reasons of refused calls as the model reads them where a tool result answers them. */
+export function refusalReasons(refused: readonly RefusedToolCall[]): string {
   return refused.map((call) => `[Panoptes] ${call.reason}`).join('\n');
 }
 

@@ -39,6 +39,8 @@ export interface GenerationOptions {
   upstreamTimeoutMs: number;
   /** How streamed text is checked when a response could be withheld: watched as it passes, or held (see `ProxyOptions`). */
   textPolicy?: TextPolicy;
+  /** What the client's user reads in place of a refused tool call. @default DEFAULT_REFUSAL_MESSAGE */
+  refusalMessage?: string;
 }
 
 /** `stream`: text passes at once and is cut where it matches; `hold`: text waits for the classification, within bounds. */
@@ -64,7 +66,7 @@ export interface GenerationRequest {
 type Decide = (calls: readonly FoundCall[], content: string, delivered: (refused: Refusals) => AssistantTurn, id?: string, check?: CheckTurn) => Promise<Map<FoundCall, RefusedToolCall>>;
 
 /** The monitored call, made once per proxy: `generate(route, upstream, request, reply, sent)` serves one request. */
-export function createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy }: GenerationOptions) {
+export function createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy, refusalMessage }: GenerationOptions) {
   const holdText = textPolicy?.mode === 'hold' ? { maxChars: textPolicy.holdChars, maxMs: textPolicy.holdMs } : undefined;
   return async function generate<Body extends RequestBody>(route: GenerationRoute<Body>, upstream: Upstream, request: FastifyRequest, reply: FastifyReply, { target, raw }: GenerationRequest) {
     const format = route.errors;
@@ -126,7 +128,9 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
       });
     const decide: Decide = async (found, content, delivered, id, using = check) => {
       const calls = route.noCalls === undefined ? found : found.map((call) => ({ ...call, unreadable: route.noCalls }));
-      const refused = await decideCalls(calls, content, using, offered.names);
+      const refused = shownAs(await decideCalls(calls, content, using, offered.names), refusalMessage);
+      // The model reads no result for a call it never got back: its reason reaches it on the next call, noted before the client can send one.
+      if (refused.size > 0) await noteRefusals(sessionId, refused);
       // Keyed by the calls as found, which is what the readers and gates take back.
       const byFound = calls === found ? refused : new Map<FoundCall, RefusedToolCall>();
       if (calls !== found) {
@@ -381,6 +385,15 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     }
   }
 
+  /** Schedules the reasons of `refused` for the session's next call (fail-open: a failure is logged, not raised). */
+  async function noteRefusals(sessionId: string, refused: ReadonlyMap<FoundCall, RefusedToolCall>): Promise<void> {
+    try {
+      await monitor.noteRefusals(sessionId, [...refused.values()].map((refusal) => refusal.reason));
+    } catch (error) {
+      logOnce('note-failed', `Noting why tool calls were refused failed (${(error as Error)?.message}); the model was not told on its next call.`);
+    }
+  }
+
   function upstreamFailed(reply: FastifyReply, error: ProxyError, format: ErrorFormat) {
     metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
     noteOutcome(reply, 'upstream_error');
@@ -400,6 +413,12 @@ interface Answer<Body extends RequestBody> {
   withholding: CheckTurn;
   /** What replaces the answer, once `withholding` withheld it. */
   withheld(): WithheldResponse | undefined;
+}
+
+/** The refusals with the user-facing message they are shown as, when one is set. */
+function shownAs(refused: Map<FoundCall, RefusedToolCall>, message: string | undefined): Map<FoundCall, RefusedToolCall> {
+  if (message !== undefined) for (const [call, refusal] of refused) refused.set(call, { ...refusal, message });
+  return refused;
 }
 
 /** What the client receives of `read`, as placement records it: the replacement, when the answer was withheld. */

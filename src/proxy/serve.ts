@@ -56,6 +56,7 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     textPolicy: config.textPolicy,
     holdTextChars: config.limits.holdTextChars,
     holdTextMs: config.limits.holdTextMs,
+    ...(config.refusalMessage === undefined ? {} : { refusalMessage: config.refusalMessage }),
     logger,
     ...(store ? { storeHealthy: () => store.healthy } : {}),
     ...(config.readyWhenDegraded ? { readyWhenDegraded: true } : {}),

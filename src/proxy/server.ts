@@ -12,7 +12,7 @@ import type { Meter, Tracer } from '@opentelemetry/api';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { InvalidOptionError } from '../errors/index.js';
-import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_REFUSAL_MESSAGE, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import type { Logger, Monitor } from '../monitor/index.js';
 import { localPlacement, type ConversationPlacement } from '../session/index.js';
 import { limitBody } from './body-limit.js';
@@ -91,6 +91,12 @@ export interface ProxyOptions {
   holdTextChars?: number;
   /** Longest text is held under `textPolicy: 'hold'`, in milliseconds. @default 10000 */
   holdTextMs?: number;
+  /**
+   * What the client's user reads in place of a tool call the proxy refused (a chat UI shows it). Say nothing of rules
+   * here: the reason, written for the model, reaches it as guidance on the session's next call.
+   * @default "I can't do that."
+   */
+  refusalMessage?: string;
   /** Whether the session store answers: `GET /healthz` says `degraded` and `GET /readyz` 503 when it does not. @default always healthy */
   storeHealthy?: () => boolean;
   /**
@@ -153,8 +159,10 @@ export function createProxy({
   textPolicy = 'stream',
   holdTextChars = DEFAULT_HOLD_TEXT_CHARS,
   holdTextMs = DEFAULT_HOLD_TEXT_MS,
+  refusalMessage = DEFAULT_REFUSAL_MESSAGE,
 }: ProxyOptions): Proxy {
   if (textPolicy !== 'stream' && textPolicy !== 'hold') throw new InvalidOptionError({ parameter: 'textPolicy', value: textPolicy, fix: "Pass 'stream' (the default) or 'hold'." });
+  if (typeof refusalMessage !== 'string' || refusalMessage.trim() === '') throw new InvalidOptionError({ parameter: 'refusalMessage', value: refusalMessage, fix: "Pass the text a user reads in place of a refused call, such as \"I can't do that.\"" });
   for (const [parameter, value] of [['holdTextChars', holdTextChars], ['holdTextMs', holdTextMs]] as const) {
     if (!Number.isInteger(value) || value <= 0) throw new InvalidOptionError({ parameter, value, fix: 'Pass a positive whole number.' });
   }
@@ -293,7 +301,7 @@ export function createProxy({
     (request as RawBodyRequest)[RAW_BODY] = text as string;
     parseJson(request, text as string, done);
   });
-  const generate = createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs } });
+  const generate = createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs }, refusalMessage });
   const serve = <Body extends RequestBody>(route: GenerationRoute<Body>, to: Upstream) =>
     app.post(route.path, (request, reply) => requests.within(request, () => generate(route, to, request, reply, { target: targetOf(request) as NormalisedTarget, raw: (request as RawBodyRequest)[RAW_BODY] })));
   serve(chatRoute, upstream);

@@ -38,6 +38,7 @@ export {
   type WorkflowEffect,
   type WorkflowEvent,
 } from './transition.js';
+export { noteRefusals } from './refusal-notes.js';
 export { canWithhold, DEFAULT_USER_MESSAGE, previewWithhold, withholds, type WithholdDecision } from './withhold.js';
 export { lintWorkflow } from './lint.js';
 export { describeConstraint, describeRule, workflowToMermaid } from './mermaid.js';

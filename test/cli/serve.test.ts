@@ -45,7 +45,7 @@ describe('panoptes serve', () => {
     });
     const body = (await response.json()) as { choices: Array<{ message: { content: string; tool_calls?: unknown } }> };
     expect(body.choices[0]!.message.tool_calls).toBeUndefined();
-    expect(body.choices[0]!.message.content).toMatch(/^\[Panoptes\] The call to issue_refund was refused/);
+    expect(body.choices[0]!.message.content).toBe("I can't do that.");
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);

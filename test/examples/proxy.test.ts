@@ -14,7 +14,8 @@ it.each([[], ['--stream']])('npm run example:proxy %s: the early refund is refus
   const lines = stdout.split('\n').map((line) => line.trimEnd()).filter((line) => /^(agent|tool|customer)/.test(line));
   expect(lines).toEqual([
     'customer  Hi, I want a refund for order A-1042, it arrived broken.',
-    "agent     [Panoptes] The call to issue_refund was refused and did not run. It would break the rule 'verify_before_account_action' (verify_identity before account_action). Allowed next: identify_issue, verify_identity.",
+    // The user reads the configured message (refusal_message); why goes to the model, in its next system prompt.
+    "agent     Sorry, I can't do that yet.",
     'customer  OK, please go ahead.',
     'agent     First I need to confirm who you are.',
     'tool      verify_identity -> Identity verified.',

@@ -2,9 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   escalate,
   initialInterventionState,
+  MAX_NOTE_CHARS,
+  MAX_PENDING_NOTES,
   planInterventions,
+  REFUSAL_NOTES,
   renderTemplate,
   scheduleIntervention,
+  scheduleNotes,
   strategyFromTemplate,
   templateVariables,
   type PendingIntervention,
@@ -99,5 +103,45 @@ describe('planInterventions', () => {
   it('escalate stops at hard-block', () => {
     expect(escalate('user-message-inject', 5)).toBe('hard-block');
     expect(escalate('context-reminder', 0)).toBe('context-reminder');
+  });
+});
+
+describe('scheduleNotes', () => {
+  const planOf = (state: ReturnType<typeof initialInterventionState>) => planInterventions(state, resolve);
+
+  it('renders every note once, in order, in the system prompt, and keeps a repeated one once', () => {
+    let state = scheduleNotes(initialInterventionState(), ['The call to a was refused.', 'The call to b was refused.']);
+    state = scheduleNotes(state, ['The call to a was refused.']);
+    const plan = planOf(state);
+    expect(plan.apply).toEqual([{ name: REFUSAL_NOTES, strategy: 'system-prompt-append', text: 'The call to a was refused.\nThe call to b was refused.' }]);
+    expect(plan.state).toEqual({ pending: [], applications: {} });
+  });
+
+  it(`keeps the latest ${MAX_PENDING_NOTES} and cuts each at ${MAX_NOTE_CHARS} characters`, () => {
+    const texts = Array.from({ length: MAX_PENDING_NOTES + 3 }, (_unused, index) => `note ${index}`);
+    const notes = planOf(scheduleNotes(initialInterventionState(), texts)).apply[0]!.text.split('\n');
+    expect(notes).toEqual(texts.slice(3));
+    const long = planOf(scheduleNotes(initialInterventionState(), ['x'.repeat(MAX_NOTE_CHARS * 3)])).apply[0]!.text;
+    expect(long).toHaveLength(MAX_NOTE_CHARS);
+    expect(long.endsWith('…')).toBe(true);
+  });
+
+  it('never escalates or blocks, however often a session is told, and is not counted', () => {
+    let state = initialInterventionState();
+    for (let round = 0; round < 20; round++) {
+      const plan = planOf(scheduleNotes(state, ['The call to a was refused.']));
+      expect(plan.block).toBeUndefined();
+      expect(plan.apply.map((intervention) => intervention.strategy)).toEqual(['system-prompt-append']);
+      state = plan.state;
+    }
+    expect(state.applications).toEqual({});
+  });
+
+  it('leaves the state as it is for no text, or a blank one; sits beside other guidance', () => {
+    const empty = initialInterventionState();
+    expect(scheduleNotes(empty, [])).toBe(empty);
+    expect(scheduleNotes(empty, [' '])).toBe(empty);
+    const plan = planOf(scheduleNotes(scheduleIntervention(empty, violation()), ['The call to a was refused.']));
+    expect(plan.apply.map((intervention) => intervention.name)).toEqual(['verify_first', REFUSAL_NOTES]);
   });
 });

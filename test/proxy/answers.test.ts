@@ -8,7 +8,7 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answerWith, chunkData, completionJson, completionWith, hastyAgent, sse, streamEvents } from './fake-upstream.js';
-import { OPENING, TOOLS, json, startProxy, type Running } from './helpers.js';
+import { OPENING, TOOLS, json, nextGuidance, startProxy, type Running } from './helpers.js';
 import { callNamesIn, REFUND, REFUND_VARIANTS } from './answer-shapes.js';
 
 let running: Running | undefined;
@@ -22,7 +22,10 @@ const post = (extra: Record<string, unknown> = {}) =>
   fetch(`${running!.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'x', messages: OPENING, tools: TOOLS, ...extra }) });
 
 const refundCall = (name = REFUND) => ({ id: 'call_refund_0', type: 'function', function: { name, arguments: '{"order":"A-1042","amount":42}' } });
-const REFUSED = /\[Panoptes\] The call to .* was refused/;
+/** What the client reads in place of a refused call (the reason waits for the model's next call). */
+const REFUSED = /I can't do that\./;
+/** The guidance the last answered session's next call will carry. */
+const noted = () => nextGuidance(running!.monitor, running!.sessionIds.at(-1)!);
 
 describe('the legacy function_call', () => {
   it('is checked and withheld in a non-streamed message', async () => {
@@ -71,7 +74,8 @@ describe('choices beyond the first', () => {
     const completion = await running.client.chat.completions.create({ model: 'x', messages: OPENING, tools: TOOLS });
     expect(completion.choices[0]!.message.content).toBe('One moment.');
     expect(completion.choices[1]!.message.tool_calls ?? []).toEqual([]);
-    expect(completion.choices[1]!.message.content).toMatch(/choice 1/);
+    expect(completion.choices[1]!.message.content).toMatch(REFUSED);
+    expect(await noted()).toContain('it came in choice 1 of the answer, and the proxy checks only the first choice');
     expect(completion.choices[1]!.finish_reason).toBe('stop');
   });
 
@@ -203,10 +207,12 @@ describe('tool names spelled another way', () => {
     for (const name of REFUND_VARIANTS) {
       for (const tools of [TOOLS, undefined]) {
         running = await calling(name);
-        const text = await (await post({ stream, tools })).text();
+        const response = await post({ stream, tools });
+        const text = await response.text();
         expect(callNamesIn(text)).toEqual([]);
-        // The workflow's own reason: the variant is its issue_refund, due after verify_identity.
-        expect(text).toMatch(/verify_identity/);
+        expect(text).toMatch(REFUSED);
+        // The workflow's own reason, for the model's next call: the variant is its issue_refund, due after verify_identity.
+        expect(await nextGuidance(running.monitor, response.headers.get('x-panoptes-session-id')!)).toMatch(/verify_identity/);
         await running.close();
         running = undefined;
       }
@@ -225,7 +231,8 @@ describe('tool names spelled another way', () => {
     const first = await post({ stream, user: `offered-${stream}` });
     const text = await first.text();
     expect(callNamesIn(text)).toEqual([]);
-    expect(text).toContain('The call to Verify_Identity was refused: it is not one of the tools this request offered (verify_identity, issue_refund; names are matched exactly)');
+    expect(text).toMatch(REFUSED);
+    expect(await nextGuidance(running.monitor, first.headers.get('x-panoptes-session-id')!)).toContain('The call to Verify_Identity was refused: it is not one of the tools this request offered (verify_identity, issue_refund; names are matched exactly)');
     const second = await post({ stream, user: `offered-${stream}`, messages: [...OPENING, { role: 'assistant', content: 'Checking.' }, { role: 'user', content: 'Go on.' }] });
     expect(callNamesIn(await second.text())).toEqual([]);
     const report = await running.monitor.report(first.headers.get('x-panoptes-session-id')!);

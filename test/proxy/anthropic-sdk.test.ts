@@ -56,7 +56,11 @@ describe.each([false, true])('the official Anthropic client (stream: %s)', (stre
     const names = (answer: Anthropic.Message) => answer.content.flatMap((block) => (block.type === 'tool_use' ? [block.name] : []));
     expect(names(answers[0]!)).toEqual([]);
     expect(answers[0]!.stop_reason).toBe('end_turn');
-    expect(answers[0]!.content.map((block) => (block.type === 'text' ? block.text : '')).join('')).toMatch(/\[Panoptes\] The call to issue_refund was refused/);
+    // The user reads a neutral message; the model reads why in the next call's system prompt, once.
+    expect(answers[0]!.content).toEqual([{ type: 'text', text: "I can't do that." }]);
+    const systems = running!.anthropicUpstream.requests.map((request) => String((request.body as Record<string, unknown>).system));
+    expect(systems[1]!.split('The call to issue_refund was refused')).toHaveLength(2);
+    expect(systems.filter((system) => system.includes('The call to issue_refund was refused'))).toHaveLength(1);
     expect(names(answers[1]!)).toEqual(['verify_identity']);
     expect(names(answers[2]!)).toEqual(['issue_refund']);
     expect(new Set(sessionIds).size).toBe(1);

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { answerWith, hastyAgent, startFakeUpstream } from './fake-upstream.js';
-import { startProxy, type Running } from './helpers.js';
+import { nextGuidance, startProxy, type Running } from './helpers.js';
 import { AnthropicError, createMessage, runAnthropicDemo, SYSTEM, textOf, toolUses, ANTHROPIC_TOOLS } from './anthropic-helpers.js';
 import { anthropicEvent, anthropicJson } from './fake-formats.js';
 
@@ -33,11 +33,11 @@ describe.each([false, true])('the support demo over Anthropic Messages (stream: 
     running = proxy;
     const { answers } = await runAnthropicDemo(proxy.url, { stream });
 
-    // 1. The model went straight for the refund: in its place the client got a text block saying why.
+    // 1. The model went straight for the refund: in its place the client got a neutral text block, naming no rule.
     const first = answers[0]!.message;
     expect(toolUses(first)).toEqual([]);
     expect(first.stop_reason).toBe('end_turn');
-    expect(textOf(first)).toMatch(/^\[Panoptes\] The call to issue_refund was refused/);
+    expect(textOf(first)).toBe("I can't do that.");
     expect(JSON.stringify(answers[0]!.events)).not.toContain('"name":"issue_refund"');
     // Every event is named by its type, as Anthropic's clients dispatch on it.
     for (const { event, data } of answers[0]!.events) expect(event).toBe(data.type);
@@ -46,6 +46,9 @@ describe.each([false, true])('the support demo over Anthropic Messages (stream: 
     const bodies = proxy.anthropicUpstream.requests.map((request) => request.body as unknown as Record<string, unknown>);
     expect(String(bodies[0]!.system)).toBe(SYSTEM);
     expect(String(bodies[1]!.system)).toContain('[WORKFLOW GUIDANCE]');
+    // The model read why, once, in the system prompt of the call after the refusal, and not again after.
+    expect(String(bodies[1]!.system).split('The call to issue_refund was refused')).toHaveLength(2);
+    expect(String(bodies[2]!.system)).not.toContain('The call to issue_refund was refused');
     expect(toolUses(answers[1]!.message).map((use) => use.name)).toEqual(['verify_identity']);
 
     // 3. Then the refund is allowed, and the conversation resolves; one session, placed by the conversation.
@@ -92,7 +95,11 @@ describe('the Messages route', () => {
     running = await startAnthropicProxy(() => ({ content: '', toolCalls: [{ id: 'toolu_1', name: 'delete_account', args: {} }] }));
     const { message } = await createMessage(running.url, { messages: OPENING, tools: ANTHROPIC_TOOLS });
     expect(toolUses(message)).toEqual([]);
-    expect(textOf(message)).toContain('The call to delete_account was refused: it is not one of the tools this request offered (verify_identity, issue_refund');
+    expect(textOf(message)).toBe("I can't do that.");
+    const next = await createMessage(running.url, { messages: [...OPENING, { role: 'assistant', content: message.content }, { role: 'user', content: 'Well?' }], tools: ANTHROPIC_TOOLS });
+    expect(toolUses(next.message)).toEqual([]);
+    const system = String((running as Awaited<ReturnType<typeof startAnthropicProxy>>).anthropicUpstream.requests[1]!.body!.system);
+    expect(system.split('The call to delete_account was refused: it is not one of the tools this request offered (verify_identity, issue_refund')).toHaveLength(2);
   });
 });
 
@@ -117,7 +124,7 @@ describe('reading a streamed Anthropic answer', () => {
     const { message, events: received } = await createMessage(running.url, { messages: OPENING, tools: ANTHROPIC_TOOLS }, { stream: true });
     expect(toolUses(message)).toEqual([]);
     expect(message.stop_reason).toBe('end_turn');
-    expect(textOf(message)).toMatch(/^\[Panoptes\] The call to issue_refund was refused/);
+    expect(textOf(message)).toBe("I can't do that.");
     expect(JSON.stringify(received)).not.toContain('issue_refund"');
   });
 
@@ -129,7 +136,7 @@ describe('reading a streamed Anthropic answer', () => {
     running = await streaming(events);
     const { message, events: received } = await createMessage(running.url, { messages: OPENING, tools: ANTHROPIC_TOOLS }, { stream: true });
     expect(received[0]!.data.message.content).toEqual([]);
-    expect(message.content).toEqual([{ type: 'text', text: 'Sure.' }, { type: 'text', text: expect.stringMatching(/^\[Panoptes\] The call to issue_refund was refused/) }]);
+    expect(message.content).toEqual([{ type: 'text', text: 'Sure.' }, { type: 'text', text: "I can't do that." }]);
     expect(message.stop_reason).toBe('end_turn');
   });
 
@@ -144,7 +151,7 @@ describe('reading a streamed Anthropic answer', () => {
     running = await streaming(events);
     const { message } = await createMessage(running.url, { messages: OPENING, tools: ANTHROPIC_TOOLS }, { stream: true });
     expect(toolUses(message)).toEqual([]);
-    expect(textOf(message)).toContain('its input came both whole and in pieces');
+    expect(textOf(message)).toBe("I can't do that.");
   });
 
   it('withholds the calls of a stream cut off before message_stop, with an error event', async () => {
@@ -166,7 +173,7 @@ describe('reading a streamed Anthropic answer', () => {
     running = { ...proxy, close: async () => (await proxy.close(), await upstream.close()) };
     const { message, events } = await createMessage(running.url, { messages: OPENING, tools: ANTHROPIC_TOOLS }, { stream: true });
     expect(events.map(({ event }) => event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
-    expect(message.content).toEqual([{ type: 'text', text: 'Sure.' }, { type: 'text', text: expect.stringMatching(/^\[Panoptes\] The call to issue_refund was refused/) }]);
+    expect(message.content).toEqual([{ type: 'text', text: 'Sure.' }, { type: 'text', text: "I can't do that." }]);
     expect(message.stop_reason).toBe('end_turn');
   });
 
@@ -175,7 +182,8 @@ describe('reading a streamed Anthropic answer', () => {
     const upstream = await startFakeUpstream(answerWith(body));
     const proxy = await startProxy(hastyAgent, { proxy: { anthropicUpstream: upstream.url } });
     running = { ...proxy, close: async () => (await proxy.close(), await upstream.close()) };
-    const { message } = await createMessage(running.url, { messages: OPENING });
-    expect(message.content).toEqual([{ type: 'text', text: 'Done.' }, { type: 'text', text: expect.stringContaining("it is a content block of type 'future_call', which the proxy cannot check") }]);
+    const { message, response } = await createMessage(running.url, { messages: OPENING });
+    expect(message.content).toEqual([{ type: 'text', text: 'Done.' }, { type: 'text', text: "I can't do that." }]);
+    expect(await nextGuidance(running.monitor, response.headers.get('x-panoptes-session-id')!)).toContain("it is a content block of type 'future_call', which the proxy cannot check");
   });
 });

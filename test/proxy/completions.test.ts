@@ -6,7 +6,7 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answerWith, completionWith, hastyAgent } from './fake-upstream.js';
-import { SECRETS_WORKFLOW, startProxy, type Running } from './helpers.js';
+import { nextGuidance, SECRETS_WORKFLOW, startProxy, type Running } from './helpers.js';
 
 let running: Running | undefined;
 afterEach(async () => {
@@ -87,6 +87,7 @@ describe('legacy completions', () => {
     const response = await post({ prompt: 'Hi' });
     const text = await response.text();
     expect(text).not.toContain('"verify_identity"');
-    expect(text).toContain('The call to verify_identity was refused: a legacy completion cannot carry a tool call');
+    expect(text).toContain("I can't do that.");
+    expect(await nextGuidance(running.monitor, response.headers.get('x-panoptes-session-id')!)).toContain('The call to verify_identity was refused: a legacy completion cannot carry a tool call');
   });
 });

@@ -17,17 +17,22 @@ describe.each([false, true])('the support demo through the proxy (stream: %s)', 
     running = await startProxy(hastyAgent);
     const { answers } = await runDemo(running.client, { stream });
 
-    // 1. The model went straight for the refund: the client got no tool call, only why.
+    // 1. The model went straight for the refund: the client got no tool call, only a neutral message naming no rule.
     const first = answers[0]!;
     expect(first.message.tool_calls ?? []).toEqual([]);
     expect(first.finishReason).toBe('stop');
-    expect(first.message.content).toMatch(/^\[Panoptes\] .*issue_refund/);
+    expect(first.message.content).toBe("I can't do that.");
 
     // 2. The next call carried the workflow's guidance in its system prompt; the model verified first.
     const upstreamBodies = running.upstream.requests.filter((request) => request.path === '/v1/chat/completions').map((request) => request.body!);
     expect(String(upstreamBodies[0]!.messages[0]!.content)).not.toContain('[WORKFLOW GUIDANCE]');
     expect(String(upstreamBodies[1]!.messages[0]!.content)).toContain('[WORKFLOW GUIDANCE]');
     expect(String(upstreamBodies[1]!.messages[0]!.content)).toContain('call verify_identity first');
+    // The model read why, once, in the system prompt of the call after the refusal, and not again after.
+    expect(String(upstreamBodies[1]!.messages[0]!.content).split('The call to issue_refund was refused')).toHaveLength(2);
+    expect(upstreamBodies.slice(2).filter((body) => String(body.messages[0]!.content).includes('The call to issue_refund was refused'))).toEqual([]);
+    // What the client sends back (the message it read) places the next call in the same session.
+    expect(upstreamBodies[1]!.messages[2]).toMatchObject({ role: 'assistant', content: "I can't do that." });
     expect(answers[1]!.message.tool_calls?.map((call) => (call.type === 'function' ? call.function.name : call.type))).toEqual(['verify_identity']);
 
     // 3. Then the refund is allowed, and the conversation resolves.

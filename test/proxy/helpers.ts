@@ -74,6 +74,15 @@ export async function startProxy(
   };
 }
 
+/**
+ * The guidance the session's next call will carry, rendered, without using it up: where the reason of a call the
+ * proxy refused waits for the model (the client reads only the user-facing message).
+ */
+export async function nextGuidance(monitor: Monitor, sessionId: string): Promise<string> {
+  const next = await monitor.peek(sessionId);
+  return next.action === 'proceed' ? next.interventions.map((intervention) => intervention.text).join('\n') : next.intervention.text;
+}
+
 /** An `openai` client of the proxy at `url` that keeps the session id of every answer (the proxy's response header). */
 export function recordingClient(url: string, apiKey = 'sk-test-secret'): { client: OpenAI; sessionIds: string[] } {
   const sessionIds: string[] = [];

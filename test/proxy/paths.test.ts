@@ -60,7 +60,7 @@ describe('request paths', () => {
     const response = await rawRequest(running.url, { target, headers: { 'x-panoptes-key': KEY }, body: CHAT });
     expect(response.status).toBe(200);
     expect(leaked(response.text)).toBe(false);
-    expect(JSON.parse(response.text).choices[0].message.content).toMatch(/^\[Panoptes\] .*issue_refund/);
+    expect(JSON.parse(response.text).choices[0].message.content).toBe("I can't do that.");
     expect(running.upstream.requests.slice(before).map((request) => request.path)).toEqual(['/v1/chat/completions']);
   });
 
@@ -76,7 +76,7 @@ describe('request paths', () => {
     const response = await rawRequest(running.url, { target, headers: { 'x-panoptes-key': KEY }, body: CHAT });
     expect(response.status).toBe(200);
     expect(leaked(response.text)).toBe(false);
-    if (route !== '/v1/completions') expect(response.text).toMatch(/\[Panoptes\] The call to issue_refund was refused/);
+    if (route !== '/v1/completions') expect(response.text).toContain("I can't do that.");
     expect(running.upstream.requests.slice(before).map((request) => request.path)).toEqual([route]);
   });
 

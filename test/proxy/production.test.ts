@@ -55,7 +55,7 @@ describe('/metrics', () => {
     const headers = { 'x-panoptes-key': 'key-1' };
     // Refused: the fake agent calls issue_refund before verify_identity.
     const answer = await running.client.chat.completions.create({ model: 'fake-model', messages: OPENING, tools: TOOLS }, { headers });
-    expect(answer.choices[0]!.message.content).toMatch(/^\[Panoptes\] The call to issue_refund was refused/);
+    expect(answer.choices[0]!.message.content).toBe("I can't do that.");
     expect((await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(401);
     expect((await fetch(`${running.url}/nowhere`, { headers })).status).toBe(404);
 

@@ -25,11 +25,11 @@ describe.each([
     running = await startProxy(hastyAgent);
     const { answers } = await runResponsesDemo(running.client, { stream, chain });
 
-    // 1. The model went straight for the refund: in its place the client got a message saying why.
+    // 1. The model went straight for the refund: in its place the client got a neutral message, naming no rule.
     const first = answers[0]!.response;
     expect(functionCalls(first)).toEqual([]);
     expect(first.output.map((item) => item.type)).toEqual(['message']);
-    expect(first.output_text).toMatch(/^\[Panoptes\] The call to issue_refund was refused/);
+    expect(first.output_text).toBe("I can't do that.");
     // Streamed, no event the client saw carried the refund.
     expect(JSON.stringify(answers[0]!.events)).not.toContain('"name":"issue_refund"');
     if (stream) expect(answers[0]!.events.map((event) => event.type)).toContain('response.output_text.delta');
@@ -39,6 +39,9 @@ describe.each([
     expect(String(bodies[0]!.instructions)).not.toContain('[WORKFLOW GUIDANCE]');
     expect(String(bodies[1]!.instructions)).toContain('[WORKFLOW GUIDANCE]');
     expect(String(bodies[1]!.instructions)).toContain('call verify_identity first');
+    // The model read why, once, in the instructions of the call after the refusal.
+    expect(String(bodies[1]!.instructions).split('The call to issue_refund was refused')).toHaveLength(2);
+    expect(String(bodies[2]!.instructions ?? '')).not.toContain('The call to issue_refund was refused');
     expect(functionCalls(answers[1]!.response).map((call) => call.name)).toEqual(['verify_identity']);
 
     // 3. Then the refund is allowed, and the conversation resolves.

@@ -142,8 +142,11 @@ describe('a call in the same response as the verification it depends on', () => 
       for (const stream of [false, true]) {
         const { message } = await ask(running.client, OPENING, { stream, headers: { 'x-panoptes-session-id': `same-response-${stream}` } });
         expect(message.tool_calls?.map((call) => (call.type === 'function' ? call.function.name : call.type))).toEqual(['verify_identity']);
-        expect(message.content).toMatch(/\[Panoptes\] .*issue_refund/);
+        expect(message.content).toBe("I can't do that.");
       }
+      // The model reads why on the session's next call: the refund is to be asked for again, now that the verification ran.
+      await ask(running.client, OPENING, { stream: false, headers: { 'x-panoptes-session-id': 'same-response-false' } });
+      expect(String(running.upstream.requests.at(-1)!.body!.messages[0]!.content)).toContain('call issue_refund again once it is');
     } finally {
       await running.close();
     }

@@ -67,7 +67,7 @@ describe.each([false, true])('two proxies on one Redis, the Responses API contin
   it('find the session of the response each call continues, whichever instance recorded it', async () => {
     const [a, b] = [await instance(), await instance()];
     const { answers } = await runResponsesDemo(alternating([a.client, b.client]), { stream, chain: true });
-    expect(answers[0]!.response.output_text).toMatch(/^\[Panoptes\] The call to issue_refund was refused/);
+    expect(answers[0]!.response.output_text).toBe("I can't do that.");
     expect(functionCalls(answers[1]!.response).map((call) => call.name)).toEqual(['verify_identity']);
     expect(functionCalls(answers[2]!.response).map((call) => call.name)).toEqual(['issue_refund']);
     expect(new Set([...a.sessionIds, ...b.sessionIds]).size).toBe(1);
@@ -86,7 +86,7 @@ describe.each([false, true])('two proxies on one Redis (stream: %s)', (stream) =
     const shared = await runDemo(alternating([a.client, b.client]), { stream });
     const strip = (run: typeof expected) => run.answers.map(({ message, finishReason }) => ({ content: message.content, tools: message.tool_calls?.map((call) => (call.type === 'function' ? call.function.name : '')), finishReason }));
     expect(strip(shared)).toEqual(strip(expected));
-    expect(strip(expected)[0]!.content).toMatch(/^\[Panoptes\]/);
+    expect(strip(expected)[0]!.content).toBe("I can't do that.");
 
     // No call named its session: both instances placed every call of the conversation in one session, through Redis.
     const placed = new Set([...a.sessionIds, ...b.sessionIds]);
@@ -143,7 +143,7 @@ describe('Redis killed in the middle of a load run', () => {
     await expect.poll(async () => (await json(await fetch(`${b.url}/healthz`))).status, { timeout: 5000, interval: 50 }).toBe('ok');
     // A conversation after the outage, alternating between the instances, is shared whole.
     const after = await runDemo(alternating([a.client, b.client]), { stream: false, headers: { 'x-session-id': 'after-outage' } });
-    expect(after.answers[0]!.message.content).toMatch(/^\[Panoptes\]/);
+    expect(after.answers[0]!.message.content).toBe("I can't do that.");
     const session = await b.store.get('after-outage');
     expect(session?.workflow.trace).toEqual(['greeting', 'verify_identity', 'account_action', 'resolution']);
   });

@@ -27,7 +27,7 @@ describe('StreamGate', () => {
     expect(chunks.at(-1)).toBe('[DONE]');
     const parsed = chunks.slice(0, -1).map((chunk) => JSON.parse(chunk));
     expect(parsed[0].choices[0].delta.tool_calls).toEqual([{ index: 0, id: 'a', type: 'function', function: { name: 'verify_identity', arguments: '{"account":"ACC-77"}' } }]);
-    expect(parsed[1].choices[0].delta.content).toBe('\n\n[Panoptes] The call to issue_refund was refused.');
+    expect(parsed[1].choices[0].delta.content).toBe("\n\nI can't do that.");
     expect(parsed[2].choices[0].finish_reason).toBe('tool_calls'); // a call is left
     expect(parsed[3].usage).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
     expect(released.endsWith(DONE_EVENT)).toBe(true);

@@ -53,7 +53,7 @@ async function scenario(alice: ReturnType<typeof customer>, bob: ReturnType<type
   return { aliceRefund, bobRefund };
 }
 
-const refused = (message: { content: string | null; tool_calls?: unknown[] }) => !message.tool_calls?.length && /^\[Panoptes\] .*issue_refund/.test(message.content ?? '');
+const refused = (message: { content: string | null; tool_calls?: unknown[] }) => !message.tool_calls?.length && message.content === "I can't do that.";
 
 describe.each([false, true])('two customers, same opening, no session id (interleaved: %s)', (interleaved) => {
   it('one proxy: the second customer’s unverified refund is refused', async () => {

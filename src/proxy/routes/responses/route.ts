@@ -4,7 +4,7 @@
  * continue it by `previous_response_id`.
  * @module
  */
-import { refusalText } from '../../enforce.js';
+import { refusalReasons } from '../../enforce.js';
 import type { GenerationRoute } from '../route.js';
 import { readResponse } from './answer.js';
 import { offeredResponseNames, type ResponseCall } from './items.js';
@@ -32,11 +32,11 @@ export function responsesRoute(records: ResponseRecords): GenerationRoute<Respon
     gate: (options) => new ResponsesStreamGate(options),
     async answered(id, sessionId, refused) {
       // Only function and custom tool calls can be answered by an output the proxy writes; a built-in call's output
-      // (a screenshot, a command's result) is the client's to make.
+      // (a screenshot, a command's result) is the client's to make. The output goes to the model, so it is the reason.
       const withheld: WithheldCall[] = [];
       for (const [call, refusal] of refused) {
         const { itemType } = call as ResponseCall;
-        if (call.id !== undefined && (itemType === 'function_call' || itemType === 'custom_tool_call')) withheld.push({ callId: call.id, kind: itemType, output: refusalText([refusal]) });
+        if (call.id !== undefined && (itemType === 'function_call' || itemType === 'custom_tool_call')) withheld.push({ callId: call.id, kind: itemType, output: refusalReasons([refusal]) });
       }
       await records.set(id, { sessionId, withheld });
     },
