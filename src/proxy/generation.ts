@@ -11,8 +11,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { AssistantTurn, ChatMessage } from '../messages/index.js';
-import type { Monitor, ToolGuard, WithheldResponse } from '../monitor/index.js';
-import type { ConversationPlacement, Placement } from '../session/index.js';
+import type { Monitor, ToolGuard, ToolGuardVerdict, WithheldResponse } from '../monitor/index.js';
+import type { Placement } from '../session/index.js';
 import { answerHeaders, isEncoded, kindOf, MAX_NESTING, nestsDeeperThan, readText, sniffBody, type BodyKind } from './answer-body.js';
 import { decideCalls, type CheckTurn, type FoundCall } from './answer-calls.js';
 import { abortOnClientGone, type ClientGone } from './client-gone.js';
@@ -22,14 +22,15 @@ import { PROXY_METRICS, type ProxyMetrics } from './metrics.js';
 import type { NormalisedTarget } from './request-path.js';
 import type { AnswerGate, GenerationRoute, ReadAnswer, Refusals, RequestBody } from './routes/route.js';
 import { isProxyError, returnedHeaders, upstreamBodyError, type Upstream } from './upstream.js';
+import type { SelectionInput, WorkflowPipeline } from './workflows/index.js';
 
 /** The response header that names the session a call was placed in. */
 export const SESSION_HEADER = 'x-panoptes-session-id';
 
 /** What the monitored call needs of the proxy around it. */
 export interface GenerationOptions {
-  monitor: Monitor;
-  conversations: ConversationPlacement;
+  /** The workflow a request is checked against (its monitor, placement and rules), picked before its session. */
+  select(input: SelectionInput): WorkflowPipeline;
   metrics: ProxyMetrics;
   /** Logs a failure of the proxy's own once per cause. */
   logOnce(cause: string, message: string): void;
@@ -54,6 +55,10 @@ export interface GenerationRequest {
   target: NormalisedTarget;
   /** The body as sent, so a request the monitor leaves as it is goes upstream byte for byte. */
   raw: string;
+  /** The id of the proxy key the caller sent, when the proxy has keys (for selection). */
+  keyId?: string | undefined;
+  /** Told which workflow serves the request, once it is picked (the request counter labels by it). */
+  selected?(pipeline: WorkflowPipeline): void;
 }
 
 /**
@@ -63,9 +68,9 @@ export interface GenerationRequest {
 type Decide = (calls: readonly FoundCall[], content: string, delivered: (refused: Refusals) => AssistantTurn, id?: string, check?: CheckTurn) => Promise<Map<FoundCall, RefusedToolCall>>;
 
 /** The monitored call, made once per proxy: `generate(route, upstream, request, reply, sent)` serves one request. */
-export function createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy }: GenerationOptions) {
+export function createGeneration({ select, metrics: allMetrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy }: GenerationOptions) {
   const holdText = textPolicy?.mode === 'hold' ? { maxChars: textPolicy.holdChars, maxMs: textPolicy.holdMs } : undefined;
-  return async function generate<Body extends RequestBody>(route: GenerationRoute<Body>, upstream: Upstream, request: FastifyRequest, reply: FastifyReply, { target, raw }: GenerationRequest) {
+  return async function generate<Body extends RequestBody>(route: GenerationRoute<Body>, upstream: Upstream, request: FastifyRequest, reply: FastifyReply, { target, raw, keyId, selected }: GenerationRequest) {
     const format = route.errors;
     const fail = (error: ProxyError) => sendError(reply, error, format);
     const parsed = request.body;
@@ -77,6 +82,11 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     if (body.stream != null && typeof body.stream !== 'boolean') {
       return fail(proxyError(400, 'invalid_request_error', 'invalid_stream', `'stream' must be true or false (or left out), not a ${typeof body.stream}.`, 'stream'));
     }
+    // The workflow is picked before the session is looked up: each workflow has sessions of its own.
+    const pipeline = select({ path: target.path, headers: request.headers, body, keyId });
+    selected?.(pipeline);
+    const { monitor, conversations, rules } = pipeline;
+    const metrics = labelled(allMetrics, pipeline.labels);
     const named = route.namedSession(request.headers, body);
     // A continuation's body is sent even when the request names its session: the upstream wants the withheld calls answered.
     const continued = route.continuation ? await continuationOf(route, body) : undefined;
@@ -84,9 +94,17 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     if (!named && !continued?.sessionId && requireSessionId) {
       return fail(proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every ${route.label} to name its session: send the ${SESSION_HEADER} header (or ${route.namedBy ?? "the 'user' field, or metadata.session_id"}).`));
     }
-    const placed = named || continued?.sessionId ? undefined : await placeByConversation(route.messages(body));
+    const placed = named || continued?.sessionId ? undefined : await placeByConversation(conversations, route.messages(body));
     const sessionId = named?.sessionId ?? continued?.sessionId ?? placed!.sessionId;
     reply.header(SESSION_HEADER, sessionId);
+    if (rules) {
+      try {
+        rules.observe(sessionId, route.messages(body));
+      } catch (error) {
+        // What this request carried is not in the facts: the rules then refuse what needed it (guards fail closed).
+        logOnce(`rules-observe-failed:${pipeline.id}`, `Reading a request's tool results for the rules of workflow '${pipeline.id}' failed (${(error as Error)?.message}); its calls were decided without them.`);
+      }
+    }
 
     const prepared = body;
     const before = await beforeCall(monitor, sessionId, prepared, route).catch((error: unknown) => {
@@ -111,15 +129,16 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
       metrics.add(PROXY_METRICS.clientAborts);
       return reply;
     }
-    if (isProxyError(response)) return upstreamFailed(reply, response, format);
+    if (isProxyError(response)) return upstreamFailed(metrics, reply, response, format);
     // The answer is checked with the tools this request offered, so the loop detector counts calls to any other, and
     // a call to a name not offered is refused.
     const offered = route.offered(body);
-    const check: CheckTurn = (turn, guard) => checkedTurn(sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, guard);
+    const ruled = (guard?: ToolGuard) => (rules ? both(guard, rules.guard(sessionId)) : guard);
+    const check: CheckTurn = (turn, guard) => checkedTurn(monitor, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard));
     // An answer read whole before the client sees any of it can be withheld (the monitor says what replaces it).
     let withheld: WithheldResponse | undefined;
     const withholding: CheckTurn = (turn, guard) =>
-      checkedTurn(sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, guard, (response) => {
+      checkedTurn(monitor, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard), (response) => {
         withheld = response;
       });
     const decide: Decide = async (found, content, delivered, id, using = check) => {
@@ -133,13 +152,13 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
           if (entry) byFound.set(found[at]!, entry);
         });
       }
-      if (placed) await recordAnswer(placed, delivered(byFound));
+      if (placed) await recordAnswer(conversations, placed, delivered(byFound));
       if (id !== undefined && route.answered) await route.answered(id, sessionId, byFound).catch((error: unknown) => logOnce('record-failed', `Recording a response for the requests that continue it failed (${(error as Error)?.message}); they start a session of their own.`));
       return byFound;
     };
     // A streamed request gets a stream whatever the upstream sent (its headers leave at once); any other answer is
     // sniffed first, and goes on as what it is.
-    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide, withholding, withheld: () => withheld };
+    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide, withholding, withheld: () => withheld, monitor, metrics };
     if (streamed && response.statusCode < 300) return streamAnswer(answer, response.body);
     return jsonAnswer(answer);
   };
@@ -149,7 +168,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
    * taken out before the client sees it; SSE goes through the stream gate; anything else is withheld (fail closed).
    */
   async function jsonAnswer<Body extends RequestBody>(answer: Answer<Body>) {
-    const { route, reply, response, abort, decide } = answer;
+    const { route, reply, response, abort, decide, monitor, metrics } = answer;
     let text = '';
     let stream: AsyncIterable<Uint8Array> | undefined;
     try {
@@ -161,20 +180,20 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
         metrics.add(PROXY_METRICS.clientAborts);
         return reply;
       }
-      return upstreamFailed(reply, upstreamBodyError(error, upstreamTimeoutMs), route.errors);
+      return upstreamFailed(metrics, reply, upstreamBodyError(error, upstreamTimeoutMs), route.errors);
     }
     if (stream) return streamAnswer(answer, stream);
     if (response.statusCode >= 300) {
       // The upstream's own error goes back unchanged, unless it carries calls a client could read (or is compressed,
       // so the proxy cannot tell).
       const status = response.statusCode >= 400 ? response.statusCode : 502;
-      if (isEncoded(response.headers)) return upstreamFailed(reply, unreadable(route, `it came with status ${response.statusCode}, compressed`, status), route.errors);
+      if (isEncoded(response.headers)) return upstreamFailed(metrics, reply, unreadable(route, `it came with status ${response.statusCode}, compressed`, status), route.errors);
       const error = errorBodyOf(route, text);
-      if (error === undefined) return upstreamFailed(reply, unreadable(route, `it came with status ${response.statusCode} and carries tool calls`, status), route.errors);
+      if (error === undefined) return upstreamFailed(metrics, reply, unreadable(route, `it came with status ${response.statusCode} and carries tool calls`, status), route.errors);
       return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: false })).send(error);
     }
     const read = route.read(text);
-    if ('unreadable' in read) return upstreamFailed(reply, unreadable(route, read.unreadable), route.errors);
+    if ('unreadable' in read) return upstreamFailed(metrics, reply, unreadable(route, read.unreadable), route.errors);
     const refused = await decide(read.calls, read.content, deliveredOf(read, answer.withheld), read.id, answer.withholding);
     const held = answer.withheld();
     if (held) {
@@ -192,7 +211,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
    * gate). The body is sniffed once the headers are out: an SSE body (or none) goes through the gate; a JSON one is
    * decided whole and sent as the events of a stream; anything else ends the stream with an error event.
    */
-  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide, withholding, withheld }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
+  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide, withholding, withheld, monitor, metrics }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
     reply.hijack();
     const out = reply.raw;
     out.writeHead(response.statusCode, { ...answerHeaders(response.headers, 'sse'), [SESSION_HEADER]: sessionId });
@@ -330,7 +349,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
   }
 
   /** The session of a request that names none, by its conversation's history; a failure starts a session of its own. */
-  async function placeByConversation(messages: ChatMessage[]): Promise<Placement> {
+  async function placeByConversation(conversations: WorkflowPipeline['conversations'], messages: ChatMessage[]): Promise<Placement> {
     try {
       return await conversations.place(messages);
     } catch (error) {
@@ -340,7 +359,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
   }
 
   /** Records the answer the client receives, so the request that continues the conversation finds its session. */
-  async function recordAnswer(placed: Placement, turn: AssistantTurn): Promise<void> {
+  async function recordAnswer(conversations: WorkflowPipeline['conversations'], placed: Placement, turn: AssistantTurn): Promise<void> {
     try {
       await conversations.answered(placed, turn);
     } catch (error) {
@@ -355,7 +374,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
   }
 
   /** The pre-emptive checks of a turn; a failure of the checks themselves refuses every call (guards fail closed). */
-  async function checkedTurn(sessionId: string, turn: AssistantTurn, guard?: ToolGuard, onWithheld?: (response: WithheldResponse) => void): Promise<RefusedToolCall[]> {
+  async function checkedTurn(monitor: Monitor, sessionId: string, turn: AssistantTurn, guard?: ToolGuard, onWithheld?: (response: WithheldResponse) => void): Promise<RefusedToolCall[]> {
     try {
       return await checkTurn(monitor, sessionId, turn, guard, onWithheld);
     } catch (error) {
@@ -364,7 +383,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     }
   }
 
-  function upstreamFailed(reply: FastifyReply, error: ProxyError, format: ErrorFormat) {
+  function upstreamFailed(metrics: ProxyMetrics, reply: FastifyReply, error: ProxyError, format: ErrorFormat) {
     metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
     return sendError(reply, error, format);
   }
@@ -382,6 +401,25 @@ interface Answer<Body extends RequestBody> {
   withholding: CheckTurn;
   /** What replaces the answer, once `withholding` withheld it. */
   withheld(): WithheldResponse | undefined;
+  /** The monitor of the workflow that serves the request. */
+  monitor: Monitor;
+  /** The proxy's counters, labelled with that workflow when the proxy serves several. */
+  metrics: ProxyMetrics;
+}
+
+/** Counters that add `labels` (after their own) to every series they count. */
+function labelled(metrics: ProxyMetrics, labels: Readonly<Record<string, string>>): ProxyMetrics {
+  if (Object.keys(labels).length === 0) return metrics;
+  return { ...metrics, add: (name, own = {}, amount = 1) => metrics.add(name, { ...own, ...labels }, amount) };
+}
+
+/** Two guards in turn: the second is asked only about a call the first allows. */
+function both(first: ToolGuard | undefined, second: ToolGuard): ToolGuard {
+  if (!first) return second;
+  return async (call): Promise<ToolGuardVerdict> => {
+    const verdict = await first(call);
+    return verdict.allowed ? second(call) : verdict;
+  };
 }
 
 /** What the client receives of `read`, as placement records it: the replacement, when the answer was withheld. */

@@ -27,6 +27,8 @@ import { memoryResponseRecords, type ResponseRecords } from './routes/responses/
 import { responsesRoute } from './routes/responses/route.js';
 import type { GenerationRoute, RequestBody } from './routes/route.js';
 import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type Upstream } from './upstream.js';
+import type { ProxyRules } from './rules/index.js';
+import { createSelection, proxyKeyId, type SelectedWorkflow, type WorkflowPipeline, type WorkflowSelector } from './workflows/index.js';
 
 export { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS };
 
@@ -53,8 +55,21 @@ export interface ProxyOptions {
    * pass the Redis store's `responses()` when several proxies share sessions. @default in this process
    */
   responseRecords?: ResponseRecords;
-  /** The monitor every generation call goes through (its workflow, loops and session store). */
+  /** The monitor every generation call goes through (its workflow, loops and session store): the default workflow's. */
   monitor: Monitor;
+  /**
+   * A rulebase for the default workflow (`createProxyRules`): the sentinel decides each tool call the workflow allows,
+   * from the facts the requests carry (results of the calls this proxy let through, the user's words). @default none
+   */
+  rules?: ProxyRules;
+  /** The id the default workflow is logged, labelled and selected by. @default 'default' */
+  workflowId?: string;
+  /**
+   * Other workflows, each picked by its selector (the first that matches a request, in order); a request no selector
+   * matches goes to the default (`monitor`). Each has sessions of its own: the same session id names a different
+   * session under each workflow. With any, metrics carry a `workflow` label. @default none
+   */
+  workflows?: readonly ProxyWorkflow[];
   /** @default 4000; 0 picks a free port */
   port?: number;
   /** @default '127.0.0.1' */
@@ -93,6 +108,17 @@ export interface ProxyOptions {
   logger?: Logger;
 }
 
+/** A workflow a proxy serves beside its default one, and the requests that go to it. */
+export interface ProxyWorkflow {
+  id: string;
+  /** Which requests it serves: every condition given must hold. */
+  select: WorkflowSelector;
+  monitor: Monitor;
+  rules?: ProxyRules;
+  /** Where a request of this workflow that names no session is placed. @default the monitor's own registry */
+  conversations?: ConversationPlacement;
+}
+
 /** A proxy, built and not yet listening. */
 export interface Proxy {
   /** Starts listening; resolves with the URL once connections are accepted. */
@@ -116,6 +142,9 @@ export interface Proxy {
 export function createProxy({
   upstream: upstreamUrl,
   monitor,
+  rules,
+  workflowId = 'default',
+  workflows = [],
   port = DEFAULT_PROXY_PORT,
   host = DEFAULT_PROXY_HOST,
   proxyKeys,
@@ -149,6 +178,18 @@ export function createProxy({
     throw new InvalidOptionError({ parameter: 'proxyKeys', value: `${proxyKeys.length} key(s), ${proxyKeys.filter((key) => typeof key !== 'string' || key.trim() === '').length} empty`, fix: 'Pass one or more non-empty keys, or leave proxyKeys out for an open proxy (on loopback only).' });
   }
   if (!(upstreamTimeoutMs > 0 && Number.isFinite(upstreamTimeoutMs))) throw new InvalidOptionError({ parameter: 'upstreamTimeoutMs', value: upstreamTimeoutMs, fix: 'Pass a positive number of milliseconds; the default is 300000.' });
+
+  const ids = [workflowId, ...workflows.map((workflow) => workflow?.id)];
+  for (const [at, id] of ids.entries()) {
+    if (typeof id !== 'string' || !WORKFLOW_ID.test(id)) throw new InvalidOptionError({ parameter: at === 0 ? 'workflowId' : `workflows[${at - 1}].id`, value: id, fix: 'Pass an id of letters, digits, _ and - (it names the workflow in metrics and logs).' });
+    if (ids.indexOf(id) !== at) throw new InvalidOptionError({ parameter: `workflows[${at - 1}].id`, value: id, fix: `Give each workflow its own id: '${id}' is taken${at > 0 && ids.indexOf(id) === 0 ? ' by the default workflow (workflowId)' : ''}.` });
+  }
+  const several = workflows.length > 0;
+  const fallback: WorkflowPipeline = { id: workflowId, monitor, conversations, ...(rules ? { rules } : {}), labels: several ? { workflow: workflowId } : {} };
+  const selected: SelectedWorkflow[] = workflows.map((workflow) => ({ id: workflow.id, monitor: workflow.monitor, conversations: workflow.conversations ?? localPlacement(workflow.monitor.conversations), ...(workflow.rules ? { rules: workflow.rules } : {}), labels: { workflow: workflow.id }, select: workflow.select }));
+  const pipelines: WorkflowPipeline[] = [fallback, ...selected];
+  const select = createSelection(selected, fallback);
+  const keyIds = new Map((proxyKeys ?? []).map((key) => [key, proxyKeyId(key)]));
 
   const upstream = createUpstream({ baseUrl: upstreamUrl, timeoutMs: upstreamTimeoutMs });
   const anthropic = anthropicUrl === undefined ? undefined : createUpstream({ baseUrl: anthropicUrl, timeoutMs: upstreamTimeoutMs });
@@ -202,7 +243,12 @@ export function createProxy({
       const target = targetOf(request);
       const open = request.method === 'GET' && target !== undefined && !isRefusedTarget(target) && OPEN_PATHS.has(target.path);
       const given = request.headers[PROXY_KEY_HEADER];
-      if (open || (typeof given === 'string' && keys.some((key) => safeEqual(key, given)))) return done();
+      if (open) return done();
+      const matched = typeof given === 'string' ? keys.find((key) => safeEqual(key, given)) : undefined;
+      if (matched) {
+        (request.raw as TargetRequest)[KEY_ID] = keyIds.get(matched.toString());
+        return done();
+      }
       void send(reply, proxyError(401, 'authentication_error', 'invalid_proxy_key', `Missing or unknown proxy key: send one of the proxy's keys in the ${PROXY_KEY_HEADER} header.`));
     });
   }
@@ -213,17 +259,18 @@ export function createProxy({
   });
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unknown';
-    metrics.add(PROXY_METRICS.requests, { route: route.startsWith('/v1/*') ? 'pass-through' : route, status: String(reply.statusCode) });
+    const workflow = (request.raw as TargetRequest)[WORKFLOW];
+    metrics.add(PROXY_METRICS.requests, { route: route.startsWith('/v1/*') ? 'pass-through' : route, status: String(reply.statusCode), ...(several && workflow !== undefined ? { workflow } : {}) });
     done();
   });
 
   app.get('/healthz', async (_request, reply) => {
     const healthy = safeHealth(storeHealthy);
-    return reply.send({ status: healthy ? 'ok' : 'degraded', store: healthy ? 'ok' : 'degraded', workflow: monitor.workflow.name });
+    return reply.send({ status: healthy ? 'ok' : 'degraded', store: healthy ? 'ok' : 'degraded', workflow: monitor.workflow.name, ...(several ? { workflows: Object.fromEntries(pipelines.map((pipeline) => [pipeline.id, pipeline.monitor.workflow.name])) } : {}) });
   });
 
   app.get('/metrics', async (_request, reply) => {
-    const misses = Object.entries(monitor.misses()).map(([cause, value]) => ({ name: PROXY_METRICS.misses, type: 'counter' as const, labels: { cause }, value: value ?? 0 }));
+    const misses = pipelines.flatMap((pipeline) => Object.entries(pipeline.monitor.misses()).map(([cause, value]) => ({ name: PROXY_METRICS.misses, type: 'counter' as const, labels: { cause, ...pipeline.labels }, value: value ?? 0 })));
     reply.header('content-type', 'text/plain; version=0.0.4');
     return reply.send(metrics.render([...misses, { name: PROXY_METRICS.storeUp, type: 'gauge', value: safeHealth(storeHealthy) ? 1 : 0 }]));
   });
@@ -236,9 +283,18 @@ export function createProxy({
     (request as RawBodyRequest)[RAW_BODY] = text as string;
     parseJson(request, text as string, done);
   });
-  const generate = createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs } });
+  const generate = createGeneration({ select, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs } });
   const serve = <Body extends RequestBody>(route: GenerationRoute<Body>, to: Upstream) =>
-    app.post(route.path, (request, reply) => generate(route, to, request, reply, { target: targetOf(request) as NormalisedTarget, raw: (request as RawBodyRequest)[RAW_BODY] }));
+    app.post(route.path, (request, reply) =>
+      generate(route, to, request, reply, {
+        target: targetOf(request) as NormalisedTarget,
+        raw: (request as RawBodyRequest)[RAW_BODY],
+        keyId: (request.raw as TargetRequest)[KEY_ID],
+        selected: (pipeline) => {
+          (request.raw as TargetRequest)[WORKFLOW] = pipeline.id;
+        },
+      }),
+    );
   serve(chatRoute, upstream);
   serve(completionsRoute, upstream);
   serve(responsesRoute(responseRecords), upstream);
@@ -312,7 +368,12 @@ export function createProxy({
 
 /** The raw request property that holds its normalised target, set before routing. */
 const TARGET = Symbol('panoptes.target');
-type TargetRequest = FastifyRequest['raw'] & { [TARGET]?: NormalisedTarget | { refused: string } };
+/** The raw request properties that hold the id of the proxy key the caller sent and the workflow that served it. */
+const KEY_ID = Symbol('panoptes.keyId');
+const WORKFLOW = Symbol('panoptes.workflow');
+type TargetRequest = FastifyRequest['raw'] & { [TARGET]?: NormalisedTarget | { refused: string }; [KEY_ID]?: string | undefined; [WORKFLOW]?: string };
+/** What a workflow id may be: it is a metric label value and a key segment. */
+const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Where a refused target is routed: nowhere, so the not-found handler answers it with the reason (after the key check). */
 const REFUSED_ROUTE = '/';
 
