@@ -27,7 +27,7 @@ export function proxyRefusalText(check: CheckResult, names: PolicyToolNames): st
     if (isUnread(blocker)) actions.push(`Call ${blocker.tool}(${argsText(blocker.args)}) first: the policy decides this call from its result.`);
     else if (blocker.kind === 'ask') {
       const call = blocker.call !== undefined && !blocker.question.includes(blocker.call) ? ` (the call: ${blocker.call})` : '';
-      actions.push(`Ask the user: "${blocker.question}"${call}. If they answer with a plain yes, make the same call again; anything else is not a yes.`);
+      actions.push(`Ask the user: "${blocker.question}"${call}; if they answer with a plain yes, make the same call again (anything else is not a yes).`);
     } else rest.push(blocker);
   }
   if (actions.length === 0) return check.text;
