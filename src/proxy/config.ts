@@ -14,6 +14,9 @@ import { hasErrorCode } from '../errors/panoptes-error.js';
 import { redactUrl } from '../store/redis/redact-url.js';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import { normalisePrefix } from './request-path.js';
+import { checkWorkflows, readWorkflowsNode, type ReadWorkflows, type WorkflowEntry } from './config/workflows.js';
+
+export type { WorkflowEntry } from './config/workflows.js';
 
 /** The checked configuration of a proxy. */
 export interface ServeConfig {
@@ -22,8 +25,14 @@ export interface ServeConfig {
   anthropicUpstream?: string;
   /** Path prefixes passed to the upstream unmonitored (normalised); none when absent. */
   passthrough?: string[];
-  /** Absolute path of the workflow file. */
+  /** Absolute path of the default workflow's file (the top-level `workflow:`, or the `workflows:` entry marked default). */
   workflow: string;
+  /** The default workflow's id: `default` for the top-level `workflow:`, else its entry's. */
+  workflowId: string;
+  /** Absolute path of the default workflow's rulebase (`rulebase:`). */
+  rulebase?: string;
+  /** The other workflows, in the order their selectors are tried (`workflows:`, the default left out). */
+  workflows: WorkflowEntry[];
   port: number;
   host: string;
   loops: boolean;
@@ -46,8 +55,8 @@ export interface ServeConfigSources {
   flags?: Partial<Record<FieldName, string | boolean>>;
 }
 
-type Kind = 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
-type FieldName = 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type Kind = 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'rules-file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
+type FieldName = 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true }> = {
@@ -55,6 +64,7 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   anthropic_upstream: { kind: 'anthropic-url', env: 'PANOPTES_ANTHROPIC_UPSTREAM' },
   passthrough: { kind: 'path-prefixes', env: 'PANOPTES_PASSTHROUGH' },
   workflow: { kind: 'file', env: 'PANOPTES_WORKFLOW', flag: '--workflow' },
+  rulebase: { kind: 'rules-file', env: 'PANOPTES_RULEBASE' },
   port: { kind: 'port', env: 'PANOPTES_PORT', flag: '--port' },
   host: { kind: 'string', env: 'PANOPTES_HOST', flag: '--host' },
   loops: { kind: 'boolean', env: 'PANOPTES_LOOPS', flag: '--loops' },
@@ -78,6 +88,7 @@ const EXPECTED: Record<Kind, string> = {
   'anthropic-url': 'the base URL of an Anthropic-compatible API, /v1 included, e.g. https://api.anthropic.com/v1',
   'redis-url': 'a Redis URL such as redis://127.0.0.1:6379',
   file: 'the path of a workflow YAML file (relative to the config file)',
+  'rules-file': 'the path of a rulebase (.rules) file (relative to the config file)',
   port: 'a TCP port from 0 to 65535 (0 picks a free port)',
   'positive-integer': 'a positive whole number',
   boolean: 'true or false',
@@ -120,7 +131,8 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
   const values = new Map<FieldName, { value: unknown; origin: Origin }>();
   const cwd = process.cwd();
 
-  if (configPath !== undefined) await readFile(configPath, values, diagnostics);
+  const special: { workflows?: ReadWorkflows } = {};
+  if (configPath !== undefined) await readFile(configPath, values, diagnostics, special);
   for (const [name, field] of Object.entries(FIELDS) as Array<[FieldName, (typeof FIELDS)[FieldName]]>) {
     const value = env[field.env];
     if (value !== undefined && value !== '') values.set(name, { value, origin: { source: 'environment', path: field.env, base: cwd } });
@@ -148,8 +160,13 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
   }
   // A config file that cannot be read is the one problem to report: what it would have held is not missing.
   const unreadable = diagnostics.some((diagnostic) => diagnostic.code === 'unreadable-file');
+  const entries = special.workflows
+    ? checkWorkflows(special.workflows, { topLevelWorkflow: values.has('workflow'), proxyKeys: (checked.get('proxy_keys') as string[] | undefined) ?? [], anthropicUpstream: checked.has('anthropic_upstream') }, diagnostics)
+    : [];
+  const defaultEntry = entries.find((entry) => entry.default);
   for (const required of ['upstream', 'workflow'] as const) {
-    if (values.has(required) || unreadable) continue;
+    // With `workflows:`, a missing default is reported there.
+    if (values.has(required) || unreadable || (required === 'workflow' && special.workflows)) continue;
     const field = FIELDS[required];
     diagnostics.push({ severity: 'error', code: 'missing-key', message: `'${required}' is required`, path: required, source: configPath ?? 'command line', hint: `set it with ${field.flag}, ${field.env}, or '${required}:' in the config file` });
   }
@@ -163,10 +180,14 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     upstream: get('upstream', ''),
     ...(anthropicUpstream === undefined ? {} : { anthropicUpstream }),
     ...(passthrough === undefined ? {} : { passthrough }),
-    workflow: get('workflow', ''),
+    workflow: defaultEntry?.workflow ?? get('workflow', ''),
+    workflowId: defaultEntry?.id ?? 'default',
+    ...(defaultEntry ? (defaultEntry.rulebase ? { rulebase: defaultEntry.rulebase } : {}) : checked.has('rulebase') ? { rulebase: get('rulebase', '') } : {}),
+    // An entry without `loops:` takes the top-level setting (not the default entry's).
+    workflows: entries.filter((entry) => !entry.default).map((entry) => ({ ...entry, loops: entry.loops ?? get('loops', false) })),
     port: get('port', DEFAULT_PROXY_PORT),
     host: get('host', DEFAULT_PROXY_HOST),
-    loops: get('loops', false),
+    loops: defaultEntry?.loops ?? get('loops', false),
     strict: get('strict', true),
     proxyKeys: get<string[]>('proxy_keys', []),
     requireSessionId: get('require_session_id', false),
@@ -184,7 +205,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
 }
 
 /** Reads the YAML file into `values`, reporting syntax errors and unknown keys with their positions. */
-async function readFile(configPath: string, values: Map<FieldName, { value: unknown; origin: Origin }>, diagnostics: Diagnostic[]): Promise<void> {
+async function readFile(configPath: string, values: Map<FieldName, { value: unknown; origin: Origin }>, diagnostics: Diagnostic[], special: { workflows?: ReadWorkflows }): Promise<void> {
   const { readFile: read } = await import('node:fs/promises');
   let text: string;
   try {
@@ -215,17 +236,23 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
   }
   const base = dirname(resolve(configPath));
   const known = Object.keys(FIELDS);
+  let workflowsNode: { node: Node | null } | undefined;
   const visit = (map: YAMLMap, prefix: string) => {
     for (const pair of map.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
       const path = prefix ? `${prefix}.${key}` : key;
       const valueNode = pair.value as Node | null;
+      if (!prefix && key === 'workflows') {
+        // A list with a shape of its own, read in config/workflows.ts.
+        workflowsNode = { node: valueNode ?? (pair.key as Node) };
+        continue;
+      }
       if (!prefix && SECTIONS.has(key) && isMap(valueNode)) {
         visit(valueNode, key);
         continue;
       }
       if (!(path in FIELDS)) {
-        const suggestion = closestName(path, [...known, ...SECTIONS]);
+        const suggestion = closestName(path, [...known, ...SECTIONS, 'workflows']);
         diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown key '${path}'`, path, source: configPath, ...at(pair.key as Node), hint: suggestion ? `did you mean '${suggestion}'?` : `known keys: ${known.join(', ')}` });
         continue;
       }
@@ -233,6 +260,7 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
     }
   };
   visit(root, '');
+  if (workflowsNode) special.workflows = await readWorkflowsNode(workflowsNode.node, { source: configPath, base, lineOf: (node) => { const { line, column } = at(node); return line === undefined ? undefined : { line, column: column! }; } }, diagnostics);
 }
 
 /** Checks one value of a kind; strings from the environment and flags are converted. */
@@ -251,7 +279,8 @@ async function check(kind: Kind, value: unknown, origin: Origin): Promise<{ valu
     }
     case 'redis-url':
       return typeof value === 'string' && /^rediss?:\/\/\S+$/.test(value) ? { value } : { problem: 'not a Redis URL' };
-    case 'file': {
+    case 'file':
+    case 'rules-file': {
       if (typeof value !== 'string' || value === '') return { problem: 'not a file path' };
       const path = resolve(origin.base, value);
       try {

@@ -5,9 +5,12 @@
  */
 import { createMonitor } from '../monitor/index.js';
 import type { Logger, MonitorSession } from '../monitor/index.js';
+import { loadRulebase } from '../rules/index.js';
 import { loadWorkflow } from '../workflow/index.js';
+import type { RedisSessionStore } from '../store/redis/index.js';
 import type { ServeConfig } from './config.js';
-import { createProxy, type Proxy } from './server.js';
+import { createProxyRules } from './rules/index.js';
+import { createProxy, type Proxy, type ProxyWorkflow } from './server.js';
 
 /** A running proxy: its URL, and `close` to drain and stop it. */
 export interface RunningProxy {
@@ -18,25 +21,47 @@ export interface RunningProxy {
 }
 
 /**
- * Loads the workflow, connects the store and starts listening. Redis that does not answer at start is not fatal: the
- * proxy starts degraded (fail-open) and the client keeps reconnecting.
- * @throws {WorkflowValidationError} when the workflow file is invalid.
+ * Loads the workflows and rulebases, connects the store and starts listening. Redis that does not answer at start is
+ * not fatal: the proxy starts degraded (fail-open) and the client keeps reconnecting. Each workflow but the default
+ * keeps its sessions under a key prefix of its own (`<prefix>wf:<id>:`), so the same session id never names one
+ * session of two workflows.
+ * @throws {WorkflowValidationError} when a workflow file is invalid.
+ * @throws {RulebaseError} when a rulebase file is invalid (every error with its line).
  */
 export async function startServe(config: ServeConfig, { logger = console }: { logger?: Logger } = {}): Promise<RunningProxy> {
-  const workflow = await loadWorkflow(config.workflow, { strict: config.strict });
-  let store: import('../store/redis/index.js').RedisSessionStore<MonitorSession> | undefined;
-  if (config.redis) {
+  const stores: Array<RedisSessionStore<MonitorSession>> = [];
+  const storeOf = async (namespace: string | undefined) => {
+    if (!config.redis) return undefined;
     // Loaded only when configured: `redis` is an optional peer dependency.
-    const { createRedisSessionStore } = await import('../store/redis/index.js');
-    store = createRedisSessionStore<MonitorSession>({ url: config.redis.url, logger, ...(config.redis.keyPrefix ? { keyPrefix: config.redis.keyPrefix } : {}), ...(config.redis.ttlMs ? { ttlMs: config.redis.ttlMs } : {}), ...(config.redis.commandTimeoutMs ? { commandTimeoutMs: config.redis.commandTimeoutMs } : {}) });
-    await store.ready(2000).catch(() => logger.warn(`[panoptes proxy] Redis did not answer at start; serving degraded (sessions not shared) until it does.`));
-  }
+    const { createRedisSessionStore, DEFAULT_REDIS_KEY_PREFIX } = await import('../store/redis/index.js');
+    const prefix = config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
+    const store = createRedisSessionStore<MonitorSession>({ url: config.redis.url, logger, keyPrefix: namespace === undefined ? prefix : `${prefix}wf:${namespace}:`, ...(config.redis.ttlMs ? { ttlMs: config.redis.ttlMs } : {}), ...(config.redis.commandTimeoutMs ? { commandTimeoutMs: config.redis.commandTimeoutMs } : {}) });
+    stores.push(store);
+    return store;
+  };
+  const rulesOf = async (file: string | undefined) => (file === undefined ? undefined : createProxyRules({ rulebase: await loadRulebase(file) }));
+  const workflow = await loadWorkflow(config.workflow, { strict: config.strict });
+  const rules = await rulesOf(config.rulebase);
+  const store = await storeOf(undefined);
   const monitor = createMonitor({ workflow, logger, loops: config.loops, ...(store ? { store } : {}) });
+  const workflows: ProxyWorkflow[] = [];
+  for (const entry of config.workflows) {
+    const entryStore = await storeOf(entry.id);
+    const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, loops: entry.loops ?? config.loops, ...(entryStore ? { store: entryStore } : {}) });
+    const entryRules = await rulesOf(entry.rulebase);
+    workflows.push({ id: entry.id, select: entry.select, monitor: entryMonitor, ...(entryRules ? { rules: entryRules } : {}), ...(entryStore ? { conversations: entryStore.conversations() } : {}) });
+  }
+  if (store) {
+    await Promise.all(stores.map((each) => each.ready(2000))).catch(() => logger.warn(`[panoptes proxy] Redis did not answer at start; serving degraded (sessions not shared) until it does.`));
+  }
   const proxy = createProxy({
     upstream: config.upstream,
     ...(config.anthropicUpstream ? { anthropicUpstream: config.anthropicUpstream } : {}),
     ...(config.passthrough ? { passthrough: config.passthrough } : {}),
     monitor,
+    ...(rules ? { rules } : {}),
+    workflowId: config.workflowId,
+    workflows,
     port: config.port,
     host: config.host,
     ...(config.proxyKeys.length > 0 ? { proxyKeys: config.proxyKeys } : {}),
@@ -49,7 +74,7 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
     holdTextChars: config.limits.holdTextChars,
     holdTextMs: config.limits.holdTextMs,
     logger,
-    ...(store ? { storeHealthy: () => store.healthy } : {}),
+    ...(store ? { storeHealthy: () => stores.every((each) => each.healthy) } : {}),
   });
   const { url, port } = await proxy.listen();
   return {
@@ -58,7 +83,7 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
     proxy,
     async close() {
       await proxy.close();
-      await store?.close();
+      for (const each of stores) await each.close();
     },
   };
 }
