@@ -7,15 +7,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
 import { loadWorkflow } from '../../src/index.js';
 import { loadRulebase } from '../../src/rules/index.js';
 import { createProxyRules, type ProxyRules } from '../../src/proxy/index.js';
 import type { ScriptedTurn } from './fake-upstream.js';
 import { startProxy, type Running } from './helpers.js';
+import { OPEN_WORKFLOW, REFUND_RULES } from './rules-helpers.js';
 
-export const OPEN_WORKFLOW = fileURLToPath(new URL('./fixtures/open.yaml', import.meta.url));
-export const REFUND_RULES = fileURLToPath(new URL('./fixtures/refunds.rules', import.meta.url));
 
 const TOOLS: ChatCompletionTool[] = ['verify_identity', 'issue_refund'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: { order_id: { type: 'string' } } } } }));
 const REFUND: ScriptedTurn = { content: '', toolCalls: [{ id: 'call_refund', name: 'issue_refund', args: { order_id: 'A-1042' } }] };
