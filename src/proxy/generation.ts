@@ -87,6 +87,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     selected?.(pipeline);
     const { monitor, conversations, rules } = pipeline;
     const metrics = labelled(allMetrics, pipeline.labels);
+    const log = pipeline.labels.workflow === undefined ? logOnce : (cause: string, message: string) => logOnce(`${cause}:${pipeline.id}`, `[workflow ${pipeline.id}] ${message}`);
     const named = route.namedSession(request.headers, body);
     // A continuation's body is sent even when the request names its session: the upstream wants the withheld calls answered.
     const continued = route.continuation ? await continuationOf(route, body) : undefined;
@@ -94,7 +95,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     if (!named && !continued?.sessionId && requireSessionId) {
       return fail(proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every ${route.label} to name its session: send the ${SESSION_HEADER} header (or ${route.namedBy ?? "the 'user' field, or metadata.session_id"}).`));
     }
-    const placed = named || continued?.sessionId ? undefined : await placeByConversation(conversations, route.messages(body));
+    const placed = named || continued?.sessionId ? undefined : await placeByConversation(conversations, route.messages(body), log);
     const sessionId = named?.sessionId ?? continued?.sessionId ?? placed!.sessionId;
     reply.header(SESSION_HEADER, sessionId);
     if (rules) {
@@ -102,14 +103,14 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
         rules.observe(sessionId, route.messages(body));
       } catch (error) {
         // What this request carried is not in the facts: the rules then refuse what needed it (guards fail closed).
-        logOnce(`rules-observe-failed:${pipeline.id}`, `Reading a request's tool results for the rules of workflow '${pipeline.id}' failed (${(error as Error)?.message}); its calls were decided without them.`);
+        log('rules-observe-failed', `Reading a request's tool results for the rules failed (${(error as Error)?.message}); its calls were decided without them.`);
       }
     }
 
     const prepared = body;
     const before = await beforeCall(monitor, sessionId, prepared, route).catch((error: unknown) => {
       // Fail-open: the monitor's own failure never stops the call (it is counted inside the monitor already).
-      logOnce('before-failed', `Preparing a request failed (${(error as Error)?.message}); it was sent unchanged.`);
+      log('before-failed', `Preparing a request failed (${(error as Error)?.message}); it was sent unchanged.`);
       return { action: 'proceed' as const, body: prepared, interventions: [] };
     });
     if (before.action === 'block') {
@@ -134,11 +135,11 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     // a call to a name not offered is refused.
     const offered = route.offered(body);
     const ruled = (guard?: ToolGuard) => (rules ? both(guard, rules.guard(sessionId)) : guard);
-    const check: CheckTurn = (turn, guard) => checkedTurn(monitor, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard));
+    const check: CheckTurn = (turn, guard) => checkedTurn(monitor, log, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard));
     // An answer read whole before the client sees any of it can be withheld (the monitor says what replaces it).
     let withheld: WithheldResponse | undefined;
     const withholding: CheckTurn = (turn, guard) =>
-      checkedTurn(monitor, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard), (response) => {
+      checkedTurn(monitor, log, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard), (response) => {
         withheld = response;
       });
     const decide: Decide = async (found, content, delivered, id, using = check) => {
@@ -152,13 +153,13 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
           if (entry) byFound.set(found[at]!, entry);
         });
       }
-      if (placed) await recordAnswer(conversations, placed, delivered(byFound));
-      if (id !== undefined && route.answered) await route.answered(id, sessionId, byFound).catch((error: unknown) => logOnce('record-failed', `Recording a response for the requests that continue it failed (${(error as Error)?.message}); they start a session of their own.`));
+      if (placed) await recordAnswer(conversations, placed, delivered(byFound), log);
+      if (id !== undefined && route.answered) await route.answered(id, sessionId, byFound).catch((error: unknown) => log('record-failed', `Recording a response for the requests that continue it failed (${(error as Error)?.message}); they start a session of their own.`));
       return byFound;
     };
     // A streamed request gets a stream whatever the upstream sent (its headers leave at once); any other answer is
     // sniffed first, and goes on as what it is.
-    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide, withholding, withheld: () => withheld, monitor, metrics };
+    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide, withholding, withheld: () => withheld, monitor, metrics, log };
     if (streamed && response.statusCode < 300) return streamAnswer(answer, response.body);
     return jsonAnswer(answer);
   };
@@ -211,7 +212,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
    * gate). The body is sniffed once the headers are out: an SSE body (or none) goes through the gate; a JSON one is
    * decided whole and sent as the events of a stream; anything else ends the stream with an error event.
    */
-  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide, withholding, withheld, monitor, metrics }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
+  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide, withholding, withheld, monitor, metrics, log }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
     reply.hijack();
     const out = reply.raw;
     out.writeHead(response.statusCode, { ...answerHeaders(response.headers, 'sse'), [SESSION_HEADER]: sessionId });
@@ -225,7 +226,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     const watch = monitor.loops?.watchStream();
     // With a response the monitor would withhold, its text is watched as it streams, and cut where it matches.
     const textWatch = await monitor.watchText(sessionId).catch((error: unknown) => {
-      logOnce('watch-failed', `Watching a streamed response's text failed (${(error as Error)?.message}); it streamed unwatched.`);
+      log('watch-failed', `Watching a streamed response's text failed (${(error as Error)?.message}); it streamed unwatched.`);
       return undefined;
     });
     const gate: AnswerGate = route.gate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}), ...(textWatch ? { textWatch, ...(holdText ? { holdText } : {}) } : {}) });
@@ -349,21 +350,21 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
   }
 
   /** The session of a request that names none, by its conversation's history; a failure starts a session of its own. */
-  async function placeByConversation(conversations: WorkflowPipeline['conversations'], messages: ChatMessage[]): Promise<Placement> {
+  async function placeByConversation(conversations: WorkflowPipeline['conversations'], messages: ChatMessage[], log: GenerationOptions['logOnce']): Promise<Placement> {
     try {
       return await conversations.place(messages);
     } catch (error) {
-      logOnce('placement-failed', `Placing a request by its conversation failed (${(error as Error)?.message}); it ran in a session of its own.`);
+      log('placement-failed', `Placing a request by its conversation failed (${(error as Error)?.message}); it ran in a session of its own.`);
       return { sessionId: `conversation-${randomUUID()}`, request: '' };
     }
   }
 
   /** Records the answer the client receives, so the request that continues the conversation finds its session. */
-  async function recordAnswer(conversations: WorkflowPipeline['conversations'], placed: Placement, turn: AssistantTurn): Promise<void> {
+  async function recordAnswer(conversations: WorkflowPipeline['conversations'], placed: Placement, turn: AssistantTurn, log: GenerationOptions['logOnce']): Promise<void> {
     try {
       await conversations.answered(placed, turn);
     } catch (error) {
-      logOnce('placement-failed', `Recording an answer for its conversation failed (${(error as Error)?.message}); the next request starts a session of its own.`);
+      log('placement-failed', `Recording an answer for its conversation failed (${(error as Error)?.message}); the next request starts a session of its own.`);
     }
   }
 
@@ -374,11 +375,11 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
   }
 
   /** The pre-emptive checks of a turn; a failure of the checks themselves refuses every call (guards fail closed). */
-  async function checkedTurn(monitor: Monitor, sessionId: string, turn: AssistantTurn, guard?: ToolGuard, onWithheld?: (response: WithheldResponse) => void): Promise<RefusedToolCall[]> {
+  async function checkedTurn(monitor: Monitor, log: GenerationOptions['logOnce'], sessionId: string, turn: AssistantTurn, guard?: ToolGuard, onWithheld?: (response: WithheldResponse) => void): Promise<RefusedToolCall[]> {
     try {
       return await checkTurn(monitor, sessionId, turn, guard, onWithheld);
     } catch (error) {
-      logOnce('check-failed', `Checking a response failed (${(error as Error)?.message}); its tool calls were withheld.`);
+      log('check-failed', `Checking a response failed (${(error as Error)?.message}); its tool calls were withheld.`);
       return refusedAll(turn.toolCalls, 'its policy check failed');
     }
   }
@@ -405,6 +406,8 @@ interface Answer<Body extends RequestBody> {
   monitor: Monitor;
   /** The proxy's counters, labelled with that workflow when the proxy serves several. */
   metrics: ProxyMetrics;
+  /** Logs once per cause, naming that workflow when the proxy serves several. */
+  log: GenerationOptions['logOnce'];
 }
 
 /** Counters that add `labels` (after their own) to every series they count. */
