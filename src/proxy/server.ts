@@ -186,7 +186,7 @@ export function createProxy({
   }
   const several = workflows.length > 0;
   const fallback: WorkflowPipeline = { id: workflowId, monitor, conversations, ...(rules ? { rules } : {}), labels: several ? { workflow: workflowId } : {} };
-  const selected: SelectedWorkflow[] = workflows.map((workflow) => ({ id: workflow.id, monitor: workflow.monitor, conversations: workflow.conversations ?? localPlacement(workflow.monitor.conversations), ...(workflow.rules ? { rules: workflow.rules } : {}), labels: { workflow: workflow.id }, select: workflow.select }));
+  const selected: SelectedWorkflow[] = workflows.map((workflow, at) => ({ id: workflow.id, monitor: workflow.monitor, conversations: workflow.conversations ?? localPlacement(workflow.monitor.conversations), ...(workflow.rules ? { rules: workflow.rules } : {}), labels: { workflow: workflow.id }, select: checkedSelector(workflow.select, at, proxyKeys) }));
   const pipelines: WorkflowPipeline[] = [fallback, ...selected];
   const select = createSelection(selected, fallback);
   const keyIds = new Map((proxyKeys ?? []).map((key) => [key, proxyKeyId(key)]));
@@ -405,6 +405,20 @@ function assertUpstreamUrl(value: unknown, parameter: 'upstream' | 'anthropicUps
     const fix = parameter === 'upstream' ? 'Pass the base URL of an OpenAI-compatible API, /v1 included, e.g. http://127.0.0.1:8000/v1.' : 'Pass the base URL of an Anthropic-compatible API, /v1 included, e.g. https://api.anthropic.com/v1.';
     throw new InvalidOptionError({ parameter, value, fix });
   }
+}
+
+/**
+ * A workflow's selector as selection compares it (its route normalised as request paths are), or an error for one
+ * that could never match: no condition at all, a route that is no path under /v1, a key selector on an open proxy.
+ */
+function checkedSelector(select: WorkflowSelector | undefined, at: number, proxyKeys: readonly string[] | undefined): WorkflowSelector {
+  const parameter = `workflows[${at}].select`;
+  if (select === undefined || select === null || Object.keys(select).length === 0) throw new InvalidOptionError({ parameter, value: select, fix: 'Give the workflow at least one condition (route, header, model or key); the default workflow (monitor) takes every other request.' });
+  const route = select.route === undefined ? undefined : typeof select.route === 'string' ? normalisePrefix(select.route) : undefined;
+  if (select.route !== undefined && route === undefined) throw new InvalidOptionError({ parameter: `${parameter}.route`, value: select.route, fix: 'Pass a path prefix under /v1, such as /v1/responses.' });
+  if (select.key !== undefined && proxyKeys === undefined) throw new InvalidOptionError({ parameter: `${parameter}.key`, value: select.key, fix: 'A key selector needs proxyKeys: an open proxy has no caller key to select by.' });
+  if (select.header !== undefined && (typeof select.header?.name !== 'string' || typeof select.header.value !== 'string')) throw new InvalidOptionError({ parameter: `${parameter}.header`, value: select.header, fix: "Pass { name: 'x-team', value: 'billing' }." });
+  return { ...select, ...(route === undefined ? {} : { route }), ...(select.header ? { header: { name: select.header.name.toLowerCase(), value: select.header.value } } : {}) };
 }
 
 /** The monitored routes, as an error lists them. */

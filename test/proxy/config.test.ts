@@ -138,6 +138,12 @@ describe('loadServeConfig: rulebase and workflows', () => {
     expect(config.workflows.map((entry) => [entry.id, entry.loops])).toEqual([['billing', false]]);
   });
 
+  it('takes the rulebase from PANOPTES_RULEBASE', async () => {
+    const path = withFiles(`${BASE}workflow: support.yaml\n`);
+    const config = await loadServeConfig({ configPath: path, env: { PANOPTES_RULEBASE: join(path, '..', 'refunds.rules') } });
+    expect(config.rulebase).toBe(join(path, '..', 'refunds.rules'));
+  });
+
   it('reports a rulebase that does not exist at its line', async () => {
     const path = withFiles(`${BASE}workflow: support.yaml\nrulebase: nope.rules\n`);
     expect(await errorOf(loadServeConfig({ configPath: path, env: {} }))).toContain(`${path}:3:11 error rulebase: no such file (${join(path, '..', 'nope.rules')}): received "nope.rules"; expected the path of a rulebase (.rules) file (relative to the config file)`);

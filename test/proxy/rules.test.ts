@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadWorkflow } from '../../src/index.js';
 import { loadRulebase } from '../../src/rules/index.js';
 import { createProxyRules, type ProxyRules } from '../../src/proxy/index.js';
-import type { ScriptedTurn } from './fake-upstream.js';
+import { completionWith, type ScriptedTurn } from './fake-upstream.js';
 import { startProxy, type Running } from './helpers.js';
 import { OPEN_WORKFLOW, REFUND_RULES } from './rules-helpers.js';
 
@@ -27,9 +27,17 @@ afterEach(async () => {
 });
 
 /** A proxy over the open workflow and the refund rules; the upstream answers with `turns`, one per request. */
-async function start(turns: ScriptedTurn[], options: { anthropic?: boolean } = {}): Promise<Running & { rules: ProxyRules }> {
+async function start(turns: Array<ScriptedTurn | Record<string, unknown>>, options: { anthropic?: boolean } = {}): Promise<Running & { rules: ProxyRules }> {
   const rules = createProxyRules({ rulebase: await loadRulebase(REFUND_RULES) });
-  running = await startProxy(() => turns.shift() ?? { content: 'Done.' }, { monitor: { workflow: await loadWorkflow(OPEN_WORKFLOW) }, proxy: { rules }, ...options });
+  // A turn is scripted, or a raw completion (the legacy function_call), written as it is.
+  const script = (_body: unknown, _request: unknown, response: import('node:http').ServerResponse) => {
+    const turn = turns.shift() ?? { content: 'Done.' };
+    if (!('object' in turn)) return turn as ScriptedTurn;
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(turn));
+    return 'handled' as const;
+  };
+  running = await startProxy(script, { monitor: { workflow: await loadWorkflow(OPEN_WORKFLOW) }, proxy: { rules }, ...options });
   return { ...running, rules };
 }
 
@@ -102,6 +110,23 @@ describe.each([false, true])('chat completions (stream: %s)', (stream) => {
 });
 
 describe('the other routes', () => {
+  it('chat completions with the legacy function_call: the function message of the allowed verification is the fact', async () => {
+    const legacy = (name: string) => completionWith([{ message: { role: 'assistant', content: null, function_call: { name, arguments: '{"order_id":"A-1042"}' } }, finish_reason: 'function_call' }]);
+    const { client } = await start([legacy('verify_identity'), legacy('issue_refund'), legacy('issue_refund')]);
+    const functions = [{ name: 'verify_identity', parameters: { type: 'object', properties: {} } }, { name: 'issue_refund', parameters: { type: 'object', properties: {} } }];
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'I want a refund for order A-1042.' }];
+    const create = async () => (await client.chat.completions.create({ model: 'fake-model', messages, functions }, { headers: SESSION })).choices[0]!.message;
+    let message = await create();
+    expect(message.function_call?.name).toBe('verify_identity');
+    messages.push({ role: 'assistant', content: null, function_call: message.function_call! }, { role: 'function', name: 'verify_identity', content: '{"verified": true}' });
+    message = await create();
+    expect(message.function_call ?? undefined).toBeUndefined();
+    expect(message.content).toContain('Ask the user: "Does the customer confirm the refund for order A-1042?"');
+    messages.push({ role: 'assistant', content: message.content }, { role: 'user', content: 'I confirm.' });
+    message = await create();
+    expect(message.function_call?.name).toBe('issue_refund');
+  });
+
   it('Responses API (previous_response_id): the function_call_output of the allowed verification is the fact', async () => {
     const { client } = await start([REFUND, VERIFY, REFUND, REFUND]);
     const tools = [{ type: 'function' as const, name: 'verify_identity', parameters: { type: 'object', properties: {} }, strict: false }, { type: 'function' as const, name: 'issue_refund', parameters: { type: 'object', properties: {} }, strict: false }];

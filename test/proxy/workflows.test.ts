@@ -153,6 +153,28 @@ describe('createProxy with workflows', () => {
     expect((await ask(as('pk-ops'))).tool_calls?.map((call) => call.type === 'function' && call.function.name)).toEqual(['issue_refund']);
   });
 
+  it('names the workflow in the logs of its failures', async () => {
+    upstream = await startFakeUpstream(() => ({ content: 'Hello.' }));
+    const logger = quietLogger();
+    const workflow = await loadWorkflow(OPEN_WORKFLOW);
+    const broken = { place: () => Promise.reject(new Error('placement down')), answered: () => Promise.resolve() };
+    const proxy = createProxy({ upstream: upstream.url, port: 0, logger, monitor: createMonitor({ workflow, logger }), workflows: [{ id: 'ops', select: { model: 'ops-*' }, monitor: createMonitor({ workflow, logger }), conversations: broken }] });
+    const { url } = await proxy.listen();
+    running = { url, port: 0, proxy, close: () => proxy.close() };
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
+    await client.chat.completions.create({ model: 'ops-1', messages: [{ role: 'user', content: 'Hi' }] });
+    await client.chat.completions.create({ model: 'other', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(logger.lines).toEqual([expect.stringMatching(/^\[panoptes proxy\] \[workflow ops\] Placing a request by its conversation failed \(placement down\)/)]);
+  });
+
+  it('refuses a selector that could never match', async () => {
+    const monitor = createMonitor({ workflow: await loadWorkflow(OPEN_WORKFLOW) });
+    const upstreamUrl = 'http://127.0.0.1:1/v1';
+    expect(() => createProxy({ upstream: upstreamUrl, monitor, workflows: [{ id: 'a', select: {}, monitor }] })).toThrow(/workflows\[0\]\.select.*at least one condition/s);
+    expect(() => createProxy({ upstream: upstreamUrl, monitor, workflows: [{ id: 'a', select: { route: '/admin' }, monitor }] })).toThrow(/workflows\[0\]\.select\.route/);
+    expect(() => createProxy({ upstream: upstreamUrl, monitor, workflows: [{ id: 'a', select: { key: proxyKeyId('k') }, monitor }] })).toThrow(/needs proxyKeys/);
+  });
+
   it('refuses a workflow id that is taken or not a label', async () => {
     const monitor = createMonitor({ workflow: await loadWorkflow(OPEN_WORKFLOW) });
     expect(() => createProxy({ upstream: 'http://127.0.0.1:1/v1', monitor, workflows: [{ id: 'default', select: { model: 'x' }, monitor }] })).toThrow(/Give each workflow its own id: 'default' is taken by the default workflow/);
