@@ -110,6 +110,27 @@ describe('several workflows in one proxy', () => {
   });
 });
 
+describe('rulebase: for the default workflow', () => {
+  async function serveWith(rules: string): Promise<ServeConfig> {
+    upstream = await startFakeUpstream(() => REFUND);
+    const folder = mkdtempSync(join(tmpdir(), 'panoptes-rulebase-'));
+    writeFileSync(join(folder, 'policy.rules'), rules);
+    writeFileSync(join(folder, 'panoptes.yaml'), `upstream: ${upstream.url}\nport: 0\nworkflow: ${OPEN_WORKFLOW}\nrulebase: policy.rules\n`);
+    return loadServeConfig({ configPath: join(folder, 'panoptes.yaml'), env: {} });
+  }
+
+  it('decides the default workflow’s calls with its rules', async () => {
+    running = await startServe(await serveWith('guard verify_identity.\n'), { logger: quietLogger() });
+    const answer = await ask(new OpenAI({ baseURL: `${running.url}/v1`, apiKey: 'sk-test', maxRetries: 0 }));
+    expect(answer.content).toContain('No policy rule allows issue_refund');
+  });
+
+  it('refuses to start on a rulebase with errors, each at its line', async () => {
+    const config = await serveWith('guard verify_identity.\nguard issue_refund(order_id: O) :- verified(O.\n');
+    await expect(startServe(config, { logger: quietLogger() })).rejects.toThrow(/Invalid rulebase \(1 error\):\n {2}.*policy\.rules:2:\d+ error/);
+  });
+});
+
 describe('several workflows on one Redis', () => {
   let redis: RedisServer;
   beforeAll(async () => {
