@@ -95,12 +95,15 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     if (!named && !continued?.sessionId && requireSessionId) {
       return fail(proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every ${route.label} to name its session: send the ${SESSION_HEADER} header (or ${route.namedBy ?? "the 'user' field, or metadata.session_id"}).`));
     }
-    const placed = named || continued?.sessionId ? undefined : await placeByConversation(conversations, route.messages(body), log);
+    // The request as the core's messages, read once for placement and the rules, only when one of them needs it.
+    let chat: ChatMessage[] | undefined;
+    const messages = () => (chat ??= route.messages(body));
+    const placed = named || continued?.sessionId ? undefined : await placeByConversation(conversations, messages(), log);
     const sessionId = named?.sessionId ?? continued?.sessionId ?? placed!.sessionId;
     reply.header(SESSION_HEADER, sessionId);
     if (rules) {
       try {
-        rules.observe(sessionId, route.messages(body));
+        rules.observe(sessionId, messages());
       } catch (error) {
         // What this request carried is not in the facts: the rules then refuse what needed it (guards fail closed).
         log('rules-observe-failed', `Reading a request's tool results for the rules failed (${(error as Error)?.message}); its calls were decided without them.`);

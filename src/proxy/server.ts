@@ -290,9 +290,7 @@ export function createProxy({
         target: targetOf(request) as NormalisedTarget,
         raw: (request as RawBodyRequest)[RAW_BODY],
         keyId: (request.raw as TargetRequest)[KEY_ID],
-        selected: (pipeline) => {
-          (request.raw as TargetRequest)[WORKFLOW] = pipeline.id;
-        },
+        ...(several ? { selected: (pipeline: WorkflowPipeline) => ((request.raw as TargetRequest)[WORKFLOW] = pipeline.id) } : {}),
       }),
     );
   serve(chatRoute, upstream);

@@ -11,12 +11,14 @@ const EXPLICIT_YES = new RegExp(`^(?:${AGREE}(?: ${AGREE})*(?: please)?(?: ${GO}
 
 /**
  * Whether `text` is an explicit yes ("yes", "Yes, please go ahead.", "OK, do it", "I confirm"); case, punctuation and
- * spacing aside. Anything longer or qualified is not: the model asks again.
+ * spacing aside. Anything longer, qualified or asked back ("yes?") is not: the model asks again.
  * @example
  * isExplicitYes('Yes, please go ahead!') // true
  * isExplicitYes('yes but only half') // false
  */
 export function isExplicitYes(text: string): boolean {
+  // A question back ("yes?") is not an answer.
+  if (text.includes('?')) return false;
   const words = text.toLowerCase().replace(/[^\p{L}\p{N}\s]/gu, ' ').replace(/\s+/g, ' ').trim();
   return words.length <= 60 && EXPLICIT_YES.test(words);
 }

@@ -56,8 +56,8 @@ interface RulesSession {
   sentinel: Sentinel;
   /** Calls let through and not yet answered, by call id (or `#name` for a call without one), oldest first. */
   open: Map<string, ToolCall>;
-  /** A refusal that waits for the user's yes. */
-  asked?: CheckResult;
+  /** Refusals that wait for the user's yes (the calls of one answer can ask several questions). */
+  asked: CheckResult[];
 }
 
 /**
@@ -83,7 +83,7 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
   const sessionOf = (sessionId: string): RulesSession => {
     let session = sessions.get(sessionId) as RulesSession | undefined;
     if (!session) {
-      session = { sentinel: createSentinel({ ...options, facts: createFactStore({ clock }) }), open: new Map() };
+      session = { sentinel: createSentinel({ ...options, facts: createFactStore({ clock }) }), open: new Map(), asked: [] };
       sessions.set(sessionId, session);
     }
     return session;
@@ -109,11 +109,11 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
       sentinel.facts.noteUserWords(users);
       // The user's reply to the question asked: the request ends with it, after the answer that asked.
       const asked = session.asked;
-      if (asked === undefined) return;
+      if (asked.length === 0) return;
       const last = messages.at(-1);
       if (last?.role !== 'user') return;
-      session.asked = undefined;
-      if (isExplicitYes(last.content)) confirm(sentinel, asked);
+      session.asked = [];
+      if (isExplicitYes(last.content)) for (const check of asked) confirm(sentinel, check);
     },
     guard(sessionId) {
       const session = sessionOf(sessionId);
@@ -123,7 +123,8 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
           remember(session, call);
           return ALLOWED;
         }
-        if (asksOnly(check)) session.asked = check;
+        // Bounded: an answer asks at most once per call, and the user's next message clears them.
+        if (asksOnly(check) && session.asked.length < MAX_OPEN_CALLS) session.asked.push(check);
         return { allowed: false, reason: proxyRefusalText(check, session.sentinel.toolNames) };
       };
     },
