@@ -127,18 +127,20 @@ describe('the other routes', () => {
     expect(message.function_call?.name).toBe('issue_refund');
   });
 
-  it('Responses API (previous_response_id): the function_call_output of the allowed verification is the fact', async () => {
+  it.each([false, true])('Responses API (previous_response_id, stream: %s): the function_call_output of the allowed verification is the fact', async (stream) => {
     const { client } = await start([REFUND, VERIFY, REFUND, REFUND]);
     const tools = [{ type: 'function' as const, name: 'verify_identity', parameters: { type: 'object', properties: {} }, strict: false }, { type: 'function' as const, name: 'issue_refund', parameters: { type: 'object', properties: {} }, strict: false }];
     const calls = (response: { output: Array<{ type: string }> }) => response.output.filter((item): item is { type: 'function_call'; name: string; call_id: string } => item.type === 'function_call');
-    let response = await client.responses.create({ model: 'fake-model', input: 'I want a refund for order A-1042.', tools }, { headers: SESSION });
+    type Params = Parameters<typeof client.responses.create>[0] & { stream?: false };
+    const respond = async (params: Omit<Params, 'model' | 'tools'>) => (stream ? client.responses.stream({ model: 'fake-model', tools, ...params } as never, { headers: SESSION }).finalResponse() : client.responses.create({ model: 'fake-model', tools, ...params } as Params, { headers: SESSION }));
+    let response = await respond({ input: 'I want a refund for order A-1042.' });
     expect(calls(response)).toEqual([]);
     expect(response.output_text).toContain('Call verify_identity(order_id: "A-1042") first');
-    response = await client.responses.create({ model: 'fake-model', previous_response_id: response.id, input: 'Please check.', tools }, { headers: SESSION });
+    response = await respond({ previous_response_id: response.id, input: 'Please check.' });
     expect(calls(response).map((call) => call.name)).toEqual(['verify_identity']);
-    response = await client.responses.create({ model: 'fake-model', previous_response_id: response.id, input: [{ type: 'function_call_output', call_id: calls(response)[0]!.call_id, output: '{"verified": true}' }], tools }, { headers: SESSION });
+    response = await respond({ previous_response_id: response.id, input: [{ type: 'function_call_output', call_id: calls(response)[0]!.call_id, output: '{"verified": true}' }] });
     expect(response.output_text).toContain('Ask the user: "Does the customer confirm the refund for order A-1042?"');
-    response = await client.responses.create({ model: 'fake-model', previous_response_id: response.id, input: 'Yes.', tools }, { headers: SESSION });
+    response = await respond({ previous_response_id: response.id, input: 'Yes.' });
     expect(calls(response).map((call) => call.name)).toEqual(['issue_refund']);
   });
 
