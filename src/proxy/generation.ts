@@ -1,9 +1,10 @@
 /**
- * The monitored call, the same on every generation route (routes/route.ts says what differs): the request is checked
- * and placed in its session (named, continued by id, else by its conversation's history), edited by the interventions
+ * The monitored call, the same on every generation route (routes/route.ts says what differs): the request is checked,
+ * given to the workflow its selector picks, and placed in that workflow's session (named, continued by id, else by its
+ * conversation's history); the tool results it carries go to the workflow's rules; it is edited by the interventions
  * due or refused by a hard block, sent upstream, and its answer read by what it is (JSON or server-sent events,
- * whatever its label), every call in it decided and the refused ones withheld before the client sees any of it. What
- * cannot be read is withheld whole (fail closed).
+ * whatever its label), every call in it decided (the workflow, then its rules) and the refused ones withheld before
+ * the client sees any of it. What cannot be read is withheld whole (fail closed).
  * @module
  */
 import { randomUUID } from 'node:crypto';

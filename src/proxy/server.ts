@@ -3,7 +3,9 @@
  * `POST /v1/chat/completions`, `/v1/completions` and `/v1/responses`, and `POST /v1/messages` (Anthropic) when an
  * Anthropic upstream is configured; other `/v1/*` routes pass through only when listed in `passthrough`; `GET /healthz`
  * and `GET /metrics` report on the proxy itself. Every request target is normalised once, before routing
- * (request-path.ts), and that one path is used for the key check, the route, the monitor and the upstream URL.
+ * (request-path.ts), and that one path is used for the key check, the route, the monitor and the upstream URL. A
+ * generation request is served by the default workflow or another whose selector it matches (workflows/), each with
+ * its monitor, sessions and optional rulebase (rules/).
  * @module
  */
 import { timingSafeEqual } from 'node:crypto';
