@@ -7,7 +7,6 @@ import { createMonitor } from '../monitor/index.js';
 import type { Logger, MonitorSession } from '../monitor/index.js';
 import { loadRulebase } from '../rules/index.js';
 import { loadWorkflow } from '../workflow/index.js';
-import type { RedisSessionStore } from '../store/redis/index.js';
 import type { ServeConfig } from './config.js';
 import { createProxyRules } from './rules/index.js';
 import { createProxy, type Proxy, type ProxyWorkflow } from './server.js';
@@ -29,7 +28,8 @@ export interface RunningProxy {
  * @throws {RulebaseError} when a rulebase file is invalid (every error with its line).
  */
 export async function startServe(config: ServeConfig, { logger = console }: { logger?: Logger } = {}): Promise<RunningProxy> {
-  const stores: Array<RedisSessionStore<MonitorSession>> = [];
+  // A type-only reference: the redis package is loaded only when configured.
+  const stores: Array<import('../store/redis/index.js').RedisSessionStore<MonitorSession>> = [];
   const storeOf = async (namespace: string | undefined) => {
     if (!config.redis) return undefined;
     // Loaded only when configured: `redis` is an optional peer dependency.
