@@ -91,3 +91,22 @@ export class MissingDependencyError extends PanoptesError {
     return hasErrorCode(value, 'MISSING_DEPENDENCY');
   }
 }
+
+/**
+ * An embeddings service answered with an error status, an answer that is not an embeddings list, or not at all (the
+ * connection failed). The message names the endpoint (without credentials) and the status; the API key is never in it.
+ */
+export class EmbedderRequestError extends PanoptesError {
+  /** The HTTP status, when the service answered. */
+  readonly status: number | undefined;
+
+  constructor({ message, status, cause }: { message: string; status?: number; cause?: unknown }) {
+    super('EMBEDDER_FAILED', message, { cause });
+    this.name = 'EmbedderRequestError';
+    this.status = status;
+  }
+
+  static override isInstance(value: unknown): value is EmbedderRequestError {
+    return hasErrorCode(value, 'EMBEDDER_FAILED');
+  }
+}

@@ -10,7 +10,7 @@ import { createSemanticCheck } from './semantic-check.js';
 import { sessionFactory, type LoopSession } from './session.js';
 import { createLoopSessionStore, sessionKey } from './session-store.js';
 import { createStreamWatch } from './stream-watch.js';
-import { fromLoopSnapshot, isLoopSnapshot, toLoopSnapshot } from './session-snapshot.js';
+import { fromLoopSnapshot, isLoopSnapshot, withLongWindowOf, toLoopSnapshot } from './session-snapshot.js';
 import { checkStructure, observeTurnEvents } from './structure.js';
 import type { LoopDetector, LoopObserveOptions, LoopReport, LoopStep } from './types.js';
 
@@ -114,7 +114,7 @@ export function createLoopDetector(options: LoopDetectorOptions = {}): LoopDetec
     },
     importSession(sessionId, snapshot, options) {
       const key = keyOf(sessionId, options);
-      if (isLoopSnapshot(snapshot)) store.put(key, fromLoopSnapshot(snapshot, createSession));
+      if (isLoopSnapshot(snapshot)) store.put(key, withLongWindowOf(store.peek(key), fromLoopSnapshot(snapshot, createSession)));
       else store.delete(key); // nothing shared yet: start afresh rather than from this process's older copy
     },
     async warmUp({ timeoutMs = DEFAULT_LOOP_WARM_UP_TIMEOUT_MS } = {}) {

@@ -8,8 +8,9 @@ import type { LoopHint } from './types.js';
 /**
  * A loop session as plain JSON, so a store shared between processes (Redis) can carry it with the monitor's session:
  * the call history, the step keys, the monologue run, the short semantic window (vectors as base64 float32), the
- * escalation counts and the pending hint. The long window (an HNSW index) is not carried: a process that takes the
- * session over starts it empty.
+ * escalation counts and the pending hint. The long window (an HNSW index, up to `2 x size` vectors) is not carried, as
+ * it would make every write of the session that large: each process keeps its own, and catches it up from the shared
+ * short window when it reads the session back (see {@link withLongWindowOf}).
  */
 export interface LoopSessionSnapshot {
   steps: number;
@@ -72,4 +73,24 @@ export function isLoopSnapshot(value: unknown): value is LoopSessionSnapshot {
   if (typeof value !== 'object' || value === null) return false;
   const snapshot = value as Partial<LoopSessionSnapshot>;
   return typeof snapshot.steps === 'number' && Array.isArray(snapshot.calls) && Array.isArray(snapshot.awaiting) && Array.isArray(snapshot.recent) && Array.isArray(snapshot.window) && Array.isArray(snapshot.loops) && typeof snapshot.monologue === 'object';
+}
+
+/**
+ * Keeps this process's long window across a read of the session from a shared store: the session read back (`imported`)
+ * gets the long window `held` here, caught up with the steps other processes took since, taken from the shared short
+ * window (each step carries its vector there). Steps taken elsewhere that already left the short window (more than
+ * `window` steps in a row on other processes) are missing from it; a snapshot older than what is held here (a write
+ * that failed, a session started afresh) drops the long window, which then starts again from this step.
+ * @internal
+ */
+export function withLongWindowOf(held: LoopSession | undefined, imported: LoopSession): LoopSession {
+  const long = held?.long;
+  if (!long || imported.steps < held.steps) return imported;
+  try {
+    for (const entry of imported.window) if (entry.step > held.steps) long.add(entry.vector, entry.key, entry.step, entry.at, entry.cluster);
+  } catch {
+    return imported; // an index fault: start the long window afresh rather than carry a broken one
+  }
+  imported.long = long;
+  return imported;
 }

@@ -14,6 +14,8 @@ import { hasErrorCode } from '../errors/panoptes-error.js';
 import { redactUrl } from '../store/redis/redact-url.js';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import { normalisePrefix } from './request-path.js';
+import type { CheckedValue, CustomCheck, Origin } from './config/field.js';
+import { buildSemanticConfig, SEMANTIC_FIELDS, SEMANTIC_SECTIONS, type SemanticFieldName, type ServeEmbeddingsConfig, type ServeLoopOptions } from './config/semantic.js';
 import { checkWorkflows, readWorkflowsNode, type ReadWorkflows, type WorkflowEntry } from './config/workflows.js';
 
 export type { WorkflowEntry } from './config/workflows.js';
@@ -44,6 +46,10 @@ export interface ServeConfig {
   textPolicy: 'stream' | 'hold';
   limits: { bodyBytes: number; upstreamTimeoutMs: number; holdTextChars: number; holdTextMs: number };
   redis?: { url: string; keyPrefix?: string; ttlMs?: number; commandTimeoutMs?: number };
+  /** Loop settings from the `loops:` section, mapped onto the loop detector's options; absent when none is set. */
+  loopOptions?: ServeLoopOptions;
+  /** The embedder of the semantic tier (exemplar classification and semantic loop detection); absent: none. */
+  embeddings?: ServeEmbeddingsConfig;
 }
 
 /** Raw values by source; `flags` are commander's, already named by field. */
@@ -55,11 +61,11 @@ export interface ServeConfigSources {
   flags?: Partial<Record<FieldName, string | boolean>>;
 }
 
-type Kind = 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'rules-file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
-type FieldName = 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'loops' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type Kind = 'custom' | 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'rules-file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
+type FieldName = SemanticFieldName | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
-const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true }> = {
+const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true; custom?: CustomCheck }> = {
   upstream: { kind: 'http-url', env: 'PANOPTES_UPSTREAM', flag: '--upstream' },
   anthropic_upstream: { kind: 'anthropic-url', env: 'PANOPTES_ANTHROPIC_UPSTREAM' },
   passthrough: { kind: 'path-prefixes', env: 'PANOPTES_PASSTHROUGH' },
@@ -67,7 +73,6 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   rulebase: { kind: 'rules-file', env: 'PANOPTES_RULEBASE' },
   port: { kind: 'port', env: 'PANOPTES_PORT', flag: '--port' },
   host: { kind: 'string', env: 'PANOPTES_HOST', flag: '--host' },
-  loops: { kind: 'boolean', env: 'PANOPTES_LOOPS', flag: '--loops' },
   strict: { kind: 'boolean', env: 'PANOPTES_STRICT' },
   proxy_keys: { kind: 'string-list', env: 'PANOPTES_PROXY_KEYS', secret: true },
   require_session_id: { kind: 'boolean', env: 'PANOPTES_REQUIRE_SESSION_ID' },
@@ -80,10 +85,14 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   'redis.key_prefix': { kind: 'string', env: 'PANOPTES_REDIS__KEY_PREFIX' },
   'redis.ttl_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__TTL_MS' },
   'redis.command_timeout_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__COMMAND_TIMEOUT_MS' },
+  // The semantic tier (`embeddings:`, `loops:`), in a file of its own.
+  ...SEMANTIC_FIELDS,
 };
-const SECTIONS = new Set(['limits', 'redis']);
+const SECTIONS = new Set<string>(['limits', 'redis', ...SEMANTIC_SECTIONS]);
+/** Variables of a section: a misspelt one is reported rather than ignored. */
+const SECTION_VARIABLE = new RegExp(`^PANOPTES_(${[...SECTIONS].map((section) => section.toUpperCase()).join('|')})__`);
 
-const EXPECTED: Record<Kind, string> = {
+const EXPECTED: Record<Exclude<Kind, 'custom'>, string> = {
   'http-url': 'the base URL of an OpenAI-compatible API, /v1 included, e.g. http://127.0.0.1:8000/v1',
   'anthropic-url': 'the base URL of an Anthropic-compatible API, /v1 included, e.g. https://api.anthropic.com/v1',
   'redis-url': 'a Redis URL such as redis://127.0.0.1:6379',
@@ -97,16 +106,6 @@ const EXPECTED: Record<Kind, string> = {
   'text-policy': 'stream or hold',
   'path-prefixes': 'a list of path prefixes under /v1, such as ["/v1/models", "/v1/embeddings"] (["/v1"] passes every route; in the environment: comma-separated)',
 };
-
-/** Where a value came from, for its diagnostic. */
-interface Origin {
-  source: string;
-  path: string;
-  line?: number;
-  column?: number;
-  /** Relative file paths resolve against this folder. */
-  base: string;
-}
 
 /** Thrown by {@link loadServeConfig}: every problem found, each with its place and fix. */
 export class ProxyConfigError extends DiagnosticsError {
@@ -138,7 +137,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     if (value !== undefined && value !== '') values.set(name, { value, origin: { source: 'environment', path: field.env, base: cwd } });
   }
   for (const name of Object.keys(env)) {
-    if (!name.startsWith('PANOPTES_') || !/^PANOPTES_(LIMITS|REDIS)__/.test(name)) continue;
+    if (!SECTION_VARIABLE.test(name)) continue;
     if (Object.values(FIELDS).some((field) => field.env === name)) continue;
     const suggestion = closestName(name, Object.values(FIELDS).map((field) => field.env));
     diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown variable ${name}`, path: name, source: 'environment', hint: suggestion ? `did you mean ${suggestion}?` : `known: ${Object.values(FIELDS).map((field) => field.env).join(', ')}` });
@@ -154,8 +153,9 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
 
   const checked = new Map<FieldName, unknown>();
   for (const [name, { value, origin }] of values) {
-    const result = await check(FIELDS[name].kind, value, origin);
-    if ('problem' in result) diagnostics.push({ severity: 'error', code: 'invalid-value', message: `${result.problem}: received ${shown(name, value)}`, path: origin.path, source: origin.source, ...(origin.line ? { line: origin.line, column: origin.column! } : {}), hint: `expected ${EXPECTED[FIELDS[name].kind]}` });
+    const field = FIELDS[name];
+    const result = field.custom ? await field.custom.check(value, origin) : await check(field.kind as Exclude<Kind, 'custom'>, value, origin);
+    if ('problem' in result) diagnostics.push({ severity: 'error', code: 'invalid-value', message: `${result.problem}: received ${shown(name, value)}`, path: origin.path, source: origin.source, ...(origin.line ? { line: origin.line, column: origin.column! } : {}), hint: `expected ${field.custom ? field.custom.expected : EXPECTED[field.kind as Exclude<Kind, 'custom'>]}` });
     else checked.set(name, result.value);
   }
   // A config file that cannot be read is the one problem to report: what it would have held is not missing.
@@ -170,6 +170,8 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     const field = FIELDS[required];
     diagnostics.push({ severity: 'error', code: 'missing-key', message: `'${required}' is required`, path: required, source: configPath ?? 'command line', hint: `set it with ${field.flag}, ${field.env}, or '${required}:' in the config file` });
   }
+  const checkedValues = new Map<string, CheckedValue>([...checked].map(([name, value]) => [name, { value, origin: values.get(name)!.origin }]));
+  const semantic = buildSemanticConfig(checkedValues, diagnostics, configPath ?? 'command line');
   if (diagnostics.length > 0) throw new ProxyConfigError(diagnostics);
 
   const get = <T>(name: FieldName, fallback: T): T => (checked.has(name) ? (checked.get(name) as T) : fallback);
@@ -184,10 +186,10 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     workflowId: defaultEntry?.id ?? 'default',
     ...(defaultEntry ? (defaultEntry.rulebase ? { rulebase: defaultEntry.rulebase } : {}) : checked.has('rulebase') ? { rulebase: get('rulebase', '') } : {}),
     // An entry without `loops:` takes the top-level setting (not the default entry's).
-    workflows: entries.filter((entry) => !entry.default).map((entry) => ({ ...entry, loops: entry.loops ?? get('loops', false) })),
+    workflows: entries.filter((entry) => !entry.default).map((entry) => ({ ...entry, loops: entry.loops ?? semantic.loops })),
     port: get('port', DEFAULT_PROXY_PORT),
     host: get('host', DEFAULT_PROXY_HOST),
-    loops: defaultEntry?.loops ?? get('loops', false),
+    loops: defaultEntry?.loops ?? semantic.loops,
     strict: get('strict', true),
     proxyKeys: get<string[]>('proxy_keys', []),
     requireSessionId: get('require_session_id', false),
@@ -201,6 +203,8 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     ...(redisUrl === undefined
       ? {}
       : { redis: { url: redisUrl, ...(checked.has('redis.key_prefix') ? { keyPrefix: get('redis.key_prefix', '') } : {}), ...(checked.has('redis.ttl_ms') ? { ttlMs: get('redis.ttl_ms', 0) } : {}), ...(checked.has('redis.command_timeout_ms') ? { commandTimeoutMs: get('redis.command_timeout_ms', 0) } : {}) } }),
+    ...(semantic.loopOptions ? { loopOptions: semantic.loopOptions } : {}),
+    ...(semantic.embeddings ? { embeddings: semantic.embeddings } : {}),
   };
 }
 
@@ -251,6 +255,11 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
         visit(valueNode, key);
         continue;
       }
+      if (!prefix && SECTIONS.has(key) && !(key in FIELDS)) {
+        const keys = known.filter((name) => name.startsWith(`${key}.`)).map((name) => name.slice(key.length + 1));
+        diagnostics.push({ severity: 'error', code: 'invalid-value', message: `'${key}' must be a section of keys: received ${JSON.stringify(valueNode ? (valueNode as Node).toJSON() : null)}`, path, source: configPath, ...at(valueNode ?? (pair.key as Node)), hint: `write it as '${key}:' followed by indented keys (${keys.join(', ')})` });
+        continue;
+      }
       if (!(path in FIELDS)) {
         const suggestion = closestName(path, [...known, ...SECTIONS, 'workflows']);
         diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown key '${path}'`, path, source: configPath, ...at(pair.key as Node), hint: suggestion ? `did you mean '${suggestion}'?` : `known keys: ${known.join(', ')}` });
@@ -264,7 +273,7 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
 }
 
 /** Checks one value of a kind; strings from the environment and flags are converted. */
-async function check(kind: Kind, value: unknown, origin: Origin): Promise<{ value: unknown } | { problem: string }> {
+async function check(kind: Exclude<Kind, 'custom'>, value: unknown, origin: Origin): Promise<{ value: unknown } | { problem: string }> {
   switch (kind) {
     case 'http-url':
     case 'anthropic-url': {
@@ -328,6 +337,8 @@ async function check(kind: Kind, value: unknown, origin: Origin): Promise<{ valu
 
 /** A value as an error shows it: a secret (a proxy key, a Redis URL's password) only by its shape. */
 function shown(name: FieldName, value: unknown): string {
+  // Any URL with a user and password (an embeddings endpoint, say) is shown without them.
+  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\/[^\s]*@/i.test(value)) return JSON.stringify(redactUrl(value));
   if (!FIELDS[name].secret) return JSON.stringify(value);
   if (typeof value === 'string' && FIELDS[name].kind === 'redis-url') return JSON.stringify(redactUrl(value));
   const items: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];

@@ -9,6 +9,7 @@ import { loadRulebase } from '../rules/index.js';
 import { loadWorkflow } from '../workflow/index.js';
 import type { ServeConfig } from './config.js';
 import { createProxyRules } from './rules/index.js';
+import { createServeEmbedder, semanticMonitorOptions } from './semantic-tier.js';
 import { createProxy, type Proxy, type ProxyWorkflow } from './server.js';
 
 /** A running proxy: its URL, and `close` to drain and stop it. */
@@ -26,6 +27,7 @@ export interface RunningProxy {
  * session of two workflows.
  * @throws {WorkflowValidationError} when a workflow file is invalid.
  * @throws {RulebaseError} when a rulebase file is invalid (every error with its line).
+ * @throws {EmbeddingModelLoadError} when `embeddings.provider: transformers` names a model that does not load.
  */
 export async function startServe(config: ServeConfig, { logger = console }: { logger?: Logger } = {}): Promise<RunningProxy> {
   // A type-only reference: the redis package is loaded only when configured.
@@ -41,13 +43,15 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
   };
   const rulesOf = async (file: string | undefined) => (file === undefined ? undefined : createProxyRules({ rulebase: await loadRulebase(file) }));
   const workflow = await loadWorkflow(config.workflow, { strict: config.strict });
+  // One embedder for every workflow: a model is loaded once.
+  const embedder = config.embeddings ? await createServeEmbedder(config.embeddings, config.loopOptions?.timeoutMs) : undefined;
   const rules = await rulesOf(config.rulebase);
   const store = await storeOf(undefined);
-  const monitor = createMonitor({ workflow, logger, loops: config.loops, ...(store ? { store } : {}) });
+  const monitor = createMonitor({ workflow, logger, ...semanticMonitorOptions(config, embedder), ...(store ? { store } : {}) });
   const workflows: ProxyWorkflow[] = [];
   for (const entry of config.workflows) {
     const entryStore = await storeOf(entry.id);
-    const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, loops: entry.loops ?? config.loops, ...(entryStore ? { store: entryStore } : {}) });
+    const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, ...semanticMonitorOptions({ ...config, loops: entry.loops ?? config.loops }, embedder), ...(entryStore ? { store: entryStore } : {}) });
     const entryRules = await rulesOf(entry.rulebase);
     workflows.push({ id: entry.id, select: entry.select, monitor: entryMonitor, ...(entryRules ? { rules: entryRules } : {}), ...(entryStore ? { conversations: entryStore.conversations() } : {}) });
   }

@@ -16,6 +16,7 @@ import { firstChoiceDelivered, record, type FoundCall } from './answer-calls.js'
 import { isRefused, refusalText, type RefusedToolCall } from './enforce.js';
 import type { ChatCompletionChunk } from './openai-types.js';
 import { DONE_EVENT, sseEvent } from './sse.js';
+import { TextHold, type HoldBound, type TextMatch } from './text-hold.js';
 
 export { DONE_EVENT } from './sse.js';
 
@@ -80,16 +81,9 @@ export class StreamGate {
    * The state whose pattern the first choice's text matched, when the response was cut for it: a response the monitor
    * would withhold. The stream ends there (`done`); the delta that completed the match never went out.
    */
-  textCut: { state: string; pattern: string } | undefined;
-  /** The text the client got (before a cut). */
-  #shown = '';
-  readonly #textWatch: TextWatch | undefined;
-  /** With `holdText`: what would have gone out, held until the response is classified or a bound is passed. */
-  #holding = false;
-  readonly #holdBound: { maxChars: number; maxMs: number } | undefined;
-  #holdSince = 0;
-  #pending = '';
-  #pendingText = '';
+  textCut: TextMatch | undefined;
+  /** The text watch and, with `holdText`, what would have gone out, held until the response is classified or a bound is passed. */
+  readonly #hold: TextHold<string>;
   readonly #maxHeldChars: number;
   readonly #maxTextChars: number;
   readonly #format: 'chat' | 'completions';
@@ -111,10 +105,8 @@ export class StreamGate {
     format = 'chat',
     textWatch,
     holdText,
-  }: { maxHeldChars?: number; maxTextChars?: number; watch?: StreamWatch; format?: 'chat' | 'completions'; textWatch?: TextWatch; holdText?: { maxChars: number; maxMs: number } } = {}) {
-    this.#textWatch = textWatch;
-    this.#holdBound = textWatch ? holdText : undefined;
-    this.#holding = this.#holdBound !== undefined;
+  }: { maxHeldChars?: number; maxTextChars?: number; watch?: StreamWatch; format?: 'chat' | 'completions'; textWatch?: TextWatch; holdText?: HoldBound } = {}) {
+    this.#hold = new TextHold<string>(textWatch, holdText, (event) => event.length);
     this.#maxHeldChars = maxHeldChars;
     this.#maxTextChars = maxTextChars;
     this.#watch = watch;
@@ -137,7 +129,7 @@ export class StreamGate {
     const choices = (chunk.choices ?? []) as unknown[];
     let passed: unknown[] | undefined; // a copy of the choices, made once a choice's call pieces are taken out
     let finish = false;
-    let cut: { state: string; pattern: string } | null = null;
+    let cut: TextMatch | undefined;
     choices.forEach((value, position) => {
       const choice = record(value);
       if (!choice) return;
@@ -148,11 +140,7 @@ export class StreamGate {
       if (typeof text === 'string' && text !== '') {
         held.hasText = true;
         if (key === 0 && this.#text.length < this.#maxTextChars) this.#text += text;
-        if (key === 0 && this.#textWatch && !cut) {
-          cut = this.#textWatch.text(text);
-          if (!cut && this.#holding) this.#pendingText += text;
-          else if (!cut) this.#shown += text;
-        }
+        if (key === 0) cut ??= this.#hold.see(text);
       }
       for (const field of ['delta', 'message'] as const) {
         const carrier = record(choice[field]);
@@ -186,7 +174,7 @@ export class StreamGate {
 
   /** Whether nothing of the text went out yet, held for the classification (`holdText`, within its bounds). */
   get holding(): boolean {
-    return this.#holding;
+    return this.#hold.holding;
   }
 
   /**
@@ -194,23 +182,13 @@ export class StreamGate {
    * counted by the text watch).
    */
   flushHeld(bound: 'bytes' | 'time'): string | undefined {
-    if (!this.#holding) return undefined;
-    this.#holding = false;
-    this.#textWatch?.overflowed(bound);
-    this.#shown += this.#pendingText;
-    const out = this.#pending;
-    this.#pending = '';
-    this.#pendingText = '';
-    return out === '' ? undefined : out;
+    return this.#hold.flush(bound).join('') || undefined;
   }
 
   /** An event to send now, or held with `holdText` (sent with what was held once a bound is passed). */
   #pass(event: string | undefined): string | undefined {
-    if (!this.#holding) return event;
-    if (this.#pending === '') this.#holdSince = Date.now();
-    this.#pending += event ?? '';
-    const bound = this.#pending.length > this.#holdBound!.maxChars ? 'bytes' : Date.now() - this.#holdSince > this.#holdBound!.maxMs ? 'time' : undefined;
-    return bound ? this.flushHeld(bound) : undefined;
+    // Most streams hold nothing: their chunks go out without the hold's bookkeeping.
+    return this.#hold.holding ? this.#hold.pass(event).join('') || undefined : event;
   }
 
   /**
@@ -275,9 +253,7 @@ export class StreamGate {
     }
     for (const held of this.#held) out += sseEvent(JSON.stringify(withStops(held, stopped)));
     // Text held for the classification goes out first.
-    const pending = this.#pending;
-    this.#pending = '';
-    return pending + out + DONE_EVENT;
+    return this.#hold.take().join('') + out + DONE_EVENT;
   }
 
   /**
@@ -285,12 +261,12 @@ export class StreamGate {
    * choice's last delta, a finish chunk (`content_filter` when replaced, else `stop`), and `[DONE]`. No call is released.
    */
   releaseCut(text: string | undefined): string {
-    const separated = text === undefined ? undefined : `${this.#shown === '' ? '' : '\n\n'}${text}`;
+    const separated = text === undefined ? undefined : `${this.#hold.shown === '' ? '' : '\n\n'}${text}`;
     const { choices: _choices, usage: _usage, ...rest } = this.#template ?? {};
     const reason = text === undefined ? 'stop' : 'content_filter';
     // A client that saw nothing yet gets the role too (OpenAI's clients need it for the choice).
-    const nothing = this.#format === 'chat' && this.#shown === '' ? sseEvent(JSON.stringify(this.#chunk(0, { role: 'assistant', content: '' }))) : '';
-    let out = separated === undefined ? nothing : sseEvent(JSON.stringify(this.#format === 'chat' ? this.#chunk(0, { ...(this.#shown === '' ? { role: 'assistant' } : {}), content: separated }) : this.#textChunk(0, separated)));
+    const nothing = this.#format === 'chat' && this.#hold.shown === '' ? sseEvent(JSON.stringify(this.#chunk(0, { role: 'assistant', content: '' }))) : '';
+    let out = separated === undefined ? nothing : sseEvent(JSON.stringify(this.#format === 'chat' ? this.#chunk(0, { ...(this.#hold.shown === '' ? { role: 'assistant' } : {}), content: separated }) : this.#textChunk(0, separated)));
     const finish = this.#format === 'chat' ? { index: 0, delta: {}, finish_reason: reason } : { index: 0, text: '', finish_reason: reason, logprobs: null };
     out += sseEvent(JSON.stringify({ ...rest, choices: [finish] }));
     return out + DONE_EVENT;
@@ -298,7 +274,7 @@ export class StreamGate {
 
   /** The first choice as the client received it from a stream cut for its text, ended with `text`. */
   deliveredCut(text: string | undefined): AssistantTurn {
-    return { content: text === undefined ? this.#shown : this.#shown === '' ? text : `${this.#shown}\n\n${text}`, toolCalls: [] };
+    return { content: text === undefined ? this.#hold.shown : this.#hold.shown === '' ? text : `${this.#hold.shown}\n\n${text}`, toolCalls: [] };
   }
 
   /** The first choice as the client receives it once `refused` are taken out (see `firstChoiceDelivered`). */

@@ -1,6 +1,6 @@
 /** `panoptes serve` as users run it: the built binary in a child process, a fake upstream on loopback. */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,4 +102,22 @@ describe('panoptes serve', () => {
     expect(rules.code).toBe(1);
     expect(rules.stderr).toMatch(/Invalid rulebase \(1 error\):\n {2}.*bad\.rules:1:\d+ error/);
   });
+
+  it('exits 1 with one clear line when the local embedding model does not load', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'panoptes-serve-model-'));
+    // Laid out as a model (no real one can be downloaded here); its files are not one.
+    const model = join(folder, 'all-MiniLM-L6-v2');
+    mkdirSync(join(model, 'onnx'), { recursive: true });
+    for (const file of ['config.json', 'tokenizer.json']) writeFileSync(join(model, file), '{}');
+    writeFileSync(join(model, 'onnx', 'model.onnx'), 'not a graph');
+    const config = join(folder, 'panoptes.yaml');
+    writeFileSync(config, `upstream: ${upstream.url}\nworkflow: ${join(ROOT, WORKFLOW)}\nport: 0\nembeddings:\n  provider: transformers\n  model_path: all-MiniLM-L6-v2\n`);
+    const failure = await promisify(execFile)(process.execPath, [BIN, 'serve', '--config', config], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain(`Invalid proxy configuration:\ncannot load the embedding model 'all-MiniLM-L6-v2' from ${folder}: `);
+    expect(failure.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  }, 60_000);
 });

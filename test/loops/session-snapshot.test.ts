@@ -46,4 +46,34 @@ describe('exportSession / importSession', () => {
     second.importSession!('s1', { not: 'a snapshot' });
     expect(second.exportSession!('s1')).toBeUndefined();
   });
+
+  it('keep each detector\'s long window across reads, caught up with the steps taken by the other', async () => {
+    const vectors = { 'search flights to Paris': at(0), 'what is the weather': at(90), 'look up flights going to Paris': at(14), 'book a hotel': at(45) };
+    const options = { embedder: createFakeEmbedder({ vectors }), window: 1, longWindow: { size: 10 } };
+    const steps = ['search flights to Paris', 'what is the weather', 'look up flights going to Paris'];
+    /** Steps handed over between detectors as a shared store does: import before each step, export after. */
+    const run = async (order: number[], pair = [detectorFor(options), detectorFor(options)]) => {
+      let snapshot: unknown;
+      const reports = [];
+      for (const [index, text] of steps.entries()) {
+        const detector = pair[order[index]!]!;
+        detector.importSession!('s1', snapshot);
+        reports.push(await detector.observe('s1', say(text)));
+        snapshot = JSON.parse(JSON.stringify(detector.exportSession!('s1')));
+      }
+      return reports;
+    };
+    // One detector reading its own session back every step (a single proxy on Redis) still has step 1 at step 3.
+    expect((await run([0, 0, 0]))[2]).toMatchObject({ kind: 'semantic', evidence: { steps: [1, 3], window: 'long' } });
+    // Step 2 taken by the other detector reaches the first one's long window through the shared short window.
+    expect((await run([0, 1, 0]))[2]).toMatchObject({ kind: 'semantic', evidence: { steps: [1, 3], window: 'long' } });
+
+    // A snapshot older than what a detector holds (a write that failed) drops its long window rather than mix histories.
+    const detector = detectorFor(options);
+    await detector.observe('s1', say('search flights to Paris'));
+    const old = JSON.parse(JSON.stringify(detector.exportSession!('s1')));
+    await detector.observe('s1', say('book a hotel'));
+    detector.importSession!('s1', { ...old, steps: 0, window: [] });
+    expect(await detector.observe('s1', say('look up flights going to Paris'))).toBeNull();
+  });
 });

@@ -38,6 +38,11 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
     running = await startServe(config, { logger: { warn: (line: string) => output.err(line) } });
   } catch (error) {
     if (config.redis && isMissingModule(error)) return missingPeers(error as Error, ['redis'], output);
+    // A local embedding model that does not load is configuration too: said in one line, not as a stack trace.
+    if ((error as Error)?.name === 'EmbeddingModelLoadError') {
+      output.err(`Invalid proxy configuration:\n${(error as Error).message}`);
+      return 1;
+    }
     throw error;
   }
   output.out(`listening on ${running.url}`);

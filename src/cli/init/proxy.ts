@@ -9,4 +9,11 @@ workflow: workflow.yaml
 port: 4000
 # Routes passed to the upstream unmonitored; any other non-generation route is refused. Many clients list models.
 passthrough: ["/v1/models"]
+# The semantic tier: states recognised by their exemplars, and loops repeated in other words. "lexical" needs nothing;
+# "openai" takes any /v1/embeddings endpoint (url:, model:, api_key:), "transformers" a local model (model_path:).
+# embeddings:
+#   provider: lexical
+# loops:
+#   threshold: 0.95
+#   window: 5
 `;

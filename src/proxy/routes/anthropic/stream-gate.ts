@@ -6,6 +6,10 @@
  * message and the checks, since clients place a block's deltas by its position. Each `tool_use` block is put together
  * from its start and its `input_json_delta` pieces; then it goes out whole as checked, or, refused, a text block saying
  * why takes its place at the same index, and a `stop_reason` of `tool_use` with no call left becomes `end_turn`.
+ *
+ * With the monitor's text watch, text deltas are watched as they pass (text_policy `stream`): the delta that completes
+ * a match never goes out, no more upstream events are read, and the message ends well-formed (see client-view.ts).
+ * With `hold`, nothing goes out until the answer is classified, within the bounds (text-hold.ts).
  * @module
  */
 import { parseTypedEvent as parseEvent } from '../typed-event.js';
@@ -13,8 +17,10 @@ import type { AssistantTurn } from '../../../messages/index.js';
 import { record, type FoundCall } from '../../answer-calls.js';
 import type { StreamEnd } from '../../stream-gate.js';
 import { argumentsOf } from '../../translate.js';
+import { TypedEventGate } from '../typed-event-gate.js';
 import type { AnswerGate, GateOptions, Refusals } from '../route.js';
 import { anthropicEvent, blockEvents, callOfBlock, contentTurn, refusalBlock, type BlockCall } from './blocks.js';
+import { ClientMessage } from './client-view.js';
 
 /** Most answer text kept for classification (the classifier reads the first 8k characters). */
 const MAX_TEXT_CHARS = 65_536;
@@ -31,7 +37,7 @@ interface StreamedBlock {
 }
 
 /** Reads one streamed Messages answer; see the module's description. */
-export class MessagesStreamGate implements AnswerGate {
+export class MessagesStreamGate extends TypedEventGate implements AnswerGate {
   malformed = 0;
   done = false;
   overflow = false;
@@ -46,9 +52,16 @@ export class MessagesStreamGate implements AnswerGate {
   #text = '';
   #calls: BlockCall[] | undefined;
   readonly #maxHeldChars: number;
+  /** What the client has of the message, for a stream that ends early. */
+  readonly #client = new ClientMessage();
+  /** The message as the upstream began it (`message_start`), without content. */
+  #begun: Record<string, unknown> = { type: 'message', role: 'assistant', content: [] };
+  /** The index of the block whose text cut the answer. */
+  #cutAt: number | undefined;
 
-  constructor({ maxHeldChars }: GateOptions) {
-    this.#maxHeldChars = maxHeldChars;
+  constructor(options: GateOptions) {
+    super(options);
+    this.#maxHeldChars = options.maxHeldChars;
   }
 
   push(data: string): string | undefined {
@@ -62,13 +75,15 @@ export class MessagesStreamGate implements AnswerGate {
       case 'message_start': {
         const message = record(event.message);
         if (!message) break;
+        this.#begun = { ...message, content: [] };
         const content = Array.isArray(message.content) ? message.content : [];
         if (content.length === 0 && (message.content == null || Array.isArray(message.content))) return this.#pass(event);
         // Blocks given whole with the start (not how Anthropic streams): each goes as a block of its own after it.
         let out = this.#pass({ ...event, message: { ...message, content: [] } }) ?? '';
         content.forEach((block, index) => {
+          if (this.textCut) return;
           out += this.#start({ type: 'content_block_start', index, content_block: block }) ?? '';
-          out += this.#pass({ type: 'content_block_stop', index }) ?? '';
+          if (!this.textCut) out += this.#pass({ type: 'content_block_stop', index }) ?? '';
         });
         return out === '' ? undefined : out;
       }
@@ -83,7 +98,10 @@ export class MessagesStreamGate implements AnswerGate {
           else block.broken = 'a piece of its input was not text';
         } else if (delta.type === 'text_delta' && typeof delta.text === 'string') {
           block.text += delta.text;
-          if (block.start.type === 'text' && this.#text.length < MAX_TEXT_CHARS) this.#text += delta.text;
+          if (block.start.type === 'text' && this.#watchText(delta.text)) {
+            this.#cutAt = event.index as number;
+            return undefined;
+          }
         }
         if (!TEXT_DELTAS.has(String(delta.type))) this.#holding = true;
         return this.#pass(event);
@@ -100,7 +118,7 @@ export class MessagesStreamGate implements AnswerGate {
         this.done = true;
         return this.#pass(event);
       case 'ping':
-        return this.#holding ? undefined : anthropicEvent(event);
+        return this.#holding ? undefined : this.write(this.hold.pass(event));
       case 'error':
         return this.#pass(event);
     }
@@ -118,14 +136,15 @@ export class MessagesStreamGate implements AnswerGate {
     }
     const again = this.#blocks.has(index);
     this.#blocks.set(index, { start, json: '', text: typeof start.text === 'string' ? start.text : '', ...(again ? { broken: 'two blocks started at its index' } : {}) });
-    if (start.type === 'text' && typeof start.text === 'string' && this.#text.length < MAX_TEXT_CHARS) this.#text += start.text;
+    // Text given with the start that completes a match: the block never goes out (the end adds one of its own).
+    if (start.type === 'text' && typeof start.text === 'string' && this.#watchText(start.text)) return undefined;
     if (again || callOfBlock(start, index) !== undefined) this.#holding = true;
     return this.#pass(event);
   }
 
   /** Passes an event on now, or holds it once holding began (past the limit, the answer cannot be checked: it ends). */
   #pass(event: Record<string, unknown>): string | undefined {
-    if (!this.#holding) return anthropicEvent(event);
+    if (!this.#holding) return this.write(this.hold.pass(event));
     this.#heldChars += JSON.stringify(event).length;
     if (this.#heldChars > this.#maxHeldChars) {
       this.overflow = true;
@@ -137,8 +156,24 @@ export class MessagesStreamGate implements AnswerGate {
     return undefined;
   }
 
+  /** Keeps text of a text block for classification and watches it; true when it completed a match (the answer ends). */
+  #watchText(text: string): boolean {
+    if (this.#text.length < MAX_TEXT_CHARS) this.#text += text;
+    if (!this.hold.see(text)) return false;
+    this.done = true;
+    return true;
+  }
+
+  protected sent(event: Record<string, unknown>): void {
+    this.#client.note(event);
+  }
+
+  protected eventText(event: Record<string, unknown>): string {
+    return anthropicEvent(event);
+  }
+
   get end(): StreamEnd {
-    return this.#stopped ? 'done' : 'cut-off';
+    return this.#stopped || this.textCut ? 'done' : 'cut-off';
   }
 
   get text(): string {
@@ -147,7 +182,7 @@ export class MessagesStreamGate implements AnswerGate {
 
   /** Every call of the message, by block index; none for a message that did not stop (it may be incomplete). */
   calls(): FoundCall[] {
-    if (this.end === 'cut-off') return [];
+    if (this.end === 'cut-off' || this.textCut) return [];
     if (this.#calls) return this.#calls;
     const calls: BlockCall[] = [];
     for (const [index, block] of [...this.#blocks].sort(([a], [b]) => a - b)) {
@@ -169,7 +204,8 @@ export class MessagesStreamGate implements AnswerGate {
     const replaced = this.#decidedBlocks(refused);
     const callsLeft = [...replaced.values()].some((block) => block.type === 'tool_use');
     const written = new Set<number>();
-    let out = '';
+    // What was held for the classification goes out first.
+    let out = this.write(this.hold.take()) ?? '';
     for (const event of this.#held) {
       const index = event.index;
       if (typeof index === 'number' && String(event.type).startsWith('content_block_') && replaced.has(index)) {
@@ -182,6 +218,21 @@ export class MessagesStreamGate implements AnswerGate {
       else out += anthropicEvent(event);
     }
     return out;
+  }
+
+  /**
+   * The end of a message stopped before its end (cut for its text, or held whole and withheld): what the client has
+   * of it, the open text block ended with `text` (the replacement, when withheld), `message_delta` and `message_stop`.
+   * Nothing held goes out, and no call is released.
+   */
+  releaseCut(text: string | undefined): string {
+    this.hold.take();
+    return this.#client.ending(this.#begun, this.#cutAt, text);
+  }
+
+  /** The message as the client received it from {@link releaseCut}. */
+  deliveredCut(text: string | undefined): AssistantTurn {
+    return this.#client.delivered(this.#cutAt, text);
   }
 
   /** The message's content as the client receives it, once `refused` are replaced. */

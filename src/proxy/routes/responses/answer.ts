@@ -7,7 +7,7 @@ import { parseAnswerObject } from '../../answer-json.js';
 import { record } from '../../answer-calls.js';
 import type { ReadAnswer, Refusals } from '../route.js';
 import { responseEvents } from './events.js';
-import { callOfItem, outputTurn, withRefusalItems, type ResponseCall } from './items.js';
+import { callOfItem, outputTurn, withheldItem, withRefusalItems, type ResponseCall } from './items.js';
 
 /**
  * Parses a Responses API answer and finds its calls, or says why it cannot be read (then it is withheld: a call in it
@@ -34,8 +34,3 @@ export function readResponse(text: string): ReadAnswer | { unreadable: string } 
 }
 
 export type { ResponseCall };
-
-/** The one message item of a withheld response's output: the text the user gets instead. */
-function withheldItem(text: string): Record<string, unknown> {
-  return { id: 'msg_panoptes_withheld', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
-}

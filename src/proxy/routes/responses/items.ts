@@ -215,6 +215,11 @@ export function refusalItem(call: ResponseCall, refusal: RefusedToolCall): Recor
   };
 }
 
+/** The message item of a withheld response: the text the user gets instead (`id` given when it goes beside others). */
+export function withheldItem(text: string, id = 'msg_panoptes_withheld'): Record<string, unknown> {
+  return { id, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+}
+
 /** `output` with each refused call's item replaced by its {@link refusalItem}. */
 export function withRefusalItems(output: readonly unknown[], calls: readonly ResponseCall[], refused: ReadonlyMap<FoundCall, RefusedToolCall>): unknown[] {
   const result = [...output];

@@ -6,6 +6,10 @@
  * item as done, and the completed response's `output`); places that disagree make it a call that cannot be read, so
  * it is refused. Then each call item goes out whole as checked, or, refused, a message item saying why takes its
  * place at the same `output_index`, and the completed response's `output` says the same.
+ *
+ * With the monitor's text watch, `output_text` deltas are watched as they pass (text_policy `stream`): the delta that
+ * completes a match never goes out, no more upstream events are read, and the stream ends well-formed (see
+ * client-view.ts). With `hold`, nothing goes out until the answer is classified, within the bounds (text-hold.ts).
  * @module
  */
 import { parseTypedEvent as parseEvent } from '../typed-event.js';
@@ -13,13 +17,13 @@ import { record, type FoundCall } from '../../answer-calls.js';
 import type { AssistantTurn } from '../../../messages/index.js';
 import type { AnswerGate, GateOptions, Refusals } from '../route.js';
 import type { StreamEnd } from '../../stream-gate.js';
+import { TypedEventGate } from '../typed-event-gate.js';
+import { ClientResponse, LIFECYCLE, type TextPlace } from './client-view.js';
 import { ResponseEventWriter } from './events.js';
 import { callOfItem, outputTurn, refusalItem, type ResponseCall } from './items.js';
 
 /** Events that end the stream with the whole response. */
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
-/** Events that carry the response before its output: passed, once their `output` is known to hold no call. */
-const LIFECYCLE = new Set(['response.created', 'response.in_progress', 'response.queued']);
 /** Events that cannot carry a call the client runs, by their type's prefix (text, reasoning, the provider's own tools). */
 const SAFE_PREFIXES = ['response.output_text.', 'response.content_part.', 'response.refusal.', 'response.reasoning', 'response.audio.', 'response.web_search_call.', 'response.file_search_call.', 'response.code_interpreter_call', 'response.image_generation_call.', 'response.mcp_call', 'response.mcp_list_tools.'];
 const SAFE = new Set(['error', 'keepalive']);
@@ -39,7 +43,7 @@ interface StreamedItem {
 }
 
 /** Reads one streamed Responses API answer; see the module's description. */
-export class ResponsesStreamGate implements AnswerGate {
+export class ResponsesStreamGate extends TypedEventGate implements AnswerGate {
   malformed = 0;
   done = false;
   overflow = false;
@@ -55,9 +59,16 @@ export class ResponsesStreamGate implements AnswerGate {
   #text = '';
   #calls: ResponseCall[] | undefined;
   readonly #maxHeldChars: number;
+  /** What the client has of the response, for a stream that ends early. */
+  readonly #client = new ClientResponse();
+  /** The response as the upstream began it, without output. */
+  #begun: Record<string, unknown> = { object: 'response', output: [] };
+  /** Where the text that cut the answer went. */
+  #cutAt: TextPlace | undefined;
 
-  constructor({ maxHeldChars }: GateOptions) {
-    this.#maxHeldChars = maxHeldChars;
+  constructor(options: GateOptions) {
+    super(options);
+    this.#maxHeldChars = options.maxHeldChars;
   }
 
   push(data: string): string | undefined {
@@ -86,6 +97,7 @@ export class ResponsesStreamGate implements AnswerGate {
     if (LIFECYCLE.has(type)) {
       const response = record(event.response);
       if (typeof response?.id === 'string') this.#id ??= response.id;
+      if (response) this.#begun = { ...response, output: [] };
       // Its output is empty as OpenAI sends it; one that holds a call (or cannot be read) goes without it, never unread.
       const output = response?.output;
       if (output != null && (!Array.isArray(output) || output.some((item, at) => callOfItem(item, at) !== undefined))) return this.#pass({ ...event, response: { ...response, output: [] } });
@@ -97,14 +109,22 @@ export class ResponsesStreamGate implements AnswerGate {
       this.malformed++; // an item event that says of no item where it goes cannot be put together
       return undefined;
     }
-    if (type === 'response.output_text.delta' && typeof event.delta === 'string' && this.#text.length < MAX_TEXT_CHARS) this.#text += event.delta;
+    if (type === 'response.output_text.delta' && typeof event.delta === 'string') {
+      if (this.#text.length < MAX_TEXT_CHARS) this.#text += event.delta;
+      if (this.hold.see(event.delta)) {
+        // This delta completed the match: it never goes out, and no more upstream events are read.
+        this.#cutAt = typeof index === 'number' ? { outputIndex: index, contentIndex: typeof event.content_index === 'number' ? event.content_index : 0 } : undefined;
+        this.done = true;
+        return undefined;
+      }
+    }
     if (!this.#holding && !this.#safe(type, event)) this.#holding = true;
     return this.#pass(event);
   }
 
   /** Passes an event on now, or holds it once holding began (past the limit, the answer cannot be checked: it ends). */
   #pass(event: Record<string, unknown>): string | undefined {
-    if (!this.#holding) return this.#writer.event(event);
+    if (!this.#holding) return this.write(this.hold.pass(event));
     this.#heldChars += JSON.stringify(event).length;
     if (this.#heldChars > this.#maxHeldChars) {
       this.overflow = true;
@@ -113,6 +133,14 @@ export class ResponsesStreamGate implements AnswerGate {
     }
     this.#held.push(event);
     return undefined;
+  }
+
+  protected sent(event: Record<string, unknown>): void {
+    this.#client.note(event);
+  }
+
+  protected eventText(event: Record<string, unknown>): string {
+    return this.#writer.event(event);
   }
 
   /** Whether an event can go to the client before the calls are checked: it can carry none. */
@@ -152,7 +180,7 @@ export class ResponsesStreamGate implements AnswerGate {
   }
 
   get end(): StreamEnd {
-    return this.done && this.#terminal ? 'done' : 'cut-off';
+    return this.done && (this.#terminal || this.textCut) ? 'done' : 'cut-off';
   }
 
   get text(): string {
@@ -169,7 +197,7 @@ export class ResponsesStreamGate implements AnswerGate {
    * refused when the places that carried it disagree. None for an answer that did not complete.
    */
   calls(): FoundCall[] {
-    if (this.end === 'cut-off') return [];
+    if (this.end === 'cut-off' || this.textCut) return [];
     if (this.#calls) return this.#calls;
     const output = (record(this.#terminal!.response)?.output as unknown[] | undefined) ?? [];
     const indexes = [...new Set([...this.#items.keys(), ...output.keys()])].sort((a, b) => a - b);
@@ -194,7 +222,8 @@ export class ResponsesStreamGate implements AnswerGate {
     const calls = this.calls() as ResponseCall[];
     const replaced = this.#decidedItems(calls, refused);
     const written = new Set<number>();
-    let out = '';
+    // What was held for the classification goes out first.
+    let out = this.write(this.hold.take()) ?? '';
     for (const event of this.#held) {
       const index = event.output_index;
       if (typeof index === 'number' && replaced.has(index)) {
@@ -210,6 +239,21 @@ export class ResponsesStreamGate implements AnswerGate {
       out += this.#writer.event({ ...this.#terminal, response: { ...response, output } });
     }
     return out;
+  }
+
+  /**
+   * The end of an answer stopped before its end (cut for its text, or held whole and withheld): what the client has
+   * of it, the open message ended with `text` (the replacement, when withheld), and `response.completed`. Nothing held
+   * goes out, and no call is released.
+   */
+  releaseCut(text: string | undefined): string {
+    this.hold.take();
+    return this.#client.ending(this.#writer, this.#begun, this.#cutAt, text).events;
+  }
+
+  /** The answer as the client received it from {@link releaseCut}. */
+  deliveredCut(text: string | undefined): AssistantTurn {
+    return outputTurn(this.#client.ending(new ResponseEventWriter(), this.#begun, this.#cutAt, text).output);
   }
 
   /** The answer as the client receives it: the completed response's output (else the streamed items) as decided. */
@@ -234,7 +278,6 @@ export class ResponsesStreamGate implements AnswerGate {
     return items;
   }
 }
-
 
 /** An item as the stream put it together: as done, else as added with its streamed arguments (or input). */
 function streamedItem(item: StreamedItem): Record<string, unknown> {
