@@ -16,7 +16,7 @@ import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS
 import { normalisePrefix } from './request-path.js';
 import type { CheckedValue, CustomCheck, Origin } from './config/field.js';
 import { buildSemanticConfig, SEMANTIC_FIELDS, SEMANTIC_SECTIONS, type SemanticFieldName, type ServeEmbeddingsConfig, type ServeLoopOptions } from './config/semantic.js';
-import { checkWorkflows, readWorkflowsNode, type ReadWorkflows, type WorkflowEntry } from './config/workflows.js';
+import { checkWorkflows, loopSettingsOf, readWorkflowsNode, type ReadWorkflows, type WorkflowEntry } from './config/workflows.js';
 
 export type { WorkflowEntry } from './config/workflows.js';
 
@@ -172,6 +172,24 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
   }
   const checkedValues = new Map<string, CheckedValue>([...checked].map(([name, value]) => [name, { value, origin: values.get(name)!.origin }]));
   const semantic = buildSemanticConfig(checkedValues, diagnostics, configPath ?? 'command line');
+  // An entry's `loops:` section: its keys checked as the top-level ones, over them.
+  const settings = special.workflows ? loopSettingsOf(special.workflows) : [];
+  for (const [index, own] of settings.entries()) {
+    if (!own || !entries[index]) continue;
+    const merged = new Map([...checkedValues].filter(([name]) => name.startsWith('embeddings.') || (name.startsWith('loops.') && name !== 'loops.enabled')));
+    for (const { name, value, origin } of own) {
+      const field = FIELDS[name as FieldName];
+      const result = field.custom ? await field.custom.check(value, origin) : await check(field.kind as Exclude<Kind, 'custom'>, value, origin);
+      if ('problem' in result) diagnostics.push({ severity: 'error', code: 'invalid-value', message: `${result.problem}: received ${JSON.stringify(value)}`, path: origin.path, source: origin.source, ...(origin.line ? { line: origin.line, column: origin.column! } : {}), hint: `expected ${field.custom ? field.custom.expected : EXPECTED[field.kind as Exclude<Kind, 'custom'>]}` });
+      else merged.set(name, { value: result.value, origin });
+    }
+    // Problems of the shared keys (embeddings) are reported once, by the top-level pass.
+    const seen = new Set(diagnostics.map((diagnostic) => JSON.stringify(diagnostic)));
+    const found: Diagnostic[] = [];
+    const built = buildSemanticConfig(merged, found, configPath ?? 'command line');
+    diagnostics.push(...found.filter((diagnostic) => !seen.has(JSON.stringify(diagnostic))));
+    entries[index] = { ...entries[index]!, loops: built.loops, ...(built.loopOptions ? { loopOptions: built.loopOptions } : {}) };
+  }
   if (diagnostics.length > 0) throw new ProxyConfigError(diagnostics);
 
   const get = <T>(name: FieldName, fallback: T): T => (checked.has(name) ? (checked.get(name) as T) : fallback);
@@ -186,7 +204,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     workflowId: defaultEntry?.id ?? 'default',
     ...(defaultEntry ? (defaultEntry.rulebase ? { rulebase: defaultEntry.rulebase } : {}) : checked.has('rulebase') ? { rulebase: get('rulebase', '') } : {}),
     // An entry without `loops:` takes the top-level setting (not the default entry's).
-    workflows: entries.filter((entry) => !entry.default).map((entry) => ({ ...entry, loops: entry.loops ?? semantic.loops })),
+    workflows: entries.filter((entry) => !entry.default).map((entry) => ({ ...entry, loops: entry.loops ?? semantic.loops, ...(entry.loopOptions ?? semantic.loopOptions ? { loopOptions: entry.loopOptions ?? semantic.loopOptions! } : {}) })),
     port: get('port', DEFAULT_PROXY_PORT),
     host: get('host', DEFAULT_PROXY_HOST),
     loops: defaultEntry?.loops ?? semantic.loops,
@@ -203,7 +221,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     ...(redisUrl === undefined
       ? {}
       : { redis: { url: redisUrl, ...(checked.has('redis.key_prefix') ? { keyPrefix: get('redis.key_prefix', '') } : {}), ...(checked.has('redis.ttl_ms') ? { ttlMs: get('redis.ttl_ms', 0) } : {}), ...(checked.has('redis.command_timeout_ms') ? { commandTimeoutMs: get('redis.command_timeout_ms', 0) } : {}) } }),
-    ...(semantic.loopOptions ? { loopOptions: semantic.loopOptions } : {}),
+    ...((defaultEntry?.loopOptions ?? semantic.loopOptions) ? { loopOptions: defaultEntry?.loopOptions ?? semantic.loopOptions! } : {}),
     ...(semantic.embeddings ? { embeddings: semantic.embeddings } : {}),
   };
 }

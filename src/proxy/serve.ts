@@ -51,7 +51,7 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
   const workflows: ProxyWorkflow[] = [];
   for (const entry of config.workflows) {
     const entryStore = await storeOf(entry.id);
-    const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, ...semanticMonitorOptions({ ...config, loops: entry.loops ?? config.loops }, embedder), ...(entryStore ? { store: entryStore } : {}) });
+    const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, ...semanticMonitorOptions({ ...config, loops: entry.loops ?? config.loops, ...(entry.loopOptions ? { loopOptions: entry.loopOptions } : {}) }, embedder), ...(entryStore ? { store: entryStore } : {}) });
     const entryRules = await rulesOf(entry.rulebase);
     workflows.push({ id: entry.id, select: entry.select, monitor: entryMonitor, ...(entryRules ? { rules: entryRules } : {}), ...(entryStore ? { conversations: entryStore.conversations() } : {}) });
   }

@@ -197,3 +197,22 @@ describe('loadServeConfig: rulebase and workflows', () => {
     expect(await errorOf(loadServeConfig({ configPath: path, env: {} }))).toContain(`${path}:3:12 error workflows: workflows must be a list of workflows`);
   });
 });
+
+describe('loadServeConfig: loop settings of a workflow', () => {
+  it('takes a loops: section in an entry over the top-level one, key by key, and checks its keys at their lines', async () => {
+    const path = configFile(
+      'upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\nloops:\n  window: 7\n  threshold: 0.9\nworkflows:\n' +
+        '  - id: strict\n    workflow: support.yaml\n    select: { model: "x*" }\n    loops:\n      threshold: 0.97\n      stop_at: 4\n' +
+        '  - id: quiet\n    workflow: support.yaml\n    select: { model: "y*" }\n    loops: false\n',
+    );
+    const config = await loadServeConfig({ configPath: path, env: {} });
+    expect(config.loopOptions).toMatchObject({ window: 7, threshold: 0.9 });
+    expect(config.workflows.map((entry) => [entry.id, entry.loops])).toEqual([['strict', true], ['quiet', false]]);
+    expect(config.workflows[0]!.loopOptions).toMatchObject({ window: 7, threshold: 0.97, escalation: { stopAt: 4 } });
+
+    const bad = configFile('upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\nworkflows:\n  - id: a\n    workflow: support.yaml\n    select: { model: "x*" }\n    loops:\n      treshold: 0.9\n      window: none\n');
+    const message = await errorOf(loadServeConfig({ configPath: bad, env: {} }));
+    expect(message).toContain(`${bad}:8:7 error workflows[0].loops.treshold: unknown key 'workflows[0].loops.treshold'; did you mean 'threshold'?`);
+    expect(message).toContain(`${bad}:9:15 error workflows[0].loops.window: not a whole number: received "none"; expected a positive whole number`);
+  });
+});

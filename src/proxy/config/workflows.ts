@@ -11,6 +11,8 @@ import { isMap, isScalar, isSeq, type Node, type YAMLMap } from 'yaml';
 import { closestName, type Diagnostic } from '../../diagnostics/index.js';
 import { MONITORED_ROUTES, normalisePrefix } from '../request-path.js';
 import { proxyKeyId, type WorkflowSelector } from '../workflows/index.js';
+import type { Origin } from './field.js';
+import { SEMANTIC_FIELDS, type ServeLoopOptions } from './semantic.js';
 import { isUnderPrefix } from '../workflows/selection.js';
 
 /** One checked entry of `workflows:`. */
@@ -23,12 +25,16 @@ export interface WorkflowEntry {
   select: WorkflowSelector;
   /** Loop detection for this workflow; the top-level `loops` when absent. */
   loops?: boolean;
+  /** Its loop settings: the top-level `loops:` section's, with those of its own `loops:` section over them. */
+  loopOptions?: ServeLoopOptions;
   default: boolean;
 }
 
 /** An entry as read, before the checks that need the whole configuration. */
 interface ReadEntry {
   entry: Partial<WorkflowEntry>;
+  /** The keys of its `loops:` section, by their top-level name (`loops.threshold`), unchecked, with their places. */
+  loopSettings?: Array<{ name: string; value: unknown; origin: Origin }>;
   line?: Pos;
   /** Where each field's value sits, for its diagnostic. */
   lines: Record<string, Pos | undefined>;
@@ -62,7 +68,8 @@ export async function readWorkflowsNode(node: Node | null, { source, base, lineO
     const itemNode = item as Node;
     const entry: Partial<WorkflowEntry> = {};
     const lines: Record<string, Pos | undefined> = {};
-    read.entries.push({ entry, lines, ...at(lineOf(itemNode)) });
+    const readEntry: ReadEntry = { entry, lines, ...at(lineOf(itemNode)) };
+    read.entries.push(readEntry);
     if (!isMap(itemNode)) {
       problem(path, lineOf(itemNode), `${path} must be a mapping (id:, workflow:, select:, ...)`, 'write each workflow as `- id: billing` with its keys indented under it');
       continue;
@@ -95,9 +102,13 @@ export async function readWorkflowsNode(node: Node | null, { source, base, lineO
           }
           break;
         }
-        case 'default':
         case 'loops':
-          if (typeof plain === 'boolean') entry[key] = plain;
+          if (isMap(value)) readEntry.loopSettings = readLoopSettings(value, field, { source, base }, lineOf, problem);
+          else if (typeof plain === 'boolean') entry.loops = plain;
+          else problem(field, line, `not a boolean or a section: received ${JSON.stringify(plain)}`, 'true, false, or a section of loop settings as the top-level loops: takes (threshold, window, ...)');
+          break;
+        case 'default':
+          if (typeof plain === 'boolean') entry.default = plain;
           else problem(field, line, `not a boolean: received ${JSON.stringify(plain)}`, 'true or false');
           break;
         case 'select':
@@ -114,6 +125,23 @@ export async function readWorkflowsNode(node: Node | null, { source, base, lineO
     }
   }
   return read;
+}
+
+/** The keys of an entry's `loops:` section, named as the top-level section's keys are; unknown ones reported. */
+function readLoopSettings(node: YAMLMap, path: string, { source, base }: { source: string; base: string }, lineOf: (node: Node | null | undefined) => Pos | undefined, problem: (path: string, line: Pos | undefined, message: string, hint: string, code?: string) => void): Array<{ name: string; value: unknown; origin: Origin }> {
+  const known = Object.keys(SEMANTIC_FIELDS).filter((name) => name.startsWith('loops.')).map((name) => name.slice('loops.'.length));
+  const settings: Array<{ name: string; value: unknown; origin: Origin }> = [];
+  for (const pair of node.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const value = pair.value as Node | null;
+    if (!known.includes(key)) {
+      const suggestion = closestName(key, known);
+      problem(`${path}.${key}`, lineOf(pair.key as Node), `unknown key '${path}.${key}'`, suggestion ? `did you mean '${suggestion}'?` : `the loop settings: ${known.join(', ')}`, 'unknown-key');
+      continue;
+    }
+    settings.push({ name: `loops.${key}`, value: value ? value.toJSON() : null, origin: { source, path: `${path}.${key}`, base, ...(lineOf(value) ?? {}) } });
+  }
+  return settings;
 }
 
 /** Reads a `select:` mapping; bad shapes are reported, and what can be read is kept. */
@@ -221,6 +249,11 @@ export function checkWorkflows(read: ReadWorkflows, context: WorkflowsContext, d
     selectors.push({ key, id: entry.id ?? '?' });
   });
   return read.entries.map(({ entry }) => ({ ...entry, select: entry.select ?? {}, default: entry.default === true }) as WorkflowEntry);
+}
+
+/** The unchecked loop settings of each entry (by position), for the configuration to check as its own keys. */
+export function loopSettingsOf(read: ReadWorkflows): Array<Array<{ name: string; value: unknown; origin: Origin }> | undefined> {
+  return read.entries.map((entry) => entry.loopSettings);
 }
 
 function at(line: Pos | undefined): { line?: Pos } {
