@@ -140,7 +140,7 @@ export function hostLines(host: InitHost, folder: string): string[] {
       `Start the proxy (it checks every chat completion against ${folder}/workflow.yaml):`,
       `  npx panoptes serve --config ${folder}/panoptes.yaml`,
       `Point your agent's OpenAI client at it, and name each conversation:`,
-      `  base_url = "http://127.0.0.1:4000/v1"; header x-panoptes-session-id: <conversation id>`,
+      `  base_url = "http://127.0.0.1:4100/v1"; header x-panoptes-session-id: <conversation id>`,
       `(${folder}/policy.rules reads the logged-in customer, a context the proxy cannot set, so the proxy enforces the workflow alone; \`panoptes test\` and the in-process hosts check the rules.)`,
     ];
   }

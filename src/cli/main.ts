@@ -151,7 +151,7 @@ program
   .option('--config <file>', 'YAML config file (keys in docs/proxy.md); PANOPTES_* variables and flags override it')
   .option('--upstream <url>', 'base URL of the OpenAI-compatible upstream, /v1 included (e.g. http://127.0.0.1:8000/v1)')
   .option('--workflow <file>', 'workflow YAML file')
-  .option('--port <n>', 'port to listen on (0 picks a free port; default 4000)')
+  .option('--port <n>', 'port to listen on (0 picks a free port; default 4100)')
   .option('--host <host>', 'address to listen on (default 127.0.0.1)')
   .option('--redis <url>', 'share sessions through Redis (redis://host:port); needs the redis package')
   .option('--loops', 'turn on loop detection')

@@ -16,12 +16,13 @@ import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS
 import { normalisePrefix } from './request-path.js';
 import type { CheckedValue, CustomCheck, Origin } from './config/field.js';
 import { buildSemanticConfig, SEMANTIC_FIELDS, SEMANTIC_SECTIONS, type SemanticFieldName, type ServeEmbeddingsConfig, type ServeLoopOptions } from './config/semantic.js';
+import { PRODUCTION_FIELDS, PRODUCTION_SECTIONS, productionConfig, type ProductionConfig, type ProductionField } from './config-production.js';
 import { checkWorkflows, loopSettingsOf, readWorkflowsNode, type ReadWorkflows, type WorkflowEntry } from './config/workflows.js';
 
 export type { WorkflowEntry } from './config/workflows.js';
 
 /** The checked configuration of a proxy. */
-export interface ServeConfig {
+export interface ServeConfig extends ProductionConfig {
   upstream: string;
   /** Base URL of an Anthropic-compatible upstream: `/v1/messages` is monitored and sent there. */
   anthropicUpstream?: string;
@@ -61,8 +62,8 @@ export interface ServeConfigSources {
   flags?: Partial<Record<FieldName, string | boolean>>;
 }
 
-type Kind = 'custom' | 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'rules-file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
-type FieldName = SemanticFieldName | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type Kind = 'custom' | 'url' | 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'rules-file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
+type FieldName = SemanticFieldName | ProductionField | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true; custom?: CustomCheck }> = {
@@ -85,14 +86,16 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   'redis.key_prefix': { kind: 'string', env: 'PANOPTES_REDIS__KEY_PREFIX' },
   'redis.ttl_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__TTL_MS' },
   'redis.command_timeout_ms': { kind: 'positive-integer', env: 'PANOPTES_REDIS__COMMAND_TIMEOUT_MS' },
-  // The semantic tier (`embeddings:`, `loops:`), in a file of its own.
+  // The semantic tier (`embeddings:`, `loops:`) and the production keys, in files of their own.
   ...SEMANTIC_FIELDS,
+  ...PRODUCTION_FIELDS,
 };
-const SECTIONS = new Set<string>(['limits', 'redis', ...SEMANTIC_SECTIONS]);
+const SECTIONS = new Set<string>(['limits', 'redis', ...SEMANTIC_SECTIONS, ...PRODUCTION_SECTIONS]);
 /** Variables of a section: a misspelt one is reported rather than ignored. */
 const SECTION_VARIABLE = new RegExp(`^PANOPTES_(${[...SECTIONS].map((section) => section.toUpperCase()).join('|')})__`);
 
 const EXPECTED: Record<Exclude<Kind, 'custom'>, string> = {
+  url: 'an http(s) URL, e.g. http://127.0.0.1:4318',
   'http-url': 'the base URL of an OpenAI-compatible API, /v1 included, e.g. http://127.0.0.1:8000/v1',
   'anthropic-url': 'the base URL of an Anthropic-compatible API, /v1 included, e.g. https://api.anthropic.com/v1',
   'redis-url': 'a Redis URL such as redis://127.0.0.1:6379',
@@ -190,6 +193,11 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     diagnostics.push(...found.filter((diagnostic) => !seen.has(JSON.stringify(diagnostic))));
     entries[index] = { ...entries[index]!, loops: built.loops, ...(built.loopOptions ? { loopOptions: built.loopOptions } : {}) };
   }
+  const production = productionConfig((name) => checked.has(name), (name) => checked.get(name));
+  if ('missing' in production) {
+    const { source, line, column } = values.get(production.with)!.origin;
+    diagnostics.push({ severity: 'error', code: 'missing-key', message: `'${production.missing}' is required with '${production.with}'`, path: production.missing, source, ...(line ? { line, column: column! } : {}), hint: `set both: rate_limit: { max: 60, window_ms: 60000 } is 60 requests a minute per caller (${FIELDS[production.missing].env})` });
+  }
   if (diagnostics.length > 0) throw new ProxyConfigError(diagnostics);
 
   const get = <T>(name: FieldName, fallback: T): T => (checked.has(name) ? (checked.get(name) as T) : fallback);
@@ -218,6 +226,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
       holdTextChars: get('limits.hold_text_chars', DEFAULT_HOLD_TEXT_CHARS),
       holdTextMs: get('limits.hold_text_ms', DEFAULT_HOLD_TEXT_MS),
     },
+    ...(production as ProductionConfig),
     ...(redisUrl === undefined
       ? {}
       : { redis: { url: redisUrl, ...(checked.has('redis.key_prefix') ? { keyPrefix: get('redis.key_prefix', '') } : {}), ...(checked.has('redis.ttl_ms') ? { ttlMs: get('redis.ttl_ms', 0) } : {}), ...(checked.has('redis.command_timeout_ms') ? { commandTimeoutMs: get('redis.command_timeout_ms', 0) } : {}) } }),
@@ -293,6 +302,7 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
 /** Checks one value of a kind; strings from the environment and flags are converted. */
 async function check(kind: Exclude<Kind, 'custom'>, value: unknown, origin: Origin): Promise<{ value: unknown } | { problem: string }> {
   switch (kind) {
+    case 'url':
     case 'http-url':
     case 'anthropic-url': {
       if (typeof value !== 'string') return { problem: 'not a URL' };

@@ -5,7 +5,7 @@
  */
 
 /** `type` of an error body: Panoptes' refusals, the client's mistakes, and the upstream's failures. */
-export type ProxyErrorType = 'panoptes_violation' | 'invalid_request_error' | 'authentication_error' | 'upstream_error';
+export type ProxyErrorType = 'panoptes_violation' | 'invalid_request_error' | 'authentication_error' | 'rate_limit_error' | 'upstream_error';
 
 /** An error body with its HTTP status. */
 export interface ProxyError {

@@ -21,6 +21,7 @@ import { beforeCall, checkTurn, refusedAll, withheldByBlock, withheldError, type
 import { errorText, proxyError, sseErrorIn, type ErrorFormat, type ProxyError } from './errors.js';
 import { PROXY_METRICS, type ProxyMetrics } from './metrics.js';
 import type { NormalisedTarget } from './request-path.js';
+import { noteOutcome } from './request-telemetry.js';
 import type { AnswerGate, GenerationRoute, ReadAnswer, Refusals, RequestBody } from './routes/route.js';
 import { isProxyError, returnedHeaders, upstreamBodyError, type Upstream } from './upstream.js';
 import type { SelectionInput, WorkflowPipeline } from './workflows/index.js';
@@ -119,6 +120,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     });
     if (before.action === 'block') {
       metrics.add(PROXY_METRICS.blocked, { code: before.error.body.error.code });
+      noteOutcome(reply, 'blocked');
       return fail(before.error);
     }
     for (const intervention of before.interventions) metrics.add(PROXY_METRICS.interventions, { strategy: intervention.strategy });
@@ -195,6 +197,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
       if (isEncoded(response.headers)) return upstreamFailed(metrics, reply, unreadable(route, `it came with status ${response.statusCode}, compressed`, status), route.errors);
       const error = errorBodyOf(route, text);
       if (error === undefined) return upstreamFailed(metrics, reply, unreadable(route, `it came with status ${response.statusCode} and carries tool calls`, status), route.errors);
+      if (status >= 500) noteOutcome(reply, 'upstream_error');
       return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: false })).send(error);
     }
     const read = route.read(text);
@@ -204,10 +207,12 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     if (held) {
       const blocked = withheldByBlock(monitor, held);
       metrics.add(PROXY_METRICS.withheldAnswers, { action: blocked ? 'block' : 'replace' });
+      noteOutcome(reply, 'withheld');
       if (blocked) return sendError(reply, withheldError(held), route.errors);
       return reply.code(response.statusCode).headers(answerHeaders(response.headers, 'json')).send(read.withheld(held.userMessage).json(new Map()));
     }
     metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
+    if (refused.size > 0) noteOutcome(reply, 'refused');
     return reply.code(response.statusCode).headers(answerHeaders(response.headers, 'json')).send(read.json(refused));
   }
 
@@ -285,6 +290,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     }
     const streamFailed = (error: ProxyError) => {
       metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
+      noteOutcome(reply, 'upstream_error');
       return sseErrorIn(error, route.errors);
     };
     if (kind === 'other') {
@@ -301,9 +307,11 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
       if (held) {
         const blocked = withheldByBlock(monitor, held);
         metrics.add(PROXY_METRICS.withheldAnswers, { action: blocked ? 'block' : 'replace' });
+        noteOutcome(reply, 'withheld');
         return void out.end(blocked ? sseErrorIn(withheldError(held), route.errors) : read.withheld(held.userMessage).events(new Map()));
       }
       metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
+      if (refused.size > 0) noteOutcome(reply, 'refused');
       out.end(read.events(refused));
       return;
     }
@@ -311,6 +319,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     if (broken || parseFailed || gate.end === 'cut-off') {
       await decide([], gate.text, (decided) => gate.delivered(decided));
       metrics.add(PROXY_METRICS.streamsCutOff);
+      noteOutcome(reply, 'upstream_error');
       const why = gate.overflow ? `its held text passed ${bodyLimitBytes} bytes, too large to check, so it was withheld` : 'any tool calls in it were withheld';
       out.end(sseErrorIn(proxyError(502, 'upstream_error', 'stream_cut_off', `The upstream stream ended before the response was complete; ${why}.`), route.errors));
       return;
@@ -321,7 +330,10 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
       await decide([], gate.text, () => gate.deliveredCut!(withheld()?.userMessage), undefined, withholding);
       const held = withheld();
       const blocked = held !== undefined && withheldByBlock(monitor, held);
-      if (held) metrics.add(PROXY_METRICS.withheldAnswers, { action: blocked ? 'block' : 'cut' });
+      if (held) {
+        metrics.add(PROXY_METRICS.withheldAnswers, { action: blocked ? 'block' : 'cut' });
+        noteOutcome(reply, 'withheld');
+      }
       return void out.end(blocked ? sseErrorIn(withheldError(held), route.errors) : gate.releaseCut(held?.userMessage));
     }
     // Held whole (`hold`): nothing of it went out, so it can be withheld, as a JSON answer is.
@@ -335,10 +347,15 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     if (held) {
       const blocked = withheldByBlock(monitor, held);
       metrics.add(PROXY_METRICS.withheldAnswers, { action: blocked ? 'block' : 'replace' });
+      noteOutcome(reply, 'withheld');
       return void out.end(blocked ? sseErrorIn(withheldError(held), route.errors) : gate.releaseCut!(held.userMessage));
     }
     metrics.add(PROXY_METRICS.refusedToolCalls, {}, refused.size);
-    if (gate.loop) metrics.add(PROXY_METRICS.streamsCutForLoops);
+    if (refused.size > 0) noteOutcome(reply, 'refused');
+    if (gate.loop) {
+      metrics.add(PROXY_METRICS.streamsCutForLoops);
+      noteOutcome(reply, 'loop_cut');
+    }
     out.end(gate.release(refused));
   }
 
@@ -390,6 +407,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
 
   function upstreamFailed(metrics: ProxyMetrics, reply: FastifyReply, error: ProxyError, format: ErrorFormat) {
     metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
+    noteOutcome(reply, 'upstream_error');
     return sendError(reply, error, format);
   }
 }

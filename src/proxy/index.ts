@@ -23,7 +23,10 @@ export { memoryResponseRecords, type ResponseRecord, type ResponseRecords, type 
 export { FORWARDED_HEADER_PREFIXES, FORWARDED_HEADERS } from './upstream.js';
 export { proxyError, type ErrorFormat, type ProxyError, type ProxyErrorType } from './errors.js';
 export { PROXY_KEY_HEADER } from './upstream.js';
-export { PROXY_METRICS } from './metrics.js';
+export { DURATION_BUCKETS_S, MAX_MODEL_LABELS, PROXY_METRICS } from './metrics.js';
+export { REQUEST_ATTR, type Outcome } from './request-telemetry.js';
+export { type RateLimitSettings } from './rate-limit.js';
+export { startTelemetry, telemetryWanted, type ProxyTelemetry, type TelemetryExporters, type TelemetrySettings } from './otel.js';
 export { StreamGate, type StreamEnd } from './stream-gate.js';
 export { chatRequestProblem, toChatMessages, turnOf, withEdits } from './translate.js';
 export { formatConfigError, loadServeConfig, ProxyConfigError, type ServeConfig, type ServeConfigSources } from './config.js';

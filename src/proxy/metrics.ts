@@ -1,12 +1,13 @@
 /**
- * The proxy's counters, served as Prometheus text on `GET /metrics`. A handful of counters with small, closed label
- * sets: written here rather than pulling a metrics client into the proxy.
+ * The proxy's counters and its request duration histogram, served as Prometheus text on `GET /metrics`. Small, closed
+ * label sets (a client-chosen model name is capped): written here rather than pulling a metrics client into the proxy.
  * @module
  */
 
 /** What the proxy counts. */
 export const PROXY_METRICS = {
   requests: 'panoptes_proxy_requests_total',
+  requestDuration: 'panoptes_proxy_request_duration_seconds',
   blocked: 'panoptes_proxy_blocked_total',
   refusedToolCalls: 'panoptes_proxy_refused_tool_calls_total',
   withheldAnswers: 'panoptes_proxy_withheld_answers_total',
@@ -21,7 +22,8 @@ export const PROXY_METRICS = {
 } as const;
 
 const HELP: Record<string, string> = {
-  [PROXY_METRICS.requests]: 'Requests answered, by route and status.',
+  [PROXY_METRICS.requests]: 'Requests answered, by route, model (the first 32 named; later ones are other) and status.',
+  [PROXY_METRICS.requestDuration]: 'Time from a request arriving to its answer ending (the last byte of a stream), by route and outcome.',
   [PROXY_METRICS.blocked]: 'Chat completions refused before reaching the upstream (hard blocks).',
   [PROXY_METRICS.refusedToolCalls]: 'Tool calls taken out of responses before the client saw them.',
   [PROXY_METRICS.withheldAnswers]: 'Answers withheld from the client for breaking a critical constraint (replaced, or refused by a block), by how.',
@@ -39,9 +41,20 @@ type Labels = Record<string, string>;
 
 const NEEDS_ESCAPE = /["\\\n]/;
 
-/** Counters by name and label set; `render` prints them in the Prometheus text format. */
+/** Upper bounds of the request duration buckets, in seconds: a local check to a long streamed answer. */
+export const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] as const;
+
+/** One histogram series: the count of observations in each bucket (not cumulative), their sum and number. */
+interface HistogramSeries {
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+/** Counters and histograms by name and label set; `render` prints them in the Prometheus text format. */
 export function createProxyMetrics() {
   const counters = new Map<string, Map<string, number>>();
+  const histograms = new Map<string, Map<string, HistogramSeries>>();
   // Every request counts one: a plain loop, and no replace for the usual value without a character to escape.
   const key = (labels: Labels) => {
     let text = '';
@@ -62,6 +75,18 @@ export function createProxyMetrics() {
     value(name: string, labels: Labels = {}): number {
       return counters.get(name)?.get(key(labels)) ?? 0;
     },
+    /** Records one observation (seconds) in a histogram of {@link DURATION_BUCKETS_S}. */
+    observe(name: string, labels: Labels, seconds: number): void {
+      let series = histograms.get(name);
+      if (!series) histograms.set(name, (series = new Map()));
+      const labelKey = key(labels);
+      let entry = series.get(labelKey);
+      if (!entry) series.set(labelKey, (entry = { buckets: new Array<number>(DURATION_BUCKETS_S.length).fill(0), sum: 0, count: 0 }));
+      const at = DURATION_BUCKETS_S.findIndex((bound) => seconds <= bound);
+      if (at !== -1) entry.buckets[at]!++;
+      entry.sum += seconds;
+      entry.count++;
+    },
     /** The text of `GET /metrics`; `gauges` are values read at that moment (misses, store health). */
     render(gauges: Array<{ name: string; type: 'counter' | 'gauge'; labels?: Labels; value: number }> = []): string {
       const lines: string[] = [];
@@ -76,9 +101,40 @@ export function createProxyMetrics() {
         lines.push(`# HELP ${name} ${HELP[name] ?? name}`, `# TYPE ${name} ${type}`);
         for (const [labels, value] of series) lines.push(`${name}${labels ? `{${labels}}` : ''} ${value}`);
       }
+      for (const [name, series] of histograms) {
+        lines.push(`# HELP ${name} ${HELP[name] ?? name}`, `# TYPE ${name} histogram`);
+        for (const [labels, { buckets, sum, count }] of series) {
+          const sep = labels ? ',' : '';
+          let cumulative = 0;
+          DURATION_BUCKETS_S.forEach((bound, at) => {
+            cumulative += buckets[at]!;
+            lines.push(`${name}_bucket{${labels}${sep}le="${bound}"} ${cumulative}`);
+          });
+          lines.push(`${name}_bucket{${labels}${sep}le="+Inf"} ${count}`, `${name}_sum${labels ? `{${labels}}` : ''} ${sum}`, `${name}_count${labels ? `{${labels}}` : ''} ${count}`);
+        }
+      }
       return `${lines.join('\n')}\n`;
     },
   };
 }
 
 export type ProxyMetrics = ReturnType<typeof createProxyMetrics>;
+
+/** Most model names the metrics label by name; requests for any other model are labelled `other`. */
+export const MAX_MODEL_LABELS = 32;
+
+/**
+ * The `model` label of a request: its model name while fewer than `limit` names were seen (and the name is short),
+ * else `other`; `none` when the request names no model (a pass-through route). The name is the client's, so without
+ * the cap a client could make a series per request.
+ */
+export function modelLabels(limit = MAX_MODEL_LABELS): (model: unknown) => string {
+  const seen = new Set<string>();
+  return (model) => {
+    if (typeof model !== 'string' || model === '') return 'none';
+    if (seen.has(model)) return model;
+    if (seen.size >= limit || model.length > 100) return 'other';
+    seen.add(model);
+    return model;
+  };
+}

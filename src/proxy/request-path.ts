@@ -23,8 +23,8 @@ export function isMonitoredRoute(path: string): path is MonitoredRoute {
   return (MONITORED_ROUTES as readonly string[]).includes(path);
 }
 
-/** Paths that are the proxy's own and need no key. */
-export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz', '/metrics']);
+/** Paths that are the proxy's own (probes and metrics) and need no key. */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(['/livez', '/readyz', '/healthz', '/metrics']);
 
 /** A request target, normalised: `path` is percent-encoded canonically, `query` is kept as sent (with its `?`). */
 export interface NormalisedTarget {

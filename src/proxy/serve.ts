@@ -10,6 +10,7 @@ import { loadWorkflow } from '../workflow/index.js';
 import type { ServeConfig } from './config.js';
 import { createProxyRules } from './rules/index.js';
 import { createServeEmbedder, semanticMonitorOptions } from './semantic-tier.js';
+import { startTelemetry, type TelemetryExporters } from './otel.js';
 import { createProxy, type Proxy, type ProxyWorkflow } from './server.js';
 
 /** A running proxy: its URL, and `close` to drain and stop it. */
@@ -21,15 +22,17 @@ export interface RunningProxy {
 }
 
 /**
- * Loads the workflows and rulebases, connects the store and starts listening. Redis that does not answer at start is
- * not fatal: the proxy starts degraded (fail-open) and the client keeps reconnecting. Each workflow but the default
- * keeps its sessions under a key prefix of its own (`<prefix>wf:<id>:`), so the same session id never names one
- * session of two workflows.
+ * Loads the workflows and rulebases, starts OpenTelemetry export when asked for, connects the store and starts
+ * listening. Redis that does not answer at start is not fatal: the proxy starts degraded (fail-open) and the client
+ * keeps reconnecting. Each workflow but the default keeps its sessions under a key prefix of its own
+ * (`<prefix>wf:<id>:`), so the same session id never names one session of two workflows.
+ * @param exporters replace the OTLP exporters (tests: the SDK's in-memory ones); export then runs without an endpoint.
  * @throws {WorkflowValidationError} when a workflow file is invalid.
  * @throws {RulebaseError} when a rulebase file is invalid (every error with its line).
  * @throws {EmbeddingModelLoadError} when `embeddings.provider: transformers` names a model that does not load.
+ * @throws {PanoptesError} `MISSING_DEPENDENCY` when export or `rate_limit` needs a package that is not installed.
  */
-export async function startServe(config: ServeConfig, { logger = console }: { logger?: Logger } = {}): Promise<RunningProxy> {
+export async function startServe(config: ServeConfig, { logger = console, env = process.env, exporters }: { logger?: Logger; env?: Record<string, string | undefined>; exporters?: TelemetryExporters } = {}): Promise<RunningProxy> {
   // A type-only reference: the redis package is loaded only when configured.
   const stores: Array<import('../store/redis/index.js').RedisSessionStore<MonitorSession>> = [];
   const storeOf = async (namespace: string | undefined) => {
@@ -46,12 +49,14 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
   // One embedder for every workflow: a model is loaded once.
   const embedder = config.embeddings ? await createServeEmbedder(config.embeddings, config.loopOptions?.timeoutMs) : undefined;
   const rules = await rulesOf(config.rulebase);
+  const telemetry = await startTelemetry(config.telemetry, { env, ...(exporters ? { exporters } : {}) });
+  const recording = { ...(telemetry?.tracer ? { tracer: telemetry.tracer } : {}), ...(telemetry?.meter ? { meter: telemetry.meter } : {}) };
   const store = await storeOf(undefined);
-  const monitor = createMonitor({ workflow, logger, ...semanticMonitorOptions(config, embedder), ...(store ? { store } : {}) });
+  const monitor = createMonitor({ workflow, logger, ...semanticMonitorOptions(config, embedder), ...(store ? { store } : {}), ...recording });
   const workflows: ProxyWorkflow[] = [];
   for (const entry of config.workflows) {
     const entryStore = await storeOf(entry.id);
-    const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, ...semanticMonitorOptions({ ...config, loops: entry.loops ?? config.loops, ...(entry.loopOptions ? { loopOptions: entry.loopOptions } : {}) }, embedder), ...(entryStore ? { store: entryStore } : {}) });
+    const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, ...semanticMonitorOptions({ ...config, loops: entry.loops ?? config.loops, ...(entry.loopOptions ? { loopOptions: entry.loopOptions } : {}) }, embedder), ...(entryStore ? { store: entryStore } : {}), ...recording });
     const entryRules = await rulesOf(entry.rulebase);
     workflows.push({ id: entry.id, select: entry.select, monitor: entryMonitor, ...(entryRules ? { rules: entryRules } : {}), ...(entryStore ? { conversations: entryStore.conversations() } : {}) });
   }
@@ -79,8 +84,20 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
     holdTextMs: config.limits.holdTextMs,
     logger,
     ...(store ? { storeHealthy: () => stores.every((each) => each.healthy) } : {}),
+    ...(config.readyWhenDegraded ? { readyWhenDegraded: true } : {}),
+    ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
+    ...recording,
   });
-  const { url, port } = await proxy.listen();
+  let listening: { url: string; port: number };
+  try {
+    listening = await proxy.listen();
+  } catch (error) {
+    await proxy.close().catch(() => {});
+    for (const each of stores) await each.close();
+    await telemetry?.shutdown();
+    throw error;
+  }
+  const { url, port } = listening;
   return {
     url,
     port,
@@ -88,6 +105,8 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
     async close() {
       await proxy.close();
       for (const each of stores) await each.close();
+      // What is left of the traces and metrics goes out before the process exits.
+      await telemetry?.shutdown();
     },
   };
 }

@@ -1,15 +1,16 @@
 /**
  * `createProxy`: the OpenAI-compatible proxy on Fastify. The generation routes are monitored, streamed or not:
  * `POST /v1/chat/completions`, `/v1/completions` and `/v1/responses`, and `POST /v1/messages` (Anthropic) when an
- * Anthropic upstream is configured; other `/v1/*` routes pass through only when listed in `passthrough`; `GET /healthz`
- * and `GET /metrics` report on the proxy itself. Every request target is normalised once, before routing
- * (request-path.ts), and that one path is used for the key check, the route, the monitor and the upstream URL. A
+ * Anthropic upstream is configured; other `/v1/*` routes pass through only when listed in `passthrough`; `GET /livez`,
+ * `/readyz`, `/healthz` and `/metrics` report on the proxy itself. Every request target is normalised once, before
+ * routing (request-path.ts), and that one path is used for the key check, the route, the monitor and the upstream URL. A
  * generation request is served by the default workflow or another whose selector it matches (workflows/), each with
  * its monitor, sessions and optional rulebase (rules/).
  * @module
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import type { Meter, Tracer } from '@opentelemetry/api';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { InvalidOptionError } from '../errors/index.js';
@@ -21,6 +22,8 @@ import { abortOnClientGone } from './client-gone.js';
 import { proxyError, type ErrorFormat, type ProxyError } from './errors.js';
 import { createGeneration, SESSION_HEADER, sendError } from './generation.js';
 import { createProxyMetrics, PROXY_METRICS, type ProxyMetrics } from './metrics.js';
+import { createRateLimit, type RateLimitSettings } from './rate-limit.js';
+import { noteOutcome, recordRequests } from './request-telemetry.js';
 import { isMonitoredRoute, isPassedThrough, isRefusedTarget, isUnderRoute, normalisePrefix, normaliseTarget, OPEN_PATHS, type NormalisedTarget } from './request-path.js';
 import { messagesRoute } from './routes/anthropic/route.js';
 import { chatRoute } from './routes/chat.js';
@@ -72,13 +75,14 @@ export interface ProxyOptions {
    * session under each workflow. With any, metrics carry a `workflow` label. @default none
    */
   workflows?: readonly ProxyWorkflow[];
-  /** @default 4000; 0 picks a free port */
+  /** @default 4100 (LiteLLM, a common upstream, takes 4000); 0 picks a free port */
   port?: number;
   /** @default '127.0.0.1' */
   host?: string;
   /**
-   * When set, every request but `GET /healthz` and `GET /metrics` must carry one of these in `x-panoptes-key` or it
-   * gets a 401. An empty list is refused at start (pass `undefined` for an open proxy). @default none (open)
+   * When set, every request but `GET /livez`, `/readyz`, `/healthz` and `/metrics` must carry one of these in
+   * `x-panoptes-key` or it gets a 401. An empty list is refused at start (pass `undefined` for an open proxy).
+   * @default none (open)
    */
   proxyKeys?: readonly string[];
   /**
@@ -104,8 +108,22 @@ export interface ProxyOptions {
   holdTextChars?: number;
   /** Longest text is held under `textPolicy: 'hold'`, in milliseconds. @default 10000 */
   holdTextMs?: number;
-  /** Whether the session store answers; `GET /healthz` says `degraded` when it does not. @default always healthy */
+  /** Whether the session store answers: `GET /healthz` says `degraded` and `GET /readyz` 503 when it does not. @default always healthy */
   storeHealthy?: () => boolean;
+  /**
+   * Whether `GET /readyz` answers 200 while the session store does not answer (the proxy then serves fail-open, sessions
+   * not shared). @default false: 503 until the store answers
+   */
+  readyWhenDegraded?: boolean;
+  /**
+   * At most `max` requests per `windowMs` for each proxy key (each client address when the proxy is open); a request
+   * over the limit gets a 429 with `retry-after`. Needs `@fastify/rate-limit` installed. @default no limit
+   */
+  rateLimit?: RateLimitSettings;
+  /** Where the request spans go (each the parent of the monitor's spans for that request). @default the global tracer provider's */
+  tracer?: Tracer;
+  /** Where `http.server.request.duration` is recorded besides `GET /metrics`. @default nowhere */
+  meter?: Meter;
   /** Receives the proxy's own failures. Never given request content or headers. @default console */
   logger?: Logger;
 }
@@ -158,6 +176,10 @@ export function createProxy({
   bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES,
   upstreamTimeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS,
   storeHealthy = () => true,
+  readyWhenDegraded = false,
+  rateLimit,
+  tracer,
+  meter,
   logger = console,
   textPolicy = 'stream',
   holdTextChars = DEFAULT_HOLD_TEXT_CHARS,
@@ -174,12 +196,15 @@ export function createProxy({
     if (normalised === undefined) throw new InvalidOptionError({ parameter: 'passthrough', value: prefix, fix: 'Pass path prefixes under /v1, such as /v1/models or /v1/embeddings (/v1 for every route).' });
     return normalised;
   });
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError({ parameter: 'port', value: port, fix: 'Pass a TCP port from 0 to 65535 (0 picks a free port); the default is 4000.' });
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError({ parameter: 'port', value: port, fix: 'Pass a TCP port from 0 to 65535 (0 picks a free port); the default is 4100.' });
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes <= 0) throw new InvalidOptionError({ parameter: 'bodyLimitBytes', value: bodyLimitBytes, fix: 'Pass a positive whole number of bytes; the default is 10485760 (10 MiB).' });
   if (proxyKeys !== undefined && (proxyKeys.length === 0 || proxyKeys.some((key) => typeof key !== 'string' || key.trim() === ''))) {
     throw new InvalidOptionError({ parameter: 'proxyKeys', value: `${proxyKeys.length} key(s), ${proxyKeys.filter((key) => typeof key !== 'string' || key.trim() === '').length} empty`, fix: 'Pass one or more non-empty keys, or leave proxyKeys out for an open proxy (on loopback only).' });
   }
   if (!(upstreamTimeoutMs > 0 && Number.isFinite(upstreamTimeoutMs))) throw new InvalidOptionError({ parameter: 'upstreamTimeoutMs', value: upstreamTimeoutMs, fix: 'Pass a positive number of milliseconds; the default is 300000.' });
+  if (rateLimit !== undefined && !(Number.isInteger(rateLimit.max) && rateLimit.max > 0 && Number.isInteger(rateLimit.windowMs) && rateLimit.windowMs > 0)) {
+    throw new InvalidOptionError({ parameter: 'rateLimit', value: rateLimit, fix: 'Pass { max, windowMs }, both positive whole numbers: { max: 60, windowMs: 60000 } is 60 requests a minute per caller.' });
+  }
 
   const ids = [workflowId, ...workflows.map((workflow) => workflow?.id)];
   for (const [at, id] of ids.entries()) {
@@ -191,7 +216,8 @@ export function createProxy({
   const selected: SelectedWorkflow[] = workflows.map((workflow, at) => ({ id: workflow.id, monitor: workflow.monitor, conversations: workflow.conversations ?? localPlacement(workflow.monitor.conversations), ...(workflow.rules ? { rules: workflow.rules } : {}), labels: { workflow: workflow.id }, select: checkedSelector(workflow.select, at, proxyKeys) }));
   const pipelines: WorkflowPipeline[] = [fallback, ...selected];
   const select = createSelection(selected, fallback);
-  const keyIds = new Map((proxyKeys ?? []).map((key) => [key, proxyKeyId(key)]));
+  const pipelineById = new Map(pipelines.map((pipeline) => [pipeline.id, pipeline]));
+  const keyIdList = (proxyKeys ?? []).map(proxyKeyId);
 
   const upstream = createUpstream({ baseUrl: upstreamUrl, timeoutMs: upstreamTimeoutMs });
   const anthropic = anthropicUrl === undefined ? undefined : createUpstream({ baseUrl: anthropicUrl, timeoutMs: upstreamTimeoutMs });
@@ -222,6 +248,26 @@ export function createProxy({
     },
   });
   const targetOf = (request: FastifyRequest) => (request.raw as TargetRequest)[TARGET];
+  const isOpenPath = (request: FastifyRequest) => {
+    const target = targetOf(request);
+    return request.method === 'GET' && target !== undefined && !isRefusedTarget(target) && OPEN_PATHS.has(target.path);
+  };
+
+  // First of all hooks, so that a request refused by the key check is counted, timed and traced too. Probes and
+  // scrapes are counted and timed, not traced.
+  const requests = recordRequests({
+    metrics,
+    tracer,
+    meter,
+    workflow: (request) => pipelineById.get((request.raw as TargetRequest)[WORKFLOW] ?? workflowId)?.monitor.workflow.name ?? monitor.workflow.name,
+    ...(several ? { workflowLabel: (request: FastifyRequest) => (request.raw as TargetRequest)[WORKFLOW] } : {}),
+    sessionHeader: SESSION_HEADER,
+    untraced: isOpenPath,
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    requests.start(request, reply);
+    done();
+  });
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, _request, reply) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, tooLarge());
@@ -235,20 +281,21 @@ export function createProxy({
   app.setNotFoundHandler((request, reply) => {
     const target = targetOf(request);
     if (target && isRefusedTarget(target)) return send(reply, proxyError(400, 'invalid_request_error', 'invalid_path', `The request path was refused: ${target.refused}.`));
-    return send(reply, proxyError(404, 'invalid_request_error', 'not_found', `No route ${request.method} ${target?.path ?? ''}: the proxy serves the /v1 routes, /healthz and /metrics.`));
+    return send(reply, proxyError(404, 'invalid_request_error', 'not_found', `No route ${request.method} ${target?.path ?? ''}: the proxy serves the /v1 routes, /livez, /readyz, /healthz and /metrics.`));
   });
 
   // Hooks in callback style: on every request, an async hook would cost a promise more. The key is checked before
-  // anything else is done with the request, on every path but the proxy's own two, including paths that lead nowhere.
+  // anything else is done with the request, on every path but the proxy's own (probes and metrics), including paths
+  // that lead nowhere.
   if (keys.length > 0) {
     app.addHook('onRequest', (request, reply, done) => {
-      const target = targetOf(request);
-      const open = request.method === 'GET' && target !== undefined && !isRefusedTarget(target) && OPEN_PATHS.has(target.path);
+      if (isOpenPath(request)) return done();
       const given = request.headers[PROXY_KEY_HEADER];
-      if (open) return done();
-      const matched = typeof given === 'string' ? keys.find((key) => safeEqual(key, given)) : undefined;
-      if (matched) {
-        (request.raw as TargetRequest)[KEY_ID] = keyIds.get(matched.toString());
+      const index = typeof given === 'string' ? keys.findIndex((key) => safeEqual(key, given)) : -1;
+      // The caller, for the rate limit: which key, by its place in the list (the key itself is kept nowhere else).
+      (request.raw as TargetRequest)[CALLER] = index;
+      if (index !== -1) {
+        (request.raw as TargetRequest)[KEY_ID] = keyIdList[index];
         return done();
       }
       void send(reply, proxyError(401, 'authentication_error', 'invalid_proxy_key', `Missing or unknown proxy key: send one of the proxy's keys in the ${PROXY_KEY_HEADER} header.`));
@@ -259,16 +306,32 @@ export function createProxy({
     if (!(Number(request.headers['content-length']) > bodyLimitBytes)) return done();
     void send(reply, tooLarge());
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unknown';
-    const workflow = (request.raw as TargetRequest)[WORKFLOW];
-    metrics.add(PROXY_METRICS.requests, { route: route.startsWith('/v1/*') ? 'pass-through' : route, status: String(reply.statusCode), ...(several && workflow !== undefined ? { workflow } : {}) });
-    done();
-  });
+  if (rateLimit) {
+    const overLimit = createRateLimit(app, rateLimit, {
+      callerOf: (request) => (keys.length > 0 ? `key:${(request.raw as TargetRequest)[CALLER]}` : `address:${request.ip}`),
+      describeCaller: keys.length > 0 ? 'proxy key' : 'client address',
+    });
+    app.addHook('onRequest', async (request, reply) => {
+      if (isOpenPath(request)) return;
+      const error = await overLimit(request, reply);
+      if (error) return send(reply, error);
+    });
+  }
 
   app.get('/healthz', async (_request, reply) => {
     const healthy = safeHealth(storeHealthy);
     return reply.send({ status: healthy ? 'ok' : 'degraded', store: healthy ? 'ok' : 'degraded', workflow: monitor.workflow.name, ...(several ? { workflows: Object.fromEntries(pipelines.map((pipeline) => [pipeline.id, pipeline.monitor.workflow.name])) } : {}) });
+  });
+
+  // The process answers: for a liveness probe, which restarts the process when this fails. Nothing else is checked.
+  app.get('/livez', async (_request, reply) => reply.send({ status: 'ok' }));
+
+  // Ready for traffic: the workflow is loaded (it is, once the proxy is built) and the session store answers, or the
+  // operator chose to serve degraded. While closing, Fastify answers 503 itself.
+  app.get('/readyz', async (_request, reply) => {
+    const healthy = safeHealth(storeHealthy);
+    if (healthy || readyWhenDegraded) return reply.send({ status: healthy ? 'ready' : 'degraded', store: healthy ? 'ok' : 'degraded', workflow: monitor.workflow.name });
+    return reply.code(503).send({ status: 'not_ready', store: 'degraded', workflow: monitor.workflow.name, reason: 'The session store does not answer: sessions would not be shared. Set ready_when_degraded: true to take traffic anyway (fail-open).' });
   });
 
   app.get('/metrics', async (_request, reply) => {
@@ -288,12 +351,14 @@ export function createProxy({
   const generate = createGeneration({ select, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs } });
   const serve = <Body extends RequestBody>(route: GenerationRoute<Body>, to: Upstream) =>
     app.post(route.path, (request, reply) =>
-      generate(route, to, request, reply, {
-        target: targetOf(request) as NormalisedTarget,
-        raw: (request as RawBodyRequest)[RAW_BODY],
-        keyId: (request.raw as TargetRequest)[KEY_ID],
-        ...(several ? { selected: (pipeline: WorkflowPipeline) => ((request.raw as TargetRequest)[WORKFLOW] = pipeline.id) } : {}),
-      }),
+      requests.within(request, () =>
+        generate(route, to, request, reply, {
+          target: targetOf(request) as NormalisedTarget,
+          raw: (request as RawBodyRequest)[RAW_BODY],
+          keyId: (request.raw as TargetRequest)[KEY_ID],
+          ...(several ? { selected: (pipeline: WorkflowPipeline) => ((request.raw as TargetRequest)[WORKFLOW] = pipeline.id) } : {}),
+        }),
+      ),
     );
   serve(chatRoute, upstream);
   serve(completionsRoute, upstream);
@@ -344,8 +409,10 @@ export function createProxy({
     if (body?.exceeded) return send(reply, tooLarge());
     if (isProxyError(response)) {
       metrics.add(PROXY_METRICS.upstreamErrors, { code: response.body.error.code });
+      noteOutcome(reply, 'upstream_error');
       return send(reply, response);
     }
+    if (response.statusCode >= 500) noteOutcome(reply, 'upstream_error');
     return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: true })).send(response.body);
   }
 
@@ -368,10 +435,12 @@ export function createProxy({
 
 /** The raw request property that holds its normalised target, set before routing. */
 const TARGET = Symbol('panoptes.target');
+/** The raw request property that holds which proxy key it carried (its index in the list; -1 for none). */
+const CALLER = Symbol('panoptes.caller');
 /** The raw request properties that hold the id of the proxy key the caller sent and the workflow that served it. */
 const KEY_ID = Symbol('panoptes.keyId');
 const WORKFLOW = Symbol('panoptes.workflow');
-type TargetRequest = FastifyRequest['raw'] & { [TARGET]?: NormalisedTarget | { refused: string }; [KEY_ID]?: string | undefined; [WORKFLOW]?: string };
+type TargetRequest = FastifyRequest['raw'] & { [TARGET]?: NormalisedTarget | { refused: string }; [CALLER]?: number; [KEY_ID]?: string | undefined; [WORKFLOW]?: string };
 /** What a workflow id may be: it is a metric label value and a key segment. */
 const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Where a refused target is routed: nowhere, so the not-found handler answers it with the reason (after the key check). */

@@ -30,7 +30,7 @@ describe('loadServeConfig', () => {
       workflow: join(path, '..', 'support.yaml'),
       workflowId: 'default',
       workflows: [],
-      port: 4000,
+      port: 4100,
       host: '127.0.0.1',
       loops: false,
       strict: true,

@@ -139,7 +139,7 @@ describe('health and metrics', () => {
 
     await running.client.chat.completions.create({ model: 'x', messages: OPENING });
     const metrics = await (await fetch(`${running.url}/metrics`)).text();
-    expect(metrics).toContain('panoptes_proxy_requests_total{route="/v1/chat/completions",status="200"} 1');
+    expect(metrics).toContain('panoptes_proxy_requests_total{route="/v1/chat/completions",model="x",status="200"} 1');
     expect(metrics).toContain('panoptes_proxy_refused_tool_calls_total 1');
     expect(metrics).toContain('# TYPE panoptes_proxy_store_up gauge\npanoptes_proxy_store_up 0');
   });

@@ -93,8 +93,9 @@ describe('several workflows in one proxy', () => {
 
     const metrics = await (await fetch(`${url}/metrics`)).text();
     for (const workflow of ['default', 'billing', 'mini']) expect(metrics).toContain(`panoptes_proxy_refused_tool_calls_total{workflow="${workflow}"}`);
-    expect(metrics).toContain('panoptes_proxy_requests_total{route="/v1/chat/completions",status="200",workflow="billing"} 1');
-    expect(metrics).toContain('panoptes_proxy_requests_total{route="/v1/chat/completions",status="200",workflow="default"} 2');
+    expect(metrics).toContain('panoptes_proxy_requests_total{route="/v1/chat/completions",model="fake-model",status="200",workflow="billing"} 1');
+    expect(metrics).toContain('panoptes_proxy_requests_total{route="/v1/chat/completions",model="mini-2",status="200",workflow="mini"} 1');
+    expect(metrics).toMatch(/panoptes_proxy_request_duration_seconds_count\{route="\/v1\/chat\/completions",outcome="refused",workflow="billing"\} 1/);
     const health = (await (await fetch(`${url}/healthz`)).json()) as Record<string, unknown>;
     expect(health.workflows).toEqual({ default: 'customer-support', billing: 'open', mini: 'open' });
   });
