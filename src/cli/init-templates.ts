@@ -141,7 +141,7 @@ export function hostLines(host: InitHost, folder: string): string[] {
       `  npx panoptes serve --config ${folder}/panoptes.yaml`,
       `Point your agent's OpenAI client at it, and name each conversation:`,
       `  base_url = "http://127.0.0.1:4100/v1"; header x-panoptes-session-id: <conversation id>`,
-      `(${folder}/policy.rules is checked by \`panoptes test\` and by the in-process hosts; the proxy enforces the workflow.)`,
+      `(${folder}/policy.rules reads the logged-in customer, a context the proxy cannot set, so the proxy enforces the workflow alone; \`panoptes test\` and the in-process hosts check the rules.)`,
     ];
   }
   const usage: Record<Exclude<InitHost, 'proxy'>, string[]> = {

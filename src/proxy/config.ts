@@ -17,6 +17,9 @@ import { normalisePrefix } from './request-path.js';
 import type { CheckedValue, CustomCheck, Origin } from './config/field.js';
 import { buildSemanticConfig, SEMANTIC_FIELDS, SEMANTIC_SECTIONS, type SemanticFieldName, type ServeEmbeddingsConfig, type ServeLoopOptions } from './config/semantic.js';
 import { PRODUCTION_FIELDS, PRODUCTION_SECTIONS, productionConfig, type ProductionConfig, type ProductionField } from './config-production.js';
+import { checkWorkflows, loopSettingsOf, readWorkflowsNode, type ReadWorkflows, type WorkflowEntry } from './config/workflows.js';
+
+export type { WorkflowEntry } from './config/workflows.js';
 
 /** The checked configuration of a proxy. */
 export interface ServeConfig extends ProductionConfig {
@@ -25,8 +28,14 @@ export interface ServeConfig extends ProductionConfig {
   anthropicUpstream?: string;
   /** Path prefixes passed to the upstream unmonitored (normalised); none when absent. */
   passthrough?: string[];
-  /** Absolute path of the workflow file. */
+  /** Absolute path of the default workflow's file (the top-level `workflow:`, or the `workflows:` entry marked default). */
   workflow: string;
+  /** The default workflow's id: `default` for the top-level `workflow:`, else its entry's. */
+  workflowId: string;
+  /** Absolute path of the default workflow's rulebase (`rulebase:`). */
+  rulebase?: string;
+  /** The other workflows, in the order their selectors are tried (`workflows:`, the default left out). */
+  workflows: WorkflowEntry[];
   port: number;
   host: string;
   loops: boolean;
@@ -55,8 +64,8 @@ export interface ServeConfigSources {
   flags?: Partial<Record<FieldName, string | boolean>>;
 }
 
-type Kind = 'custom' | 'url' | 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
-type FieldName = SemanticFieldName | ProductionField | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'refusal_message' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type Kind = 'custom' | 'url' | 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'rules-file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
+type FieldName = SemanticFieldName | ProductionField | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'refusal_message' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true; custom?: CustomCheck }> = {
@@ -64,6 +73,7 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   anthropic_upstream: { kind: 'anthropic-url', env: 'PANOPTES_ANTHROPIC_UPSTREAM' },
   passthrough: { kind: 'path-prefixes', env: 'PANOPTES_PASSTHROUGH' },
   workflow: { kind: 'file', env: 'PANOPTES_WORKFLOW', flag: '--workflow' },
+  rulebase: { kind: 'rules-file', env: 'PANOPTES_RULEBASE' },
   port: { kind: 'port', env: 'PANOPTES_PORT', flag: '--port' },
   host: { kind: 'string', env: 'PANOPTES_HOST', flag: '--host' },
   strict: { kind: 'boolean', env: 'PANOPTES_STRICT' },
@@ -93,6 +103,7 @@ const EXPECTED: Record<Exclude<Kind, 'custom'>, string> = {
   'anthropic-url': 'the base URL of an Anthropic-compatible API, /v1 included, e.g. https://api.anthropic.com/v1',
   'redis-url': 'a Redis URL such as redis://127.0.0.1:6379',
   file: 'the path of a workflow YAML file (relative to the config file)',
+  'rules-file': 'the path of a rulebase (.rules) file (relative to the config file)',
   port: 'a TCP port from 0 to 65535 (0 picks a free port)',
   'positive-integer': 'a positive whole number',
   boolean: 'true or false',
@@ -125,7 +136,8 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
   const values = new Map<FieldName, { value: unknown; origin: Origin }>();
   const cwd = process.cwd();
 
-  if (configPath !== undefined) await readFile(configPath, values, diagnostics);
+  const special: { workflows?: ReadWorkflows } = {};
+  if (configPath !== undefined) await readFile(configPath, values, diagnostics, special);
   for (const [name, field] of Object.entries(FIELDS) as Array<[FieldName, (typeof FIELDS)[FieldName]]>) {
     const value = env[field.env];
     if (value !== undefined && value !== '') values.set(name, { value, origin: { source: 'environment', path: field.env, base: cwd } });
@@ -154,13 +166,36 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
   }
   // A config file that cannot be read is the one problem to report: what it would have held is not missing.
   const unreadable = diagnostics.some((diagnostic) => diagnostic.code === 'unreadable-file');
+  const entries = special.workflows
+    ? checkWorkflows(special.workflows, { topLevelWorkflow: values.has('workflow'), proxyKeys: (checked.get('proxy_keys') as string[] | undefined) ?? [], anthropicUpstream: checked.has('anthropic_upstream') }, diagnostics)
+    : [];
+  const defaultEntry = entries.find((entry) => entry.default);
   for (const required of ['upstream', 'workflow'] as const) {
-    if (values.has(required) || unreadable) continue;
+    // With `workflows:`, a missing default is reported there.
+    if (values.has(required) || unreadable || (required === 'workflow' && special.workflows)) continue;
     const field = FIELDS[required];
     diagnostics.push({ severity: 'error', code: 'missing-key', message: `'${required}' is required`, path: required, source: configPath ?? 'command line', hint: `set it with ${field.flag}, ${field.env}, or '${required}:' in the config file` });
   }
   const checkedValues = new Map<string, CheckedValue>([...checked].map(([name, value]) => [name, { value, origin: values.get(name)!.origin }]));
   const semantic = buildSemanticConfig(checkedValues, diagnostics, configPath ?? 'command line');
+  // An entry's `loops:` section: its keys checked as the top-level ones, over them.
+  const settings = special.workflows ? loopSettingsOf(special.workflows) : [];
+  for (const [index, own] of settings.entries()) {
+    if (!own || !entries[index]) continue;
+    const merged = new Map([...checkedValues].filter(([name]) => name.startsWith('embeddings.') || (name.startsWith('loops.') && name !== 'loops.enabled')));
+    for (const { name, value, origin } of own) {
+      const field = FIELDS[name as FieldName];
+      const result = field.custom ? await field.custom.check(value, origin) : await check(field.kind as Exclude<Kind, 'custom'>, value, origin);
+      if ('problem' in result) diagnostics.push({ severity: 'error', code: 'invalid-value', message: `${result.problem}: received ${JSON.stringify(value)}`, path: origin.path, source: origin.source, ...(origin.line ? { line: origin.line, column: origin.column! } : {}), hint: `expected ${field.custom ? field.custom.expected : EXPECTED[field.kind as Exclude<Kind, 'custom'>]}` });
+      else merged.set(name, { value: result.value, origin });
+    }
+    // Problems of the shared keys (embeddings) are reported once, by the top-level pass.
+    const seen = new Set(diagnostics.map((diagnostic) => JSON.stringify(diagnostic)));
+    const found: Diagnostic[] = [];
+    const built = buildSemanticConfig(merged, found, configPath ?? 'command line');
+    diagnostics.push(...found.filter((diagnostic) => !seen.has(JSON.stringify(diagnostic))));
+    entries[index] = { ...entries[index]!, loops: built.loops, ...(built.loopOptions ? { loopOptions: built.loopOptions } : {}) };
+  }
   const production = productionConfig((name) => checked.has(name), (name) => checked.get(name));
   if ('missing' in production) {
     const { source, line, column } = values.get(production.with)!.origin;
@@ -177,10 +212,14 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     upstream: get('upstream', ''),
     ...(anthropicUpstream === undefined ? {} : { anthropicUpstream }),
     ...(passthrough === undefined ? {} : { passthrough }),
-    workflow: get('workflow', ''),
+    workflow: defaultEntry?.workflow ?? get('workflow', ''),
+    workflowId: defaultEntry?.id ?? 'default',
+    ...(defaultEntry ? (defaultEntry.rulebase ? { rulebase: defaultEntry.rulebase } : {}) : checked.has('rulebase') ? { rulebase: get('rulebase', '') } : {}),
+    // An entry without `loops:` takes the top-level setting (not the default entry's).
+    workflows: entries.filter((entry) => !entry.default).map((entry) => ({ ...entry, loops: entry.loops ?? semantic.loops, ...(entry.loopOptions ?? semantic.loopOptions ? { loopOptions: entry.loopOptions ?? semantic.loopOptions! } : {}) })),
     port: get('port', DEFAULT_PROXY_PORT),
     host: get('host', DEFAULT_PROXY_HOST),
-    loops: semantic.loops,
+    loops: defaultEntry?.loops ?? semantic.loops,
     strict: get('strict', true),
     proxyKeys: get<string[]>('proxy_keys', []),
     requireSessionId: get('require_session_id', false),
@@ -196,13 +235,13 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     ...(redisUrl === undefined
       ? {}
       : { redis: { url: redisUrl, ...(checked.has('redis.key_prefix') ? { keyPrefix: get('redis.key_prefix', '') } : {}), ...(checked.has('redis.ttl_ms') ? { ttlMs: get('redis.ttl_ms', 0) } : {}), ...(checked.has('redis.command_timeout_ms') ? { commandTimeoutMs: get('redis.command_timeout_ms', 0) } : {}) } }),
-    ...(semantic.loopOptions ? { loopOptions: semantic.loopOptions } : {}),
+    ...((defaultEntry?.loopOptions ?? semantic.loopOptions) ? { loopOptions: defaultEntry?.loopOptions ?? semantic.loopOptions! } : {}),
     ...(semantic.embeddings ? { embeddings: semantic.embeddings } : {}),
   };
 }
 
 /** Reads the YAML file into `values`, reporting syntax errors and unknown keys with their positions. */
-async function readFile(configPath: string, values: Map<FieldName, { value: unknown; origin: Origin }>, diagnostics: Diagnostic[]): Promise<void> {
+async function readFile(configPath: string, values: Map<FieldName, { value: unknown; origin: Origin }>, diagnostics: Diagnostic[], special: { workflows?: ReadWorkflows }): Promise<void> {
   const { readFile: read } = await import('node:fs/promises');
   let text: string;
   try {
@@ -233,11 +272,17 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
   }
   const base = dirname(resolve(configPath));
   const known = Object.keys(FIELDS);
+  let workflowsNode: { node: Node | null } | undefined;
   const visit = (map: YAMLMap, prefix: string) => {
     for (const pair of map.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
       const path = prefix ? `${prefix}.${key}` : key;
       const valueNode = pair.value as Node | null;
+      if (!prefix && key === 'workflows') {
+        // A list with a shape of its own, read in config/workflows.ts.
+        workflowsNode = { node: valueNode ?? (pair.key as Node) };
+        continue;
+      }
       if (!prefix && SECTIONS.has(key) && isMap(valueNode)) {
         visit(valueNode, key);
         continue;
@@ -248,7 +293,7 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
         continue;
       }
       if (!(path in FIELDS)) {
-        const suggestion = closestName(path, [...known, ...SECTIONS]);
+        const suggestion = closestName(path, [...known, ...SECTIONS, 'workflows']);
         diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown key '${path}'`, path, source: configPath, ...at(pair.key as Node), hint: suggestion ? `did you mean '${suggestion}'?` : `known keys: ${known.join(', ')}` });
         continue;
       }
@@ -256,6 +301,7 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
     }
   };
   visit(root, '');
+  if (workflowsNode) special.workflows = await readWorkflowsNode(workflowsNode.node, { source: configPath, base, lineOf: (node) => { const { line, column } = at(node); return line === undefined ? undefined : { line, column: column! }; } }, diagnostics);
 }
 
 /** Checks one value of a kind; strings from the environment and flags are converted. */
@@ -275,7 +321,8 @@ async function check(kind: Exclude<Kind, 'custom'>, value: unknown, origin: Orig
     }
     case 'redis-url':
       return typeof value === 'string' && /^rediss?:\/\/\S+$/.test(value) ? { value } : { problem: 'not a Redis URL' };
-    case 'file': {
+    case 'file':
+    case 'rules-file': {
       if (typeof value !== 'string' || value === '') return { problem: 'not a file path' };
       const path = resolve(origin.base, value);
       try {

@@ -1,9 +1,10 @@
 /**
- * The monitored call, the same on every generation route (routes/route.ts says what differs): the request is checked
- * and placed in its session (named, continued by id, else by its conversation's history), edited by the interventions
+ * The monitored call, the same on every generation route (routes/route.ts says what differs): the request is checked,
+ * given to the workflow its selector picks, and placed in that workflow's session (named, continued by id, else by its
+ * conversation's history); the tool results it carries go to the workflow's rules; it is edited by the interventions
  * due or refused by a hard block, sent upstream, and its answer read by what it is (JSON or server-sent events,
- * whatever its label), every call in it decided and the refused ones withheld before the client sees any of it. What
- * cannot be read is withheld whole (fail closed).
+ * whatever its label), every call in it decided (the workflow, then its rules) and the refused ones withheld before
+ * the client sees any of it. What cannot be read is withheld whole (fail closed).
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -11,8 +12,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { AssistantTurn, ChatMessage } from '../messages/index.js';
-import type { Monitor, ToolGuard, WithheldResponse } from '../monitor/index.js';
-import type { ConversationPlacement, Placement } from '../session/index.js';
+import type { Monitor, ToolGuard, ToolGuardVerdict, WithheldResponse } from '../monitor/index.js';
+import type { Placement } from '../session/index.js';
 import { answerHeaders, isEncoded, kindOf, MAX_NESTING, nestsDeeperThan, readText, sniffBody, type BodyKind } from './answer-body.js';
 import { decideCalls, type CheckTurn, type FoundCall } from './answer-calls.js';
 import { abortOnClientGone, type ClientGone } from './client-gone.js';
@@ -23,14 +24,15 @@ import type { NormalisedTarget } from './request-path.js';
 import { noteOutcome } from './request-telemetry.js';
 import type { AnswerGate, GenerationRoute, ReadAnswer, Refusals, RequestBody } from './routes/route.js';
 import { isProxyError, returnedHeaders, upstreamBodyError, type Upstream } from './upstream.js';
+import type { SelectionInput, WorkflowPipeline } from './workflows/index.js';
 
 /** The response header that names the session a call was placed in. */
 export const SESSION_HEADER = 'x-panoptes-session-id';
 
 /** What the monitored call needs of the proxy around it. */
 export interface GenerationOptions {
-  monitor: Monitor;
-  conversations: ConversationPlacement;
+  /** The workflow a request is checked against (its monitor, placement and rules), picked before its session. */
+  select(input: SelectionInput): WorkflowPipeline;
   metrics: ProxyMetrics;
   /** Logs a failure of the proxy's own once per cause. */
   logOnce(cause: string, message: string): void;
@@ -57,6 +59,10 @@ export interface GenerationRequest {
   target: NormalisedTarget;
   /** The body as sent, so a request the monitor leaves as it is goes upstream byte for byte. */
   raw: string;
+  /** The id of the proxy key the caller sent, when the proxy has keys (for selection). */
+  keyId?: string | undefined;
+  /** Told which workflow serves the request, once it is picked (the request counter labels by it). */
+  selected?(pipeline: WorkflowPipeline): void;
 }
 
 /**
@@ -66,9 +72,9 @@ export interface GenerationRequest {
 type Decide = (calls: readonly FoundCall[], content: string, delivered: (refused: Refusals) => AssistantTurn, id?: string, check?: CheckTurn) => Promise<Map<FoundCall, RefusedToolCall>>;
 
 /** The monitored call, made once per proxy: `generate(route, upstream, request, reply, sent)` serves one request. */
-export function createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy, refusalMessage }: GenerationOptions) {
+export function createGeneration({ select, metrics: allMetrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy, refusalMessage }: GenerationOptions) {
   const holdText = textPolicy?.mode === 'hold' ? { maxChars: textPolicy.holdChars, maxMs: textPolicy.holdMs } : undefined;
-  return async function generate<Body extends RequestBody>(route: GenerationRoute<Body>, upstream: Upstream, request: FastifyRequest, reply: FastifyReply, { target, raw }: GenerationRequest) {
+  return async function generate<Body extends RequestBody>(route: GenerationRoute<Body>, upstream: Upstream, request: FastifyRequest, reply: FastifyReply, { target, raw, keyId, selected }: GenerationRequest) {
     const format = route.errors;
     const fail = (error: ProxyError) => sendError(reply, error, format);
     const parsed = request.body;
@@ -80,6 +86,12 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     if (body.stream != null && typeof body.stream !== 'boolean') {
       return fail(proxyError(400, 'invalid_request_error', 'invalid_stream', `'stream' must be true or false (or left out), not a ${typeof body.stream}.`, 'stream'));
     }
+    // The workflow is picked before the session is looked up: each workflow has sessions of its own.
+    const pipeline = select({ path: target.path, headers: request.headers, body, keyId });
+    selected?.(pipeline);
+    const { monitor, conversations, rules } = pipeline;
+    const metrics = labelled(allMetrics, pipeline.labels);
+    const log = pipeline.labels.workflow === undefined ? logOnce : (cause: string, message: string) => logOnce(`${cause}:${pipeline.id}`, `[workflow ${pipeline.id}] ${message}`);
     const named = route.namedSession(request.headers, body);
     // A continuation's body is sent even when the request names its session: the upstream wants the withheld calls answered.
     const continued = route.continuation ? await continuationOf(route, body) : undefined;
@@ -87,14 +99,25 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     if (!named && !continued?.sessionId && requireSessionId) {
       return fail(proxyError(400, 'invalid_request_error', 'missing_session_id', `This proxy needs every ${route.label} to name its session: send the ${SESSION_HEADER} header (or ${route.namedBy ?? "the 'user' field, or metadata.session_id"}).`));
     }
-    const placed = named || continued?.sessionId ? undefined : await placeByConversation(route.messages(body));
+    // The request as the core's messages, read once for placement and the rules, only when one of them needs it.
+    let chat: ChatMessage[] | undefined;
+    const messages = () => (chat ??= route.messages(body));
+    const placed = named || continued?.sessionId ? undefined : await placeByConversation(conversations, messages(), log);
     const sessionId = named?.sessionId ?? continued?.sessionId ?? placed!.sessionId;
     reply.header(SESSION_HEADER, sessionId);
+    if (rules) {
+      try {
+        rules.observe(sessionId, messages());
+      } catch (error) {
+        // What this request carried is not in the facts: the rules then refuse what needed it (guards fail closed).
+        log('rules-observe-failed', `Reading a request's tool results for the rules failed (${(error as Error)?.message}); its calls were decided without them.`);
+      }
+    }
 
     const prepared = body;
     const before = await beforeCall(monitor, sessionId, prepared, route).catch((error: unknown) => {
       // Fail-open: the monitor's own failure never stops the call (it is counted inside the monitor already).
-      logOnce('before-failed', `Preparing a request failed (${(error as Error)?.message}); it was sent unchanged.`);
+      log('before-failed', `Preparing a request failed (${(error as Error)?.message}); it was sent unchanged.`);
       return { action: 'proceed' as const, body: prepared, interventions: [] };
     });
     if (before.action === 'block') {
@@ -115,22 +138,23 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
       metrics.add(PROXY_METRICS.clientAborts);
       return reply;
     }
-    if (isProxyError(response)) return upstreamFailed(reply, response, format);
+    if (isProxyError(response)) return upstreamFailed(metrics, reply, response, format);
     // The answer is checked with the tools this request offered, so the loop detector counts calls to any other, and
     // a call to a name not offered is refused.
     const offered = route.offered(body);
-    const check: CheckTurn = (turn, guard) => checkedTurn(sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, guard);
+    const ruled = (guard?: ToolGuard) => (rules ? both(guard, rules.guard(sessionId)) : guard);
+    const check: CheckTurn = (turn, guard) => checkedTurn(monitor, log, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard));
     // An answer read whole before the client sees any of it can be withheld (the monitor says what replaces it).
     let withheld: WithheldResponse | undefined;
     const withholding: CheckTurn = (turn, guard) =>
-      checkedTurn(sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, guard, (response) => {
+      checkedTurn(monitor, log, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard), (response) => {
         withheld = response;
       });
     const decide: Decide = async (found, content, delivered, id, using = check) => {
       const calls = route.noCalls === undefined ? found : found.map((call) => ({ ...call, unreadable: route.noCalls }));
       const refused = shownAs(await decideCalls(calls, content, using, offered.names), refusalMessage);
       // The model reads no result for a call it never got back: its reason reaches it on the next call, noted before the client can send one.
-      if (refused.size > 0) await noteRefusals(sessionId, refused);
+      if (refused.size > 0) await noteRefusals(monitor, log, sessionId, refused);
       // Keyed by the calls as found, which is what the readers and gates take back.
       const byFound = calls === found ? refused : new Map<FoundCall, RefusedToolCall>();
       if (calls !== found) {
@@ -139,13 +163,13 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
           if (entry) byFound.set(found[at]!, entry);
         });
       }
-      if (placed) await recordAnswer(placed, delivered(byFound));
-      if (id !== undefined && route.answered) await route.answered(id, sessionId, byFound).catch((error: unknown) => logOnce('record-failed', `Recording a response for the requests that continue it failed (${(error as Error)?.message}); they start a session of their own.`));
+      if (placed) await recordAnswer(conversations, placed, delivered(byFound), log);
+      if (id !== undefined && route.answered) await route.answered(id, sessionId, byFound).catch((error: unknown) => log('record-failed', `Recording a response for the requests that continue it failed (${(error as Error)?.message}); they start a session of their own.`));
       return byFound;
     };
     // A streamed request gets a stream whatever the upstream sent (its headers leave at once); any other answer is
     // sniffed first, and goes on as what it is.
-    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide, withholding, withheld: () => withheld };
+    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide, withholding, withheld: () => withheld, monitor, metrics, log };
     if (streamed && response.statusCode < 300) return streamAnswer(answer, response.body);
     return jsonAnswer(answer);
   };
@@ -155,7 +179,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
    * taken out before the client sees it; SSE goes through the stream gate; anything else is withheld (fail closed).
    */
   async function jsonAnswer<Body extends RequestBody>(answer: Answer<Body>) {
-    const { route, reply, response, abort, decide } = answer;
+    const { route, reply, response, abort, decide, monitor, metrics } = answer;
     let text = '';
     let stream: AsyncIterable<Uint8Array> | undefined;
     try {
@@ -167,21 +191,21 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
         metrics.add(PROXY_METRICS.clientAborts);
         return reply;
       }
-      return upstreamFailed(reply, upstreamBodyError(error, upstreamTimeoutMs), route.errors);
+      return upstreamFailed(metrics, reply, upstreamBodyError(error, upstreamTimeoutMs), route.errors);
     }
     if (stream) return streamAnswer(answer, stream);
     if (response.statusCode >= 300) {
       // The upstream's own error goes back unchanged, unless it carries calls a client could read (or is compressed,
       // so the proxy cannot tell).
       const status = response.statusCode >= 400 ? response.statusCode : 502;
-      if (isEncoded(response.headers)) return upstreamFailed(reply, unreadable(route, `it came with status ${response.statusCode}, compressed`, status), route.errors);
+      if (isEncoded(response.headers)) return upstreamFailed(metrics, reply, unreadable(route, `it came with status ${response.statusCode}, compressed`, status), route.errors);
       const error = errorBodyOf(route, text);
-      if (error === undefined) return upstreamFailed(reply, unreadable(route, `it came with status ${response.statusCode} and carries tool calls`, status), route.errors);
+      if (error === undefined) return upstreamFailed(metrics, reply, unreadable(route, `it came with status ${response.statusCode} and carries tool calls`, status), route.errors);
       if (status >= 500) noteOutcome(reply, 'upstream_error');
       return reply.code(response.statusCode).headers(returnedHeaders(response.headers, { keepLength: false })).send(error);
     }
     const read = route.read(text);
-    if ('unreadable' in read) return upstreamFailed(reply, unreadable(route, read.unreadable), route.errors);
+    if ('unreadable' in read) return upstreamFailed(metrics, reply, unreadable(route, read.unreadable), route.errors);
     const refused = await decide(read.calls, read.content, deliveredOf(read, answer.withheld), read.id, answer.withholding);
     const held = answer.withheld();
     if (held) {
@@ -201,7 +225,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
    * gate). The body is sniffed once the headers are out: an SSE body (or none) goes through the gate; a JSON one is
    * decided whole and sent as the events of a stream; anything else ends the stream with an error event.
    */
-  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide, withholding, withheld }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
+  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide, withholding, withheld, monitor, metrics, log }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
     reply.hijack();
     const out = reply.raw;
     out.writeHead(response.statusCode, { ...answerHeaders(response.headers, 'sse'), [SESSION_HEADER]: sessionId });
@@ -215,7 +239,7 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
     const watch = monitor.loops?.watchStream();
     // With a response the monitor would withhold, its text is watched as it streams, and cut where it matches.
     const textWatch = await monitor.watchText(sessionId).catch((error: unknown) => {
-      logOnce('watch-failed', `Watching a streamed response's text failed (${(error as Error)?.message}); it streamed unwatched.`);
+      log('watch-failed', `Watching a streamed response's text failed (${(error as Error)?.message}); it streamed unwatched.`);
       return undefined;
     });
     const gate: AnswerGate = route.gate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}), ...(textWatch ? { textWatch, ...(holdText ? { holdText } : {}) } : {}) });
@@ -351,21 +375,21 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
   }
 
   /** The session of a request that names none, by its conversation's history; a failure starts a session of its own. */
-  async function placeByConversation(messages: ChatMessage[]): Promise<Placement> {
+  async function placeByConversation(conversations: WorkflowPipeline['conversations'], messages: ChatMessage[], log: GenerationOptions['logOnce']): Promise<Placement> {
     try {
       return await conversations.place(messages);
     } catch (error) {
-      logOnce('placement-failed', `Placing a request by its conversation failed (${(error as Error)?.message}); it ran in a session of its own.`);
+      log('placement-failed', `Placing a request by its conversation failed (${(error as Error)?.message}); it ran in a session of its own.`);
       return { sessionId: `conversation-${randomUUID()}`, request: '' };
     }
   }
 
   /** Records the answer the client receives, so the request that continues the conversation finds its session. */
-  async function recordAnswer(placed: Placement, turn: AssistantTurn): Promise<void> {
+  async function recordAnswer(conversations: WorkflowPipeline['conversations'], placed: Placement, turn: AssistantTurn, log: GenerationOptions['logOnce']): Promise<void> {
     try {
       await conversations.answered(placed, turn);
     } catch (error) {
-      logOnce('placement-failed', `Recording an answer for its conversation failed (${(error as Error)?.message}); the next request starts a session of its own.`);
+      log('placement-failed', `Recording an answer for its conversation failed (${(error as Error)?.message}); the next request starts a session of its own.`);
     }
   }
 
@@ -376,25 +400,25 @@ export function createGeneration({ monitor, conversations, metrics, logOnce, req
   }
 
   /** The pre-emptive checks of a turn; a failure of the checks themselves refuses every call (guards fail closed). */
-  async function checkedTurn(sessionId: string, turn: AssistantTurn, guard?: ToolGuard, onWithheld?: (response: WithheldResponse) => void): Promise<RefusedToolCall[]> {
+  async function checkedTurn(monitor: Monitor, log: GenerationOptions['logOnce'], sessionId: string, turn: AssistantTurn, guard?: ToolGuard, onWithheld?: (response: WithheldResponse) => void): Promise<RefusedToolCall[]> {
     try {
       return await checkTurn(monitor, sessionId, turn, guard, onWithheld);
     } catch (error) {
-      logOnce('check-failed', `Checking a response failed (${(error as Error)?.message}); its tool calls were withheld.`);
+      log('check-failed', `Checking a response failed (${(error as Error)?.message}); its tool calls were withheld.`);
       return refusedAll(turn.toolCalls, 'its policy check failed');
     }
   }
 
   /** Schedules the reasons of `refused` for the session's next call (fail-open: a failure is logged, not raised). */
-  async function noteRefusals(sessionId: string, refused: ReadonlyMap<FoundCall, RefusedToolCall>): Promise<void> {
+  async function noteRefusals(monitor: Monitor, log: (cause: string, message: string) => void, sessionId: string, refused: ReadonlyMap<FoundCall, RefusedToolCall>): Promise<void> {
     try {
       await monitor.noteRefusals(sessionId, [...refused.values()].map((refusal) => refusal.reason));
     } catch (error) {
-      logOnce('note-failed', `Noting why tool calls were refused failed (${(error as Error)?.message}); the model was not told on its next call.`);
+      log('note-failed', `Noting why tool calls were refused failed (${(error as Error)?.message}); the model was not told on its next call.`);
     }
   }
 
-  function upstreamFailed(reply: FastifyReply, error: ProxyError, format: ErrorFormat) {
+  function upstreamFailed(metrics: ProxyMetrics, reply: FastifyReply, error: ProxyError, format: ErrorFormat) {
     metrics.add(PROXY_METRICS.upstreamErrors, { code: error.body.error.code });
     noteOutcome(reply, 'upstream_error');
     return sendError(reply, error, format);
@@ -413,6 +437,27 @@ interface Answer<Body extends RequestBody> {
   withholding: CheckTurn;
   /** What replaces the answer, once `withholding` withheld it. */
   withheld(): WithheldResponse | undefined;
+  /** The monitor of the workflow that serves the request. */
+  monitor: Monitor;
+  /** The proxy's counters, labelled with that workflow when the proxy serves several. */
+  metrics: ProxyMetrics;
+  /** Logs once per cause, naming that workflow when the proxy serves several. */
+  log: GenerationOptions['logOnce'];
+}
+
+/** Counters that add `labels` (after their own) to every series they count. */
+function labelled(metrics: ProxyMetrics, labels: Readonly<Record<string, string>>): ProxyMetrics {
+  if (Object.keys(labels).length === 0) return metrics;
+  return { ...metrics, add: (name, own = {}, amount = 1) => metrics.add(name, { ...own, ...labels }, amount) };
+}
+
+/** Two guards in turn: the second is asked only about a call the first allows. */
+function both(first: ToolGuard | undefined, second: ToolGuard): ToolGuard {
+  if (!first) return second;
+  return async (call): Promise<ToolGuardVerdict> => {
+    const verdict = await first(call);
+    return verdict.allowed ? second(call) : verdict;
+  };
 }
 
 /** The refusals with the user-facing message they are shown as, when one is set. */

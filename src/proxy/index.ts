@@ -13,7 +13,10 @@ export {
   SESSION_HEADER,
   type Proxy,
   type ProxyOptions,
+  type ProxyWorkflow,
 } from './server.js';
+export { createProxyRules, isExplicitYes, MAX_OPEN_CALLS, type ProxyRules, type ProxyRulesOptions } from './rules/index.js';
+export { modelGlob, proxyKeyId, type WorkflowSelector } from './workflows/index.js';
 export { namedSessionOf, type SessionSource } from './session-id.js';
 export { BASE_PATH, MONITORED_ROUTES, normaliseTarget, type MonitoredRoute, type NormalisedTarget } from './request-path.js';
 export { memoryResponseRecords, type ResponseRecord, type ResponseRecords, type WithheldCall } from './routes/responses/response-records.js';

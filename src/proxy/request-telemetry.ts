@@ -50,8 +50,10 @@ export interface RequestTelemetryOptions {
   tracer?: Tracer | undefined;
   /** Where `http.server.request.duration` goes besides `/metrics`. @default none */
   meter?: Meter | undefined;
-  /** The workflow's name, on every request span. */
-  workflow: () => string;
+  /** The name of the workflow that served the request, on every request span. */
+  workflow: (request: FastifyRequest) => string;
+  /** The id of the workflow that served the request, as a `workflow` label of its metrics (a proxy with several). */
+  workflowLabel?: ((request: FastifyRequest) => string | undefined) | undefined;
   /** The session header of an answer. */
   sessionHeader: string;
   /** Requests that get no span (probes): counted and timed, not traced. */
@@ -62,7 +64,7 @@ export interface RequestTelemetryOptions {
  * Records every request from `onRequest` on; `within(request, fn)` runs a route's handler with the request span as the
  * active span, so that the monitor's spans nest under it.
  */
-export function recordRequests({ metrics, tracer = trace.getTracer(INSTRUMENTATION_SCOPE), meter, workflow, sessionHeader, untraced }: RequestTelemetryOptions) {
+export function recordRequests({ metrics, tracer = trace.getTracer(INSTRUMENTATION_SCOPE), meter, workflow, workflowLabel, sessionHeader, untraced }: RequestTelemetryOptions) {
   const modelOf = modelLabels();
   const duration: Histogram | undefined = meter?.createHistogram('http.server.request.duration', { description: 'Duration of the proxy answering a request.', unit: 's', advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_S] } });
 
@@ -88,8 +90,10 @@ export function recordRequests({ metrics, tracer = trace.getTracer(INSTRUMENTATI
     const seconds = (performance.now() - record.start) / 1000;
     const body = request.body as { model?: unknown } | undefined;
     const named = body !== null && typeof body === 'object' && !isStream(body) ? body.model : undefined;
-    metrics.add(PROXY_METRICS.requests, { route: record.route, model: modelOf(named), status: String(status) });
-    metrics.observe(PROXY_METRICS.requestDuration, { route: record.route, outcome }, seconds);
+    const served = workflowLabel?.(request);
+    const label: Record<string, string> = served === undefined ? {} : { workflow: served };
+    metrics.add(PROXY_METRICS.requests, { route: record.route, model: modelOf(named), status: String(status), ...label });
+    metrics.observe(PROXY_METRICS.requestDuration, { route: record.route, outcome, ...label }, seconds);
     try {
       duration?.record(seconds, { [REQUEST_ATTR.route]: record.route, [REQUEST_ATTR.method]: request.method, [REQUEST_ATTR.status]: status, [REQUEST_ATTR.outcome]: outcome });
       const span = record.span;
@@ -99,7 +103,7 @@ export function recordRequests({ metrics, tracer = trace.getTracer(INSTRUMENTATI
         [REQUEST_ATTR.status]: status,
         [REQUEST_ATTR.outcome]: outcome,
         ...(typeof named === 'string' ? { [REQUEST_ATTR.requestModel]: named.slice(0, 256) } : {}),
-        [ATTR.workflow]: workflow(),
+        [ATTR.workflow]: workflow(request),
         ...(typeof session === 'string' ? { [ATTR.conversationId]: session, [ATTR.sessionId]: session } : {}),
       });
       if (status >= 500 || outcome === 'upstream_error' || outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR });

@@ -5,11 +5,13 @@
  */
 import { createMonitor } from '../monitor/index.js';
 import type { Logger, MonitorSession } from '../monitor/index.js';
+import { loadRulebase } from '../rules/index.js';
 import { loadWorkflow } from '../workflow/index.js';
 import type { ServeConfig } from './config.js';
+import { createProxyRules } from './rules/index.js';
 import { createServeEmbedder, semanticMonitorOptions } from './semantic-tier.js';
 import { startTelemetry, type TelemetryExporters } from './otel.js';
-import { createProxy, type Proxy } from './server.js';
+import { createProxy, type Proxy, type ProxyWorkflow } from './server.js';
 
 /** A running proxy: its URL, and `close` to drain and stop it. */
 export interface RunningProxy {
@@ -20,31 +22,55 @@ export interface RunningProxy {
 }
 
 /**
- * Loads the workflow, starts OpenTelemetry export when asked for, connects the store and starts listening. Redis that
- * does not answer at start is not fatal: the proxy starts degraded (fail-open) and the client keeps reconnecting.
+ * Loads the workflows and rulebases, starts OpenTelemetry export when asked for, connects the store and starts
+ * listening. Redis that does not answer at start is not fatal: the proxy starts degraded (fail-open) and the client
+ * keeps reconnecting. Each workflow but the default keeps its sessions under a key prefix of its own
+ * (`<prefix>wf:<id>:`), so the same session id never names one session of two workflows.
  * @param exporters replace the OTLP exporters (tests: the SDK's in-memory ones); export then runs without an endpoint.
- * @throws {WorkflowValidationError} when the workflow file is invalid.
+ * @throws {WorkflowValidationError} when a workflow file is invalid.
+ * @throws {RulebaseError} when a rulebase file is invalid (every error with its line).
  * @throws {EmbeddingModelLoadError} when `embeddings.provider: transformers` names a model that does not load.
  * @throws {PanoptesError} `MISSING_DEPENDENCY` when export or `rate_limit` needs a package that is not installed.
  */
 export async function startServe(config: ServeConfig, { logger = console, env = process.env, exporters }: { logger?: Logger; env?: Record<string, string | undefined>; exporters?: TelemetryExporters } = {}): Promise<RunningProxy> {
+  // A type-only reference: the redis package is loaded only when configured.
+  const stores: Array<import('../store/redis/index.js').RedisSessionStore<MonitorSession>> = [];
+  const storeOf = async (namespace: string | undefined) => {
+    if (!config.redis) return undefined;
+    // Loaded only when configured: `redis` is an optional peer dependency.
+    const { createRedisSessionStore, DEFAULT_REDIS_KEY_PREFIX } = await import('../store/redis/index.js');
+    const prefix = config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
+    const store = createRedisSessionStore<MonitorSession>({ url: config.redis.url, logger, keyPrefix: namespace === undefined ? prefix : `${prefix}wf:${namespace}:`, ...(config.redis.ttlMs ? { ttlMs: config.redis.ttlMs } : {}), ...(config.redis.commandTimeoutMs ? { commandTimeoutMs: config.redis.commandTimeoutMs } : {}) });
+    stores.push(store);
+    return store;
+  };
+  const rulesOf = async (file: string | undefined) => (file === undefined ? undefined : createProxyRules({ rulebase: await loadRulebase(file) }));
   const workflow = await loadWorkflow(config.workflow, { strict: config.strict });
+  // One embedder for every workflow: a model is loaded once.
   const embedder = config.embeddings ? await createServeEmbedder(config.embeddings, config.loopOptions?.timeoutMs) : undefined;
+  const rules = await rulesOf(config.rulebase);
   const telemetry = await startTelemetry(config.telemetry, { env, ...(exporters ? { exporters } : {}) });
   const recording = { ...(telemetry?.tracer ? { tracer: telemetry.tracer } : {}), ...(telemetry?.meter ? { meter: telemetry.meter } : {}) };
-  let store: import('../store/redis/index.js').RedisSessionStore<MonitorSession> | undefined;
-  if (config.redis) {
-    // Loaded only when configured: `redis` is an optional peer dependency.
-    const { createRedisSessionStore } = await import('../store/redis/index.js');
-    store = createRedisSessionStore<MonitorSession>({ url: config.redis.url, logger, ...(config.redis.keyPrefix ? { keyPrefix: config.redis.keyPrefix } : {}), ...(config.redis.ttlMs ? { ttlMs: config.redis.ttlMs } : {}), ...(config.redis.commandTimeoutMs ? { commandTimeoutMs: config.redis.commandTimeoutMs } : {}) });
-    await store.ready(2000).catch(() => logger.warn(`[panoptes proxy] Redis did not answer at start; serving degraded (sessions not shared) until it does.`));
-  }
+  const store = await storeOf(undefined);
   const monitor = createMonitor({ workflow, logger, ...semanticMonitorOptions(config, embedder), ...(store ? { store } : {}), ...recording });
+  const workflows: ProxyWorkflow[] = [];
+  for (const entry of config.workflows) {
+    const entryStore = await storeOf(entry.id);
+    const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, ...semanticMonitorOptions({ ...config, loops: entry.loops ?? config.loops, ...(entry.loopOptions ? { loopOptions: entry.loopOptions } : {}) }, embedder), ...(entryStore ? { store: entryStore } : {}), ...recording });
+    const entryRules = await rulesOf(entry.rulebase);
+    workflows.push({ id: entry.id, select: entry.select, monitor: entryMonitor, ...(entryRules ? { rules: entryRules } : {}), ...(entryStore ? { conversations: entryStore.conversations() } : {}) });
+  }
+  if (store) {
+    await Promise.all(stores.map((each) => each.ready(2000))).catch(() => logger.warn(`[panoptes proxy] Redis did not answer at start; serving degraded (sessions not shared) until it does.`));
+  }
   const proxy = createProxy({
     upstream: config.upstream,
     ...(config.anthropicUpstream ? { anthropicUpstream: config.anthropicUpstream } : {}),
     ...(config.passthrough ? { passthrough: config.passthrough } : {}),
     monitor,
+    ...(rules ? { rules } : {}),
+    workflowId: config.workflowId,
+    workflows,
     port: config.port,
     host: config.host,
     ...(config.proxyKeys.length > 0 ? { proxyKeys: config.proxyKeys } : {}),
@@ -58,7 +84,7 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     holdTextMs: config.limits.holdTextMs,
     ...(config.refusalMessage === undefined ? {} : { refusalMessage: config.refusalMessage }),
     logger,
-    ...(store ? { storeHealthy: () => store.healthy } : {}),
+    ...(store ? { storeHealthy: () => stores.every((each) => each.healthy) } : {}),
     ...(config.readyWhenDegraded ? { readyWhenDegraded: true } : {}),
     ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
     ...recording,
@@ -68,7 +94,7 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     listening = await proxy.listen();
   } catch (error) {
     await proxy.close().catch(() => {});
-    await store?.close();
+    for (const each of stores) await each.close();
     await telemetry?.shutdown();
     throw error;
   }
@@ -79,7 +105,7 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     proxy,
     async close() {
       await proxy.close();
-      await store?.close();
+      for (const each of stores) await each.close();
       // What is left of the traces and metrics goes out before the process exits.
       await telemetry?.shutdown();
     },

@@ -3,7 +3,9 @@
  * `POST /v1/chat/completions`, `/v1/completions` and `/v1/responses`, and `POST /v1/messages` (Anthropic) when an
  * Anthropic upstream is configured; other `/v1/*` routes pass through only when listed in `passthrough`; `GET /livez`,
  * `/readyz`, `/healthz` and `/metrics` report on the proxy itself. Every request target is normalised once, before
- * routing (request-path.ts), and that one path is used for the key check, the route, the monitor and the upstream URL.
+ * routing (request-path.ts), and that one path is used for the key check, the route, the monitor and the upstream URL. A
+ * generation request is served by the default workflow or another whose selector it matches (workflows/), each with
+ * its monitor, sessions and optional rulebase (rules/).
  * @module
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -30,6 +32,8 @@ import { memoryResponseRecords, type ResponseRecords } from './routes/responses/
 import { responsesRoute } from './routes/responses/route.js';
 import type { GenerationRoute, RequestBody } from './routes/route.js';
 import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type Upstream } from './upstream.js';
+import type { ProxyRules } from './rules/index.js';
+import { createSelection, proxyKeyId, type SelectedWorkflow, type WorkflowPipeline, type WorkflowSelector } from './workflows/index.js';
 
 export { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS };
 
@@ -56,8 +60,21 @@ export interface ProxyOptions {
    * pass the Redis store's `responses()` when several proxies share sessions. @default in this process
    */
   responseRecords?: ResponseRecords;
-  /** The monitor every generation call goes through (its workflow, loops and session store). */
+  /** The monitor every generation call goes through (its workflow, loops and session store): the default workflow's. */
   monitor: Monitor;
+  /**
+   * A rulebase for the default workflow (`createProxyRules`): the sentinel decides each tool call the workflow allows,
+   * from the facts the requests carry (results of the calls this proxy let through, the user's words). @default none
+   */
+  rules?: ProxyRules;
+  /** The id the default workflow is logged, labelled and selected by. @default 'default' */
+  workflowId?: string;
+  /**
+   * Other workflows, each picked by its selector (the first that matches a request, in order); a request no selector
+   * matches goes to the default (`monitor`). Each has sessions of its own: the same session id names a different
+   * session under each workflow. With any, metrics carry a `workflow` label. @default none
+   */
+  workflows?: readonly ProxyWorkflow[];
   /** @default 4100 (LiteLLM, a common upstream, takes 4000); 0 picks a free port */
   port?: number;
   /** @default '127.0.0.1' */
@@ -117,6 +134,17 @@ export interface ProxyOptions {
   logger?: Logger;
 }
 
+/** A workflow a proxy serves beside its default one, and the requests that go to it. */
+export interface ProxyWorkflow {
+  id: string;
+  /** Which requests it serves: every condition given must hold. */
+  select: WorkflowSelector;
+  monitor: Monitor;
+  rules?: ProxyRules;
+  /** Where a request of this workflow that names no session is placed. @default the monitor's own registry */
+  conversations?: ConversationPlacement;
+}
+
 /** A proxy, built and not yet listening. */
 export interface Proxy {
   /** Starts listening; resolves with the URL once connections are accepted. */
@@ -140,6 +168,9 @@ export interface Proxy {
 export function createProxy({
   upstream: upstreamUrl,
   monitor,
+  rules,
+  workflowId = 'default',
+  workflows = [],
   port = DEFAULT_PROXY_PORT,
   host = DEFAULT_PROXY_HOST,
   proxyKeys,
@@ -183,6 +214,19 @@ export function createProxy({
     throw new InvalidOptionError({ parameter: 'rateLimit', value: rateLimit, fix: 'Pass { max, windowMs }, both positive whole numbers: { max: 60, windowMs: 60000 } is 60 requests a minute per caller.' });
   }
 
+  const ids = [workflowId, ...workflows.map((workflow) => workflow?.id)];
+  for (const [at, id] of ids.entries()) {
+    if (typeof id !== 'string' || !WORKFLOW_ID.test(id)) throw new InvalidOptionError({ parameter: at === 0 ? 'workflowId' : `workflows[${at - 1}].id`, value: id, fix: 'Pass an id of letters, digits, _ and - (it names the workflow in metrics and logs).' });
+    if (ids.indexOf(id) !== at) throw new InvalidOptionError({ parameter: `workflows[${at - 1}].id`, value: id, fix: `Give each workflow its own id: '${id}' is taken${at > 0 && ids.indexOf(id) === 0 ? ' by the default workflow (workflowId)' : ''}.` });
+  }
+  const several = workflows.length > 0;
+  const fallback: WorkflowPipeline = { id: workflowId, monitor, conversations, ...(rules ? { rules } : {}), labels: several ? { workflow: workflowId } : {} };
+  const selected: SelectedWorkflow[] = workflows.map((workflow, at) => ({ id: workflow.id, monitor: workflow.monitor, conversations: workflow.conversations ?? localPlacement(workflow.monitor.conversations), ...(workflow.rules ? { rules: workflow.rules } : {}), labels: { workflow: workflow.id }, select: checkedSelector(workflow.select, at, proxyKeys) }));
+  const pipelines: WorkflowPipeline[] = [fallback, ...selected];
+  const select = createSelection(selected, fallback);
+  const pipelineById = new Map(pipelines.map((pipeline) => [pipeline.id, pipeline]));
+  const keyIdList = (proxyKeys ?? []).map(proxyKeyId);
+
   const upstream = createUpstream({ baseUrl: upstreamUrl, timeoutMs: upstreamTimeoutMs });
   const anthropic = anthropicUrl === undefined ? undefined : createUpstream({ baseUrl: anthropicUrl, timeoutMs: upstreamTimeoutMs });
   const metrics = createProxyMetrics();
@@ -219,7 +263,15 @@ export function createProxy({
 
   // First of all hooks, so that a request refused by the key check is counted, timed and traced too. Probes and
   // scrapes are counted and timed, not traced.
-  const requests = recordRequests({ metrics, tracer, meter, workflow: () => monitor.workflow.name, sessionHeader: SESSION_HEADER, untraced: isOpenPath });
+  const requests = recordRequests({
+    metrics,
+    tracer,
+    meter,
+    workflow: (request) => pipelineById.get((request.raw as TargetRequest)[WORKFLOW] ?? workflowId)?.monitor.workflow.name ?? monitor.workflow.name,
+    ...(several ? { workflowLabel: (request: FastifyRequest) => (request.raw as TargetRequest)[WORKFLOW] } : {}),
+    sessionHeader: SESSION_HEADER,
+    untraced: isOpenPath,
+  });
   app.addHook('onRequest', (request, reply, done) => {
     requests.start(request, reply);
     done();
@@ -250,7 +302,10 @@ export function createProxy({
       const index = typeof given === 'string' ? keys.findIndex((key) => safeEqual(key, given)) : -1;
       // The caller, for the rate limit: which key, by its place in the list (the key itself is kept nowhere else).
       (request.raw as TargetRequest)[CALLER] = index;
-      if (index !== -1) return done();
+      if (index !== -1) {
+        (request.raw as TargetRequest)[KEY_ID] = keyIdList[index];
+        return done();
+      }
       void send(reply, proxyError(401, 'authentication_error', 'invalid_proxy_key', `Missing or unknown proxy key: send one of the proxy's keys in the ${PROXY_KEY_HEADER} header.`));
     });
   }
@@ -273,7 +328,7 @@ export function createProxy({
 
   app.get('/healthz', async (_request, reply) => {
     const healthy = safeHealth(storeHealthy);
-    return reply.send({ status: healthy ? 'ok' : 'degraded', store: healthy ? 'ok' : 'degraded', workflow: monitor.workflow.name });
+    return reply.send({ status: healthy ? 'ok' : 'degraded', store: healthy ? 'ok' : 'degraded', workflow: monitor.workflow.name, ...(several ? { workflows: Object.fromEntries(pipelines.map((pipeline) => [pipeline.id, pipeline.monitor.workflow.name])) } : {}) });
   });
 
   // The process answers: for a liveness probe, which restarts the process when this fails. Nothing else is checked.
@@ -288,7 +343,7 @@ export function createProxy({
   });
 
   app.get('/metrics', async (_request, reply) => {
-    const misses = Object.entries(monitor.misses()).map(([cause, value]) => ({ name: PROXY_METRICS.misses, type: 'counter' as const, labels: { cause }, value: value ?? 0 }));
+    const misses = pipelines.flatMap((pipeline) => Object.entries(pipeline.monitor.misses()).map(([cause, value]) => ({ name: PROXY_METRICS.misses, type: 'counter' as const, labels: { cause, ...pipeline.labels }, value: value ?? 0 })));
     reply.header('content-type', 'text/plain; version=0.0.4');
     return reply.send(metrics.render([...misses, { name: PROXY_METRICS.storeUp, type: 'gauge', value: safeHealth(storeHealthy) ? 1 : 0 }]));
   });
@@ -301,9 +356,18 @@ export function createProxy({
     (request as RawBodyRequest)[RAW_BODY] = text as string;
     parseJson(request, text as string, done);
   });
-  const generate = createGeneration({ monitor, conversations, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs }, refusalMessage });
+  const generate = createGeneration({ select, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs }, refusalMessage });
   const serve = <Body extends RequestBody>(route: GenerationRoute<Body>, to: Upstream) =>
-    app.post(route.path, (request, reply) => requests.within(request, () => generate(route, to, request, reply, { target: targetOf(request) as NormalisedTarget, raw: (request as RawBodyRequest)[RAW_BODY] })));
+    app.post(route.path, (request, reply) =>
+      requests.within(request, () =>
+        generate(route, to, request, reply, {
+          target: targetOf(request) as NormalisedTarget,
+          raw: (request as RawBodyRequest)[RAW_BODY],
+          keyId: (request.raw as TargetRequest)[KEY_ID],
+          ...(several ? { selected: (pipeline: WorkflowPipeline) => ((request.raw as TargetRequest)[WORKFLOW] = pipeline.id) } : {}),
+        }),
+      ),
+    );
   serve(chatRoute, upstream);
   serve(completionsRoute, upstream);
   serve(responsesRoute(responseRecords), upstream);
@@ -381,7 +445,12 @@ export function createProxy({
 const TARGET = Symbol('panoptes.target');
 /** The raw request property that holds which proxy key it carried (its index in the list; -1 for none). */
 const CALLER = Symbol('panoptes.caller');
-type TargetRequest = FastifyRequest['raw'] & { [TARGET]?: NormalisedTarget | { refused: string }; [CALLER]?: number };
+/** The raw request properties that hold the id of the proxy key the caller sent and the workflow that served it. */
+const KEY_ID = Symbol('panoptes.keyId');
+const WORKFLOW = Symbol('panoptes.workflow');
+type TargetRequest = FastifyRequest['raw'] & { [TARGET]?: NormalisedTarget | { refused: string }; [CALLER]?: number; [KEY_ID]?: string | undefined; [WORKFLOW]?: string };
+/** What a workflow id may be: it is a metric label value and a key segment. */
+const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Where a refused target is routed: nowhere, so the not-found handler answers it with the reason (after the key check). */
 const REFUSED_ROUTE = '/';
 
@@ -413,6 +482,20 @@ function assertUpstreamUrl(value: unknown, parameter: 'upstream' | 'anthropicUps
     const fix = parameter === 'upstream' ? 'Pass the base URL of an OpenAI-compatible API, /v1 included, e.g. http://127.0.0.1:8000/v1.' : 'Pass the base URL of an Anthropic-compatible API, /v1 included, e.g. https://api.anthropic.com/v1.';
     throw new InvalidOptionError({ parameter, value, fix });
   }
+}
+
+/**
+ * A workflow's selector as selection compares it (its route normalised as request paths are), or an error for one
+ * that could never match: no condition at all, a route that is no path under /v1, a key selector on an open proxy.
+ */
+function checkedSelector(select: WorkflowSelector | undefined, at: number, proxyKeys: readonly string[] | undefined): WorkflowSelector {
+  const parameter = `workflows[${at}].select`;
+  if (select === undefined || select === null || Object.keys(select).length === 0) throw new InvalidOptionError({ parameter, value: select, fix: 'Give the workflow at least one condition (route, header, model or key); the default workflow (monitor) takes every other request.' });
+  const route = select.route === undefined ? undefined : typeof select.route === 'string' ? normalisePrefix(select.route) : undefined;
+  if (select.route !== undefined && route === undefined) throw new InvalidOptionError({ parameter: `${parameter}.route`, value: select.route, fix: 'Pass a path prefix under /v1, such as /v1/responses.' });
+  if (select.key !== undefined && proxyKeys === undefined) throw new InvalidOptionError({ parameter: `${parameter}.key`, value: select.key, fix: 'A key selector needs proxyKeys: an open proxy has no caller key to select by.' });
+  if (select.header !== undefined && (typeof select.header?.name !== 'string' || typeof select.header.value !== 'string')) throw new InvalidOptionError({ parameter: `${parameter}.header`, value: select.header, fix: "Pass { name: 'x-team', value: 'billing' }." });
+  return { ...select, ...(route === undefined ? {} : { route }), ...(select.header ? { header: { name: select.header.name.toLowerCase(), value: select.header.value } } : {}) };
 }
 
 /** The monitored routes, as an error lists them. */

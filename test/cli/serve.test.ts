@@ -82,6 +82,27 @@ describe('panoptes serve', () => {
     expect(failure.stderr).toContain(`${config}:3:1 error portt: unknown key 'portt'; did you mean 'port'?`);
   });
 
+  it('exits 1 on a workflows: list with two defaults, and on a rulebase with errors, each with its place', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'panoptes-serve-cli-'));
+    const run = (config: string) =>
+      promisify(execFile)(process.execPath, [BIN, 'serve', '--config', config], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => error,
+      );
+    const twoDefaults = join(folder, 'two.yaml');
+    writeFileSync(twoDefaults, `upstream: ${upstream.url}\nworkflows:\n  - { id: a, workflow: ${join(ROOT, WORKFLOW)}, default: true }\n  - { id: b, workflow: ${join(ROOT, WORKFLOW)}, default: true }\n`);
+    const failure = await run(twoDefaults);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain(`${twoDefaults}:4:`);
+    expect(failure.stderr).toContain("error workflows[1].default: a second default: workflow 'b' (the first is 'a' at line 3); keep default: true on one entry only");
+    writeFileSync(join(folder, 'bad.rules'), 'guard issue_refund(order_id: O) :- verified(O.\n');
+    const badRules = join(folder, 'rules.yaml');
+    writeFileSync(badRules, `upstream: ${upstream.url}\nworkflow: ${join(ROOT, WORKFLOW)}\nrulebase: bad.rules\nport: 0\n`);
+    const rules = await run(badRules);
+    expect(rules.code).toBe(1);
+    expect(rules.stderr).toMatch(/Invalid rulebase \(1 error\):\n {2}.*bad\.rules:1:\d+ error/);
+  });
+
   it('exits 1 with one clear line when the local embedding model does not load', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'panoptes-serve-model-'));
     // Laid out as a model (no real one can be downloaded here); its files are not one.

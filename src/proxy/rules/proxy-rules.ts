@@ -1,0 +1,164 @@
+/**
+ * A rulebase in the proxy: the sentinel decides every tool call of an upstream answer before the client sees it, from
+ * the facts the conversation's requests carry. The proxy runs no tool, so it fetches nothing: a data tool's result
+ * becomes facts when the client sends it back (a `tool` message, a `function_call_output` item, a `tool_result`
+ * block) for a call this proxy let through, once per result, as the in-process adapters record the results of the
+ * calls they guarded; the user's words count for `given` parameters, and a plain yes after a question the refusal
+ * told the model to ask records that confirmation.
+ * @module
+ */
+import type { Clock } from '../../clock/index.js';
+import { systemClock } from '../../clock/index.js';
+import { createFactStore } from '../../facts/index.js';
+import { createSentinel, needsOnlyApproval, type CheckResult, type Sentinel, type ToolHandler } from '../../guards/index.js';
+import type { ChatMessage, ToolCall } from '../../messages/index.js';
+import type { ToolGuard, ToolGuardVerdict } from '../../monitor/index.js';
+import type { Rulebase, Value } from '../../rules/index.js';
+import { createMemorySessionStore, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_MS } from '../../store/index.js';
+import { isExplicitYes } from './explicit-yes.js';
+import { CANNOT_FETCH, proxyRefusalText } from './refusal-text.js';
+
+/** Most calls a session remembers as let through and not yet answered; past it the oldest is forgotten. */
+export const MAX_OPEN_CALLS = 256;
+
+/** Options of {@link createProxyRules}. */
+export interface ProxyRulesOptions {
+  rulebase: Rulebase;
+  /** Refuse literal arguments nothing in the conversation established (the sentinel's `strict`). @default false */
+  strict?: boolean;
+  /** A call to a tool with no guard that is not a data tool. @default 'deny' (guards fail closed) */
+  unguardedTools?: 'allow' | 'deny';
+  /** A conversation untouched for this long is forgotten, facts and all. @default 3_600_000 (1 hour) */
+  ttlMs?: number;
+  /** Most conversations kept; past it the least recently used is forgotten. @default 10_000 */
+  maxSessions?: number;
+  /** @default systemClock */
+  clock?: Clock;
+}
+
+/** The rules of one workflow in the proxy, per session. */
+export interface ProxyRules {
+  readonly rulebase: Rulebase;
+  /**
+   * Takes in what a request carries, once per session and request, before its answer is decided: the user's words,
+   * the results of calls this proxy let through (each recorded once, however many requests repeat it), and the
+   * user's plain yes to the question a refusal asked for.
+   */
+  observe(sessionId: string, messages: readonly ChatMessage[]): void;
+  /** The guard of the session's next answer: the rules decide each call the workflow allows. */
+  guard(sessionId: string): ToolGuard;
+  /** The session's sentinel (its facts), created on first use; for tests and embedding. */
+  sentinel(sessionId: string): Sentinel;
+}
+
+/** What the proxy keeps of one conversation beside its sentinel. */
+interface RulesSession {
+  sentinel: Sentinel;
+  /** Calls let through and not yet answered, by call id (or `#name` for a call without one), oldest first. */
+  open: Map<string, ToolCall>;
+  /** Refusals that wait for the user's yes (the calls of one answer can ask several questions). */
+  asked: CheckResult[];
+}
+
+/**
+ * Creates the rules of the proxy over one rulebase. Data tools get a handler that never runs a tool: a proof that
+ * needs a fact nobody read yet is blocked, and the model is told which call to make first.
+ * @throws {InvalidOptionError} for the options `createSentinel` refuses.
+ * @example
+ * const rules = createProxyRules({ rulebase: await loadRulebase('refunds.rules') });
+ * const proxy = createProxy({ upstream, monitor, rules });
+ */
+export function createProxyRules({ rulebase, strict = false, unguardedTools = 'deny', ttlMs = DEFAULT_SESSION_TTL_MS, maxSessions = DEFAULT_MAX_SESSIONS, clock = systemClock }: ProxyRulesOptions): ProxyRules {
+  const tools: Record<string, ToolHandler> = {};
+  for (const tool of rulebase.dataByTool.keys()) {
+    tools[tool] = {
+      execute: () => {
+        throw new Error(`${CANNOT_FETCH}; the client must call ${tool} and send its result back`);
+      },
+    };
+  }
+  const options = { rulebase, tools, clock, strict, unguardedTools };
+  createSentinel({ ...options, facts: createFactStore({ clock }) }); // the options fail at start, not at the first call
+  const sessions = createMemorySessionStore<RulesSession>({ ttlMs, maxSessions, clock });
+  const sessionOf = (sessionId: string): RulesSession => {
+    let session = sessions.get(sessionId) as RulesSession | undefined;
+    if (!session) {
+      session = { sentinel: createSentinel({ ...options, facts: createFactStore({ clock }) }), open: new Map(), asked: [] };
+      sessions.set(sessionId, session);
+    }
+    return session;
+  };
+
+  return {
+    rulebase,
+    sentinel: (sessionId) => sessionOf(sessionId).sentinel,
+    observe(sessionId, messages) {
+      const session = sessionOf(sessionId);
+      const { sentinel } = session;
+      const users: string[] = [];
+      for (const message of messages) {
+        if (message.role === 'user') users.push(message.content);
+        else if (message.role === 'tool') {
+          const key = openKey(session, message);
+          const call = key === undefined ? undefined : session.open.get(key);
+          if (call === undefined) continue; // not a call this proxy let through, or its result is recorded already
+          session.open.delete(key!);
+          sentinel.recordResult(call.name, call.args, message.isError ? { ok: false } : { ok: true, result: message.content });
+        }
+      }
+      sentinel.facts.noteUserWords(users);
+      // The user's reply to the question asked: the request ends with it, after the answer that asked.
+      const asked = session.asked;
+      if (asked.length === 0) return;
+      const last = messages.at(-1);
+      if (last?.role !== 'user') return;
+      session.asked = [];
+      if (isExplicitYes(last.content)) for (const check of asked) confirm(sentinel, check);
+    },
+    guard(sessionId) {
+      const session = sessionOf(sessionId);
+      return async (call): Promise<ToolGuardVerdict> => {
+        const check = await session.sentinel.check(call.name, call.args);
+        if (check.allowed) {
+          remember(session, call);
+          return ALLOWED;
+        }
+        // Bounded: an answer asks at most once per call, and the user's next message clears them.
+        if (asksOnly(check) && session.asked.length < MAX_OPEN_CALLS) session.asked.push(check);
+        return { allowed: false, reason: proxyRefusalText(check, session.sentinel.toolNames) };
+      };
+    },
+  };
+}
+
+const ALLOWED: ToolGuardVerdict = { allowed: true };
+
+/** Remembers a call let through, so its result is recorded when the client sends it back. */
+function remember(session: RulesSession, call: ToolCall): void {
+  const key = call.id ?? `#${call.name}`;
+  session.open.delete(key);
+  session.open.set(key, call);
+  if (session.open.size > MAX_OPEN_CALLS) session.open.delete(session.open.keys().next().value!);
+}
+
+/** The open call a result answers: by its call id, else (a legacy `function` message) by the tool's name. */
+function openKey(session: RulesSession, message: Extract<ChatMessage, { role: 'tool' }>): string | undefined {
+  if (message.toolCallId !== undefined) return message.toolCallId;
+  return message.name === undefined ? undefined : `#${message.name}`;
+}
+
+/** Whether a refusal waits on nothing but the user's answers (incidental failures of other alternatives aside). */
+function asksOnly(check: CheckResult): boolean {
+  if (needsOnlyApproval(check)) return true;
+  const blockers = check.blockers.filter((blocker) => !(blocker.kind === 'condition' && blocker.decisive === false));
+  return check.status === 'blocked' && blockers.length > 0 && blockers.every((blocker) => blocker.kind === 'ask');
+}
+
+/** Records the user's yes: a confirmation of the exact call it was asked for, and every other question asked. */
+function confirm(sentinel: Sentinel, check: CheckResult): void {
+  sentinel.recordApproval(check);
+  for (const blocker of check.blockers) {
+    if (blocker.kind !== 'ask' || blocker.call !== undefined || blocker.args.some((arg) => arg === null)) continue;
+    sentinel.facts.assert(blocker.predicate, blocker.args as Value[], { source: 'user' });
+  }
+}
