@@ -32,7 +32,7 @@ export interface NextMove {
 /** What `monitor.validNextStates` answers. */
 export interface NextStates {
   sessionId: string;
-  /** The state the session is in, with the tool calls already checked and allowed entered. */
+  /** The state the session is in, the tool calls of its last response taken as run (as the next model call takes them). */
   state: string;
   status: WorkflowSnapshot['status'];
   /** The states the session can move to now without a deviation or a violation, best first (transition priority). */

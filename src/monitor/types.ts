@@ -315,7 +315,8 @@ export interface Monitor {
   /** The session's raw state (plain JSON), or `undefined`. */
   session(sessionId: string): Promise<MonitorSession | undefined>;
   /**
-   * The moves out of the session's current state (tool calls already allowed entered) and which are valid now: a
+   * The moves out of the session's current state (the tool calls of the last response taken as run, as the next
+   * model call takes them) and which are valid now: a
    * transition lists it, its guard passes when judged with `input` (default confidence 1, method `tool_call`, no
    * metadata), and it breaks no constraint; each other move says why not. Changes nothing.
    */
