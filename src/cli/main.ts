@@ -129,6 +129,11 @@ program
   .option('--resume', 'go on with the results already in --out: no case and criterion runs twice')
   .option('--prices <file>', 'JSON prices in USD per million tokens by model name, for the cost column: { "gpt-4o-mini": { "input": 0.15, "output": 0.6 } }')
   .addOption(new Option('--max-iterations <n>', 'model calls one run may make').argParser(positiveInteger))
+  .option('--candidate-model <provider:name>', 'A/B: a second model; --ab-share of the cases (by a hash of the case id) go to it instead')
+  .option('--candidate-scripted <answers.json>', 'A/B: the candidate answers from these scripted verdicts')
+  .option('--ab-share <share>', 'A/B: the share of cases for the candidate, 0.1 or 10%')
+  .option('--labels <file>', 'A/B: JSONL of reviewed verdicts, { "caseId", "criterionId", "status" } a line: each arm\'s agreement with them')
+  .option('--ab-rollback-when <file>', 'A/B: while this file exists, every new case goes to the primary (touch it to roll back mid-job)')
   .action(async (options: VerifyCommandOptions) => {
     process.exitCode = await verifyCommand(options, output);
   });
