@@ -30,7 +30,7 @@ describe('panoptes verify --candidate-scripted --ab-share (built binary)', () =>
     const { candidate, labels } = setup();
     const { code, stdout, stderr } = await panoptes(...job('--candidate-scripted', candidate, '--ab-share', '50%', '--labels', labels));
     expect(code).toBe(0);
-    const results = stdout.trim().split('\n').map((line) => JSON.parse(line) as { caseId: string; status: string; arm: string });
+    const results = stdout.trim().split('\n').map((line) => JSON.parse(line) as { caseId: string; criterionId: string; status: string; arm: string });
     expect(results).toHaveLength(30);
     const armOf = new Map<string, string>();
     for (const result of results) {
@@ -46,7 +46,7 @@ describe('panoptes verify --candidate-scripted --ab-share (built binary)', () =>
     // each arm's agreement with the labels and uncertain rate, as the results file says
     const label = new Map(answers.map((answer) => [`${answer.case}/${answer.criterion}`, answer.status]));
     for (const arm of ['primary', 'candidate']) {
-      const mine = results.filter((result) => result.arm === arm) as Array<{ caseId: string; criterionId: string; status: string }>;
+      const mine = results.filter((result) => result.arm === arm);
       const agreed = mine.filter((result) => label.get(`${result.caseId}/${result.criterionId}`) === result.status).length;
       const uncertain = mine.filter((result) => result.status === 'uncertain').length;
       const percent = (count: number) => `${((count / mine.length) * 100).toFixed(1)}%`;
