@@ -6,6 +6,7 @@ export { assertOnViolatingText, settleAnswer, type SettledAnswer, type Violating
 export { TEXT_WATCH_WINDOW } from './text-watch.js';
 export type { NextMove, NextStateInput, NextStates } from './next-states.js';
 export type { HistoryEntry, SessionHistory } from './history.js';
+export type { DecisionLine } from './debug-log.js';
 export type {
   AfterModelOptions,
   AfterModelResult,

@@ -48,6 +48,7 @@ import { createTextWatch } from './text-watch.js';
 import { historyOf } from './history.js';
 import { createLifecycle, flushTelemetry } from '../lifecycle/index.js';
 import { nextStatesOf } from './next-states.js';
+import { attachDecisionLog, debugFromEnvironment } from './debug-log.js';
 import { withholdDecision } from './withhold-decision.js';
 import type {
   AfterModelOptions,
@@ -92,6 +93,7 @@ export function createMonitor({
   guardTimeoutMs = DEFAULT_GUARD_TIMEOUT_MS,
   warmUpTimeoutMs,
   timers = systemTimers,
+  debug = debugFromEnvironment(),
   ...telemetryOptions
 }: MonitorOptions): Monitor {
   if (!(historyLimit === Infinity || (Number.isInteger(historyLimit) && historyLimit > 0))) {
@@ -615,6 +617,7 @@ export function createMonitor({
   lifecycle.guard(monitor, SESSION_CALLS);
   lifecycle.guard(syncFirst, ['beforeModel', 'afterModel', 'watchText', 'beforeTool']);
   registerSyncFirst(monitor, syncFirst);
+  if (debug) attachDecisionLog(monitor, logger, clock);
   return monitor;
 
   /** What `beforeTool` will say about each announced tool call, assuming the earlier ones the workflow allows run. */

@@ -136,6 +136,13 @@ export interface MonitorOptions extends TelemetryOptions {
    * @default false
    */
   loops?: boolean | LoopDetectorOptions | LoopDetector;
+  /**
+   * Logs each decision (a state entered, a deviation, a violation, a refusal, an intervention, a loop) as one JSON
+   * line through `logger.debug` (`logger.warn` without it): session, phase, state, constraint, verdict, reason, time.
+   * Off, nothing is subscribed and nothing is paid.
+   * @default true when the environment sets PANOPTES_DEBUG=1 (the CLI's --debug), else false
+   */
+  debug?: boolean;
 }
 
 /**

@@ -19,6 +19,7 @@ import { abortOnClientGone } from './client-gone.js';
 import { proxyError, type ErrorFormat, type ProxyError } from './errors.js';
 import { createGeneration, SESSION_HEADER, sendError } from './generation.js';
 import { createProxyMetrics, PROXY_METRICS, type ProxyMetrics } from './metrics.js';
+import { registerInfoRoute } from './info.js';
 import { isMonitoredRoute, isPassedThrough, isRefusedTarget, isUnderRoute, normalisePrefix, normaliseTarget, OPEN_PATHS, type NormalisedTarget } from './request-path.js';
 import { messagesRoute } from './routes/anthropic/route.js';
 import { chatRoute } from './routes/chat.js';
@@ -221,6 +222,8 @@ export function createProxy({
     const healthy = safeHealth(storeHealthy);
     return reply.send({ status: healthy ? 'ok' : 'degraded', store: healthy ? 'ok' : 'degraded', workflow: monitor.workflow.name });
   });
+
+  registerInfoRoute(app, monitor, storeHealthy);
 
   app.get('/metrics', async (_request, reply) => {
     const misses = Object.entries(monitor.misses()).map(([cause, value]) => ({ name: PROXY_METRICS.misses, type: 'counter' as const, labels: { cause }, value: value ?? 0 }));
