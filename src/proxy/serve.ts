@@ -58,6 +58,8 @@ export async function startServe(config: ServeConfig, { logger = console }: { lo
     proxy,
     async close() {
       await proxy.close();
+      // The monitor's writes and telemetry flushed before the store goes.
+      await monitor.close();
       await store?.close();
     },
   };
