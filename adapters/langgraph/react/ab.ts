@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isCommand } from '@langchain/langgraph';
+import { INTERRUPT, isCommand } from '@langchain/langgraph';
 import { canonicalJson, InvalidOptionError, warnSafely, type Logger } from '../../../src/index.js';
 import type { CriterionResult, CriterionStatus } from './verification-state.js';
 import type { VerificationRunner } from './verify-case.js';
@@ -159,7 +159,14 @@ export function abVerifier(primary: VerificationRunner, candidate: VerificationR
     get builder() {
       return (primary as { builder?: unknown }).builder;
     },
-    getState: primary.getState || candidate.getState ? (config) => runnerOf(pausedThreads.get(threadOf(config) ?? '') ?? 'primary').getState!(config) : undefined,
+    // A paused thread is read from the arm whose run paused there.
+    getState:
+      primary.getState || candidate.getState
+        ? (config) => {
+            const runner = runnerOf(pausedThreads.get(threadOf(config) ?? '') ?? 'primary');
+            return (runner.getState ? runner : primary.getState ? primary : candidate).getState!(config);
+          }
+        : undefined,
     async invoke(input, config) {
       const thread = threadOf(config);
       // A resumption goes to the arm whose run paused, whatever the switch says now: the other has no such thread.
@@ -178,11 +185,12 @@ export function abVerifier(primary: VerificationRunner, candidate: VerificationR
       const latencyMs = performance.now() - started;
       const result = output.result;
       if (thread !== undefined) pausedThreads.delete(thread);
-      if (!result) return output;
-      if (result.status === 'paused') {
+      // A pause (the run waits on an interrupt) is no verdict yet: its resumption must find this arm.
+      if (paused(output)) {
         if (thread !== undefined) remember(pausedThreads, thread, arm);
         return output;
       }
+      if (!result) return output;
       const pairCase = bundle === undefined ? String((result as { caseId?: unknown }).caseId ?? caseId) : caseId;
       const label = labelled.get(pairKey(pairCase, result.criterionId));
       arms[arm].add(result, latencyMs, label);
@@ -197,6 +205,12 @@ export function abVerifier(primary: VerificationRunner, candidate: VerificationR
     misses: () => ({ ...misses }),
   };
   return verifier;
+}
+
+/** Whether an invocation's output is a pause: it waits on interrupts, and has no verdict yet. */
+function paused(output: { result?: CriterionResult | undefined }): boolean {
+  const interrupts = (output as { [INTERRUPT]?: unknown[] })[INTERRUPT];
+  return (Array.isArray(interrupts) && interrupts.length > 0) || output.result?.status === 'paused';
 }
 
 /** An arm's running tallies. */

@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { isReadFailure, readFailureLine } from '../../diagnostics/read-failure.js';
-import { loadRulebase, RulebaseError } from '../../index.js';
+import { RulebaseError } from '../../errors/index.js';
+import { loadRulebase } from '../../rules/index.js';
 import { workflowSummary } from '../../workflow/index.js';
 import { readProxy, renderProxyReport, ProxyUnreachable } from '../info/proxy-info.js';
 import { renderRulebaseInfo, rulebaseInfo } from '../info/rulebase-info.js';
