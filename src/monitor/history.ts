@@ -42,7 +42,7 @@ export function historyOf(sessionId: string, session: MonitorSession, limit: num
   const refusedSteps = new Set(snapshot.refusals.flatMap((refusal) => (refusal.step === undefined ? [] : [refusal.step])));
   const steps = session.steps.map((step): HistoryEntry => {
     const entry: HistoryEntry = { step: step.index, turn: step.turn, state: step.state, method: step.method, confidence: step.confidence };
-    if (step.elapsedMs !== undefined) entry.at = snapshot.startedAt + step.elapsedMs;
+    if (typeof step.elapsedMs === 'number') entry.at = snapshot.startedAt + step.elapsedMs;
     if (step.withheld) entry.withheld = true;
     if (step.regenerated) entry.regenerated = true;
     if (refusedSteps.has(step.index)) entry.refused = true;

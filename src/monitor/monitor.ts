@@ -609,7 +609,7 @@ export function createMonitor({
         if (typeof settled === 'function') {
           await Promise.resolve(within(settled.call(store), storeTimeoutMs, timers)).catch((error: unknown) => misses.record('store', 'The session store did not finish its writes on close.', error));
         }
-        await flushTelemetry(timers, (error) => misses.record('telemetry', TELEMETRY_FAILED, error));
+        if (telemetryOptions.telemetry !== false) await flushTelemetry(timers, (error) => misses.record('telemetry', TELEMETRY_FAILED, error));
       }),
   };
   // After close(), every call on a session is refused (ClosedError), the sync-first ones adapters make too.
