@@ -1,4 +1,5 @@
 import type { ClassificationMethod, TransitionDefinition, Workflow, WorkflowSnapshot } from '../workflow/index.js';
+import { InvalidOptionError } from '../errors/index.js';
 import { previewEnter } from '../workflow/index.js';
 
 /**
@@ -46,6 +47,7 @@ export interface NextStates {
  * `input`, every constraint previewed as a tool call's check would (`previewEnter`).
  */
 export function nextStatesOf(workflow: Workflow, sessionId: string, snapshot: WorkflowSnapshot, input: NextStateInput = {}): NextStates {
+  assertInput(input);
   const { state, status } = snapshot;
   if (status !== 'active') return { sessionId, state, status, valid: [], moves: [] };
   const guardInput = { confidence: input.confidence ?? 1, method: input.method ?? 'tool_call', metadata: input.metadata ?? {} };
@@ -77,4 +79,17 @@ function guardReasons(workflow: Workflow, transitions: readonly TransitionDefini
     if (expression !== undefined && !workflow.checkGuard({ ...transition, guard: { expression } }, input)) reasons.push(`guard: expression ${JSON.stringify(expression)} is false`);
   }
   return reasons.length > 0 ? reasons : ['no transition of the workflow lists this move'];
+}
+
+/** The classification a caller describes must be one a guard can read. @throws {InvalidOptionError} naming the field. */
+function assertInput(input: NextStateInput): void {
+  if (typeof input !== 'object' || input === null) throw new InvalidOptionError({ parameter: 'input', value: input, fix: 'Pass { confidence?, method?, metadata? }, or nothing.' });
+  const { confidence, metadata, method } = input;
+  if (confidence !== undefined && !(typeof confidence === 'number' && confidence >= 0 && confidence <= 1)) {
+    throw new InvalidOptionError({ parameter: 'confidence', value: confidence, fix: 'Pass a number from 0 to 1, the confidence of the classification the move would come from; the default is 1.' });
+  }
+  if (method !== undefined && typeof method !== 'string') throw new InvalidOptionError({ parameter: 'method', value: method, fix: "Pass a classification method such as 'tool_call' or 'pattern'; the default is 'tool_call'." });
+  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) {
+    throw new InvalidOptionError({ parameter: 'metadata', value: metadata, fix: 'Pass an object of the step metadata guards read, e.g. { order_id: "A1" }.' });
+  }
 }

@@ -326,6 +326,7 @@ export interface Monitor {
    * model call takes them) and which are valid now: a
    * transition lists it, its guard passes when judged with `input` (default confidence 1, method `tool_call`, no
    * metadata), and it breaks no constraint; each other move says why not. Changes nothing.
+   * @throws {InvalidOptionError} (as a rejection) for a confidence outside [0, 1] or metadata that is not an object.
    */
   validNextStates(sessionId: string, input?: NextStateInput): Promise<NextStates>;
   /**

@@ -48,6 +48,13 @@ describe('monitor.validNextStates', () => {
     expect((await monitor.validNextStates('s1', { confidence: 0.95, metadata: { order_id: 'A1' } })).valid).toEqual(['lookup', 'refund']);
   });
 
+  it('refuses a classification a guard cannot read, naming the field', async () => {
+    const monitor = createMonitor({ workflow: guarded, logger: recordingLogger() });
+    await expect(monitor.validNextStates('s1', { confidence: 1.5 })).rejects.toThrow('Invalid option `confidence`: received 1.5. Pass a number from 0 to 1, the confidence of the classification the move would come from; the default is 1.');
+    await expect(monitor.validNextStates('s1', { metadata: ['order_id'] as never })).rejects.toThrow('Invalid option `metadata`: received ["order_id"]. Pass an object of the step metadata guards read');
+    await expect(monitor.validNextStates('s1', null as never)).rejects.toThrow('Invalid option `input`: received null.');
+  });
+
   it('follows the session: after a lookup, closing is valid; an ended session answers as the next call would find it, new', async () => {
     const monitor = createMonitor({ workflow: guarded, logger: recordingLogger() });
     await monitor.afterModel('s1', call('lookup'));
