@@ -12,7 +12,7 @@ const texts = new WeakMap<MonitorSession, string>();
  * text, and every checkpoint holds the text again (a long thread's session 4.4 -> 2.8 KB, measured). The rest of the
  * session is its own JSON.
  */
-type StepTuple = [index: number, turn: number, state: string, method: StepRecord['method'], confidence: number];
+type StepTuple = [index: number, turn: number, state: string, method: StepRecord['method'], confidence: number, elapsedMs?: number];
 type DeviationTuple = [from: string, to: string, position: number, at: number, step: number | null];
 
 /** The session as the JSON text graph state holds, serialised once per session. */
@@ -54,7 +54,8 @@ type CompactSession = Omit<MonitorSession, 'steps' | 'workflow'> & {
 function toCompact(session: MonitorSession): CompactSession {
   return {
     ...session,
-    steps: session.steps.map(({ index, turn, state, method, confidence }): StepTuple => [index, turn, state, method, confidence]),
+    // A step's time is its sixth element, absent in sessions stored before steps kept one.
+    steps: session.steps.map(({ index, turn, state, method, confidence, elapsedMs }): StepTuple => (elapsedMs === undefined ? [index, turn, state, method, confidence] : [index, turn, state, method, confidence, elapsedMs])),
     workflow: { ...session.workflow, deviations: session.workflow.deviations.map(({ from, to, position, at, step }): DeviationTuple => [from, to, position, at, step ?? null]) },
   };
 }
@@ -65,8 +66,8 @@ function isCompactSession(value: unknown): value is CompactSession {
   return Array.isArray(steps) && typeof workflow === 'object' && workflow !== null && Array.isArray(workflow.deviations);
 }
 
-function stepFromTuple([index, turn, state, method, confidence]: StepTuple): StepRecord {
-  return { index, turn, state, method, confidence };
+function stepFromTuple([index, turn, state, method, confidence, elapsedMs]: StepTuple): StepRecord {
+  return typeof elapsedMs === 'number' ? { index, turn, state, method, confidence, elapsedMs } : { index, turn, state, method, confidence };
 }
 
 function deviationFromTuple([from, to, position, at, step]: DeviationTuple): DeviationRecord {

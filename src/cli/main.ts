@@ -9,6 +9,7 @@ import { PanoptesError } from '../errors/index.js';
 import { auditCommand, positiveInteger, type AuditCommandOptions } from './commands/audit.js';
 import { compileCommand, type CompileCommandOptions } from './commands/compile.js';
 import { graphCommand } from './commands/graph.js';
+import { infoCommand, type InfoCommandOptions } from './commands/info.js';
 import { initCommand, type InitCommandOptions } from './commands/init.js';
 import { rulesCheckCommand } from './commands/rules-check.js';
 import { serveCommand, type ServeCommandOptions } from './commands/serve.js';
@@ -28,7 +29,12 @@ const program = new Command()
   .description('Monitor LLM agents against YAML workflows: check workflows and rules, test scenarios, audit recorded conversations, run the proxy.')
   .version(version)
   .showHelpAfterError()
-  .addHelpText('after', '\nRun `panoptes <command> --help` for its options and exit codes.');
+  .option('--debug', "log each monitor decision as one JSON line on stderr (session, phase, state, constraint, verdict, reason, time); the same as PANOPTES_DEBUG=1")
+  .addHelpText('after', '\nRun `panoptes <command> --help` for its options and exit codes.')
+  // Every monitor a command makes reads PANOPTES_DEBUG when it is made.
+  .hook('preAction', () => {
+    if ((program.opts() as { debug?: boolean }).debug) process.env.PANOPTES_DEBUG = '1';
+  });
 
 program
   .command('validate')
@@ -50,6 +56,17 @@ program
   .option('--no-strict', 'draw references to unknown states (reported as warnings), as validate --no-strict accepts them')
   .action(async (file: string, options: { strict: boolean }) => {
     process.exitCode = await graphCommand(file, options, output);
+  });
+
+program
+  .command('info')
+  .summary('what a workflow, rulebase or proxy holds')
+  .description('print what a workflow file, a rulebase (.rules) or a running proxy (its http URL) holds: states, transitions, constraints, interventions, versions; contexts, data, askables, rules, facts; a proxy\'s health, workflow and traffic. Exit 1 when the file has errors or the proxy does not answer')
+  .argument('<target>', 'workflow YAML file, .rules file, or http(s) URL of a running proxy')
+  .option('--json', 'print it as JSON')
+  .option('--key <key>', "with a proxy URL: one of the proxy's keys, for GET /info (default: PANOPTES_PROXY_KEY)")
+  .action(async (target: string, options: InfoCommandOptions) => {
+    process.exitCode = await infoCommand(target, options, output);
   });
 
 program
@@ -129,6 +146,11 @@ program
   .option('--resume', 'go on with the results already in --out: no case and criterion runs twice')
   .option('--prices <file>', 'JSON prices in USD per million tokens by model name, for the cost column: { "gpt-4o-mini": { "input": 0.15, "output": 0.6 } }')
   .addOption(new Option('--max-iterations <n>', 'model calls one run may make').argParser(positiveInteger))
+  .option('--candidate-model <provider:name>', 'A/B: a second model; --ab-share of the cases (by a hash of the case id) go to it instead')
+  .option('--candidate-scripted <answers.json>', 'A/B: the candidate answers from these scripted verdicts')
+  .option('--ab-share <share>', 'A/B: the share of cases for the candidate, 0.1 or 10%')
+  .option('--labels <file>', 'A/B: JSONL of reviewed verdicts, { "caseId", "criterionId", "status" } a line: each arm\'s agreement with them')
+  .option('--ab-rollback-when <file>', 'A/B: while this file exists, every new case goes to the primary (touch it to roll back mid-job)')
   .action(async (options: VerifyCommandOptions) => {
     process.exitCode = await verifyCommand(options, output);
   });

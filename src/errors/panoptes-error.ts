@@ -18,7 +18,8 @@ export type PanoptesErrorCode =
   | 'EMBEDDER_FAILED'
   | 'INVALID_EMBEDDING'
   | 'MISSING_DEPENDENCY'
-  | 'COMPILE_FAILED';
+  | 'COMPILE_FAILED'
+  | 'CLOSED';
 
 /** Base class for every error Panoptes throws on purpose. */
 export class PanoptesError extends Error {

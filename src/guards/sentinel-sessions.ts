@@ -2,7 +2,9 @@ import { InvalidOptionError } from '../errors/index.js';
 import { createFactStore, type FactStore } from '../facts/index.js';
 import type { Rulebase } from '../rules/index.js';
 import { createMemorySessionStore, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_MS } from '../store/index.js';
-import { createSentinel, type Sentinel, type SentinelOptions } from './sentinel.js';
+import { createLifecycle, flushTelemetry } from '../lifecycle/index.js';
+import { systemTimers } from '../clock/index.js';
+import { createSentinel, SENTINEL_ASYNC_CALLS, SENTINEL_SYNC_CALLS, type Sentinel, type SentinelOptions } from './sentinel.js';
 import type { PolicyToolNames } from './text.js';
 
 /** Options of {@link createSentinelSessions}: a sentinel's options, with a fact store per conversation. */
@@ -32,6 +34,13 @@ export interface SentinelSessions {
   forSession(sessionId: string): Sentinel;
   /** Forgets a conversation and its facts. */
   delete(sessionId: string): void;
+  /** Starts a conversation's facts afresh: its next call gets a new sentinel with a new store from `facts`. */
+  resetSession(sessionId: string): void;
+  /**
+   * Waits for the checks in flight in every conversation, flushes the registered OpenTelemetry providers, then
+   * refuses every later call (of this object and of each sentinel it gave out) with a `ClosedError`. Idempotent.
+   */
+  close(): Promise<void>;
   /** Whether a tool has a guard (the same in every conversation). */
   isGuarded(tool: string): boolean;
 }
@@ -59,7 +68,7 @@ export function createSentinelSessions({ facts, ttlMs = DEFAULT_SESSION_TTL_MS, 
   const newStore = facts ?? (() => createFactStore(options.clock ? { clock: options.clock } : {}));
   const probe = createSentinel({ ...options, facts: createFactStore(options.clock ? { clock: options.clock } : {}) });
   const sentinels = createMemorySessionStore<Sentinel>({ ttlMs, maxSessions, ...(options.clock ? { clock: options.clock } : {}) });
-  return {
+  const sessions: SentinelSessions = {
     kind: 'sentinel-sessions',
     rulebase: probe.rulebase,
     toolNames: probe.toolNames,
@@ -70,6 +79,8 @@ export function createSentinelSessions({ facts, ttlMs = DEFAULT_SESSION_TTL_MS, 
       let sentinel = sentinels.get(sessionId) as Sentinel | undefined;
       if (!sentinel) {
         sentinel = createSentinel({ ...options, facts: newStore(sessionId) });
+        // Closing the sessions closes every sentinel they gave out, and waits for its checks.
+        lifecycle.guard(sentinel, SENTINEL_ASYNC_CALLS, SENTINEL_SYNC_CALLS);
         sentinels.set(sessionId, sentinel);
       }
       return sentinel;
@@ -77,8 +88,15 @@ export function createSentinelSessions({ facts, ttlMs = DEFAULT_SESSION_TTL_MS, 
     delete(sessionId) {
       sentinels.delete(sessionId);
     },
+    resetSession(sessionId) {
+      sentinels.delete(sessionId);
+    },
     isGuarded: (tool) => probe.isGuarded(tool),
+    close: () => lifecycle.close(() => flushTelemetry(systemTimers)),
   };
+  const lifecycle = createLifecycle('sentinel-sessions');
+  lifecycle.guard(sessions, [], ['forSession', 'delete', 'resetSession']);
+  return sessions;
 }
 
 /**

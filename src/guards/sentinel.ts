@@ -21,6 +21,8 @@ import { KnownCalls } from './known-calls.js';
 import { createSearchContext, Search, type SearchContext, type SearchOptions, type SearchOutcome } from './solver.js';
 import { answersText, blockerMessage, blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyToolNames } from './text.js';
 import { ToolCallDeniedError } from './tool-call-denied-error.js';
+import { createLifecycle, flushTelemetry } from '../lifecycle/index.js';
+import { systemTimers } from '../clock/index.js';
 import { isConfirmationRef } from './confirmation.js';
 import { findReadHints, renderReadHint } from './read-hints.js';
 import { consumeConfirmations, invalidateWrites, readValuesOf, recordDataResult, type ToolOutcome } from './tool-results.js';
@@ -92,7 +94,7 @@ export interface Sentinel {
    * that is not established.
    */
   query(goal: string, options?: { maxAnswers?: number }): Promise<QueryResult>;
-  /** Decides whether a tool call may run. Never throws: a failure inside Panoptes denies the call. */
+  /** Decides whether a tool call may run. Never throws (but after `close()`): a failure inside Panoptes denies the call. */
   check(tool: string, args: Record<string, unknown>): Promise<CheckResult>;
   /** Like `check`, but throws a {@link ToolCallDeniedError} when the call is not allowed. */
   assertAllowed(tool: string, args: Record<string, unknown>): Promise<CheckResult>;
@@ -120,6 +122,12 @@ export interface Sentinel {
    * for that exact call, and nothing else. Returns the facts recorded (empty when the check asked for none).
    */
   recordApproval(check: CheckResult): string[];
+  /**
+   * Waits for the checks and queries in flight, flushes the registered OpenTelemetry providers, then refuses every
+   * later call (`check` and `query` reject, the others throw) with a `ClosedError`. Idempotent. The fact store is
+   * the caller's and stays as it is.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -401,9 +409,17 @@ export function createSentinel({
       }
       return recorded;
     },
+
+    close: () => lifecycle.close(() => flushTelemetry(systemTimers)),
   };
+  const lifecycle = createLifecycle('sentinel');
+  lifecycle.guard(sentinel, SENTINEL_ASYNC_CALLS, SENTINEL_SYNC_CALLS);
   return sentinel;
 }
+
+/** The sentinel's calls refused after `close()`: these reject, the synchronous ones below throw. */
+export const SENTINEL_ASYNC_CALLS = ['query', 'check', 'assertAllowed'] as const;
+export const SENTINEL_SYNC_CALLS = ['bindContext', 'confirm', 'recordResult', 'recordApproval'] as const;
 
 /** Unknown predicates and wrong arities in a query are input errors, reported with a suggestion. */
 function checkGoalPredicates(literals: readonly LiteralNode[], rulebase: Rulebase): void {

@@ -1,6 +1,8 @@
 /** Where Panoptes reports its own failures. `console` fits; so does any logger with `warn`. */
 export interface Logger {
   warn(message: string, ...details: unknown[]): void;
+  /** Receives the monitor's decision lines with `debug` on (`logger.warn` does without it). */
+  debug?(message: string, ...details: unknown[]): void;
 }
 
 /**

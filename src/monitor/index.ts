@@ -4,6 +4,9 @@ export { lazyModelRequest } from './lazy-request.js';
 export { warnSafely, type Logger, type MissCause } from './fail-open.js';
 export { assertOnViolatingText, settleAnswer, type SettledAnswer, type ViolatingTextHost } from './violating-text.js';
 export { TEXT_WATCH_WINDOW } from './text-watch.js';
+export type { NextMove, NextStateInput, NextStates } from './next-states.js';
+export type { HistoryEntry, SessionHistory } from './history.js';
+export type { DecisionLine } from './debug-log.js';
 export type {
   AfterModelOptions,
   AfterModelResult,

@@ -46,6 +46,10 @@ import {
   type Telemetry,
 } from '../telemetry/index.js';
 import { createTextWatch } from './text-watch.js';
+import { historyOf } from './history.js';
+import { createLifecycle, flushTelemetry } from '../lifecycle/index.js';
+import { nextStatesOf } from './next-states.js';
+import { attachDecisionLog, debugFromEnvironment } from './debug-log.js';
 import { withholdDecision } from './withhold-decision.js';
 import type {
   AfterModelOptions,
@@ -90,6 +94,7 @@ export function createMonitor({
   guardTimeoutMs = DEFAULT_GUARD_TIMEOUT_MS,
   warmUpTimeoutMs,
   timers = systemTimers,
+  debug = debugFromEnvironment(),
   ...telemetryOptions
 }: MonitorOptions): Monitor {
   if (!(historyLimit === Infinity || (Number.isInteger(historyLimit) && historyLimit > 0))) {
@@ -222,8 +227,9 @@ export function createMonitor({
 
   /** One step record per classification, numbered after the session's last. */
   function stepRecords(session: MonitorSession, results: readonly ClassificationResult[], turn: number, withheld = false, regenerated = false): StepRecord[] {
+    const elapsedMs = clock.now() - session.workflow.startedAt;
     return results.map((result, offset) => {
-      const step: StepRecord = { index: session.stepCount + offset + 1, turn, state: result.state, method: result.method, confidence: result.confidence };
+      const step: StepRecord = { index: session.stepCount + offset + 1, turn, state: result.state, method: result.method, confidence: result.confidence, elapsedMs };
       if (withheld) step.withheld = true;
       if (regenerated) step.regenerated = true;
       return step;
@@ -594,8 +600,33 @@ export function createMonitor({
     }),
 
     session: async (sessionId) => serialised(sessionId, () => load(sessionId)),
+
+    validNextStates: async (sessionId, input) =>
+      serialised(sessionId, () => andThen(load(sessionId), (stored) => nextStatesOf(workflow, sessionId, flushPending(activeOrFresh(stored), []).workflow, input))),
+
+    history: async (sessionId) => serialised(sessionId, () => andThen(load(sessionId), (stored) => stored && historyOf(sessionId, stored, historyLimit, workflow.definition.initialState))),
+
+    resetSession: async (sessionId) =>
+      serialised(sessionId, () => {
+        loops?.resetSession(sessionId);
+        return save(sessionId, freshSession());
+      }),
+
+    close: () =>
+      lifecycle.close(async () => {
+        const settled = (store as { settled?: () => Promise<void> }).settled;
+        if (typeof settled === 'function') {
+          await Promise.resolve(within(settled.call(store), storeTimeoutMs, timers)).catch((error: unknown) => misses.record('store', 'The session store did not finish its writes on close.', error));
+        }
+        if (telemetryOptions.telemetry !== false) await flushTelemetry(timers, (error) => misses.record('telemetry', TELEMETRY_FAILED, error));
+      }),
   };
+  // After close(), every call on a session is refused (ClosedError), the sync-first ones adapters make too.
+  const lifecycle = createLifecycle('monitor');
+  lifecycle.guard(monitor, SESSION_CALLS);
+  lifecycle.guard(syncFirst, ['beforeModel', 'afterModel', 'watchText', 'beforeTool']);
   registerSyncFirst(monitor, syncFirst);
+  if (debug) attachDecisionLog(monitor, logger, clock);
   return monitor;
 
   /** What `beforeTool` will say about each announced tool call, assuming the earlier ones the workflow allows run. */
@@ -630,6 +661,9 @@ function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDete
 }
 
 const ALLOWED: ToolGuardVerdict = { allowed: true };
+
+/** The monitor's calls that read or write a session: refused once it is closed. */
+const SESSION_CALLS = ['beforeModel', 'afterModel', 'watchText', 'beforeTool', 'observeToolResults', 'observeCondensation', 'peek', 'endSession', 'report', 'session', 'validNextStates', 'history', 'resetSession'] as const;
 
 const TELEMETRY_FAILED = 'The OpenTelemetry SDK (a span processor, an exporter or a meter) threw; the span or metric was dropped.';
 

@@ -11,6 +11,8 @@ import type { SessionStore } from '../store/index.js';
 import type { Verdict } from '../temporal/index.js';
 import type { EnterPreview, WithholdDecision, Workflow, WorkflowEffect, WorkflowSnapshot } from '../workflow/index.js';
 import type { Logger, MissCause } from './fail-open.js';
+import type { SessionHistory } from './history.js';
+import type { NextStateInput, NextStates } from './next-states.js';
 
 /** One classified state of a session, numbered in order: what the audit report lists as steps. */
 export interface StepRecord {
@@ -21,6 +23,11 @@ export interface StepRecord {
   state: string;
   method: ClassificationResult['method'];
   confidence: number;
+  /**
+   * When it was classified, in milliseconds after the session started (`workflow.startedAt`): an offset keeps the
+   * stored session small. Absent in sessions stored before it existed. `monitor.history` gives absolute times.
+   */
+  elapsedMs?: number;
   /** The response was withheld before delivery: its state did not enter the trace. */
   withheld?: true;
   /** The response was the model's second try, asked for after the first was withheld (`onViolatingText: 'regenerate'`). */
@@ -129,6 +136,13 @@ export interface MonitorOptions extends TelemetryOptions {
    * @default false
    */
   loops?: boolean | LoopDetectorOptions | LoopDetector;
+  /**
+   * Logs each decision (a state entered, a deviation, a violation, a refusal, an intervention, a loop) as one JSON
+   * line through `logger.debug` (`logger.warn` without it): session, phase, state, constraint, verdict, reason, time.
+   * Off, nothing is subscribed and nothing is paid.
+   * @default true when the environment sets PANOPTES_DEBUG=1 (the CLI's --debug), else false
+   */
+  debug?: boolean;
 }
 
 /**
@@ -315,6 +329,30 @@ export interface Monitor {
   report(sessionId: string): Promise<SessionReport | undefined>;
   /** The session's raw state (plain JSON), or `undefined`. */
   session(sessionId: string): Promise<MonitorSession | undefined>;
+  /**
+   * The moves out of the session's current state (the tool calls of the last response taken as run, as the next
+   * model call takes them) and which are valid now: a
+   * transition lists it, its guard passes when judged with `input` (default confidence 1, method `tool_call`, no
+   * metadata), and it breaks no constraint; each other move says why not. Changes nothing.
+   * @throws {InvalidOptionError} (as a rejection) for a confidence outside [0, 1] or metadata that is not an object.
+   */
+  validNextStates(sessionId: string, input?: NextStateInput): Promise<NextStates>;
+  /**
+   * The session's classified steps, oldest first, each with its state, method, confidence and time: the last
+   * `historyLimit` (default 100) of them, with how many came before. `undefined` for an unknown session.
+   */
+  history(sessionId: string): Promise<SessionHistory | undefined>;
+  /**
+   * Puts the session back in the initial state, as new: trace, steps, verdicts, pending interventions and loop
+   * history are dropped (waits for the session's calls in flight). Its stored record is replaced, not deleted.
+   */
+  resetSession(sessionId: string): Promise<void>;
+  /**
+   * Waits for the calls in flight, flushes the store (one with `settled()`, as the Redis store) and the registered
+   * OpenTelemetry providers, then refuses every later session call with a `ClosedError`. Idempotent: a second call
+   * gives the same promise. A store or client passed in stays open: its owner closes it.
+   */
+  close(): Promise<void>;
   /**
    * Emits a `shadow-disagreement` event to this monitor's listeners, beside the workflow's own events: how a shadow
    * verifier reports what its candidate judged differently. It changes no session.

@@ -105,8 +105,9 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     proxy,
     async close() {
       await proxy.close();
+      // The monitors' writes flushed before the stores go; what is left of the traces and metrics goes out last.
+      for (const each of [monitor, ...workflows.map((entry) => entry.monitor)]) await each.close();
       for (const each of stores) await each.close();
-      // What is left of the traces and metrics goes out before the process exits.
       await telemetry?.shutdown();
     },
   };

@@ -24,6 +24,7 @@ import { createGeneration, SESSION_HEADER, sendError } from './generation.js';
 import { createProxyMetrics, PROXY_METRICS, type ProxyMetrics } from './metrics.js';
 import { createRateLimit, type RateLimitSettings } from './rate-limit.js';
 import { noteOutcome, recordRequests } from './request-telemetry.js';
+import { registerInfoRoute } from './info.js';
 import { isMonitoredRoute, isPassedThrough, isRefusedTarget, isUnderRoute, normalisePrefix, normaliseTarget, OPEN_PATHS, type NormalisedTarget } from './request-path.js';
 import { messagesRoute } from './routes/anthropic/route.js';
 import { chatRoute } from './routes/chat.js';
@@ -341,6 +342,8 @@ export function createProxy({
     if (healthy || readyWhenDegraded) return reply.send({ status: healthy ? 'ready' : 'degraded', store: healthy ? 'ok' : 'degraded', workflow: monitor.workflow.name });
     return reply.code(503).send({ status: 'not_ready', store: 'degraded', workflow: monitor.workflow.name, reason: 'The session store does not answer: sessions would not be shared. Set ready_when_degraded: true to take traffic anyway (fail-open).' });
   });
+
+  registerInfoRoute(app, monitor, storeHealthy);
 
   app.get('/metrics', async (_request, reply) => {
     const misses = pipelines.flatMap((pipeline) => Object.entries(pipeline.monitor.misses()).map(([cause, value]) => ({ name: PROXY_METRICS.misses, type: 'counter' as const, labels: { cause, ...pipeline.labels }, value: value ?? 0 })));

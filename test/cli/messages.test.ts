@@ -131,6 +131,7 @@ describe('panoptes --help', () => {
       'Commands:',
       '  validate [options] <files...>     check workflow files for errors and lints',
       '  graph [options] <file>            print a workflow as a Mermaid diagram',
+      '  info [options] <target>           what a workflow, rulebase or proxy holds',
       '  audit [options] <transcripts...>  replay transcripts against a workflow',
       '  rules                             check .rules files: rules check <files...>',
       '  test [options] [files...]         run scenarios and check their expectations',

@@ -33,6 +33,7 @@ export { VERIFICATION_PROMPT_ID, VERIFICATION_SYSTEM_PROMPT } from './verificati
 export { SEARCH_POLICY_TOOL, retrievedDocuments, type PolicyRetriever, type RetrievedDocument } from './verification-tools.js';
 export { criterionResult, traceOf, usageOf, type CriterionResultOptions, type VerificationFinish } from './criterion-result.js';
 export { resumeCase, verifyCase, type VerificationRunner, type VerifyCaseOptions } from './verify-case.js';
+export { AB_LATENCY_WINDOW, abVerifier, type AbArm, type AbArmMetrics, type AbLabel, type AbMetrics, type AbResult, type AbVerifier, type AbVerifierOptions } from './ab.js';
 export { compareResults, DEFAULT_SHADOW_CONFIDENCE_TOLERANCE, SHADOW_DISAGREEMENT_EVENT, shadowVerifier, type ShadowDisagreement, type ShadowVerifier, type ShadowVerifierOptions } from './shadow.js';
 export { DEFAULT_SEARCH_DESCRIPTION } from './verification-tools.js';
 export { DEFAULT_POLICY_K, policyRetriever, PolicySectionRetriever, type PolicyRetrieverOptions, type PolicySource } from './policy-retriever.js';

@@ -13,6 +13,8 @@ import { createVerificationGraph, type VerificationGraph } from './verification-
 import type { Criterion } from './verification-state.js';
 import { SEARCH_POLICY_TOOL, type RetrievedDocument } from './verification-tools.js';
 import { verifyCases, type CaseCriterionResult, type CaseToVerify, type VerifyCasesSummary } from './verify-cases.js';
+import { abVerifier, type AbArm, type AbLabel, type AbMetrics } from './ab.js';
+import { existsSync } from 'node:fs';
 
 
 /** Options of {@link cliVerifier}. */
@@ -58,9 +60,20 @@ export async function cliVerifier(options: CliVerifierOptions): Promise<CliVerif
   return { graph, retriever, label: options.scripted ? `scripted answers (${options.scripted.file})` : (options.model ?? 'openai:gpt-4o-mini'), verifyCases };
 }
 
+/** An A/B split of a verify job: the candidate and its share (`--candidate-model`, `--ab-share`, `--labels`). */
+export interface CliAbOptions {
+  candidate: Pick<CliVerifierOptions, 'model' | 'scripted'>;
+  share: number;
+  labels?: AbLabel[];
+  /** While this file exists, every new case goes to the primary (`--ab-rollback-when`). */
+  rollbackWhen?: string;
+}
+
 /** A verify job as the CLI hands it over: what to build the verifier from, and what to run. */
 export interface CliJob {
   verifier: CliVerifierOptions;
+  /** Send a share of the cases to a candidate verifier instead. */
+  ab?: CliAbOptions;
   cases: CaseToVerify[];
   /** Pairs done by an earlier run, as `<case id>\u0000<criterion id>`. */
   done: string[];
@@ -68,11 +81,41 @@ export interface CliJob {
 }
 
 /** Runs a verify job: every pair not done, `concurrency` at once, each result to `onResult` as it ends. */
-export async function runCliJob(job: CliJob, onResult: (result: CaseCriterionResult) => void, signal: AbortSignal): Promise<{ label: string; summary: VerifyCasesSummary }> {
+export async function runCliJob(job: CliJob, onResult: (result: CaseCriterionResult & { arm?: AbArm }) => void, signal: AbortSignal): Promise<{ label: string; summary: VerifyCasesSummary; ab?: AbMetrics }> {
   const verifier = await cliVerifier(job.verifier);
   const done = new Set(job.done);
-  const summary = await verifyCases(verifier.graph, job.cases, job.verifier.criteria, { concurrency: job.concurrency, skip: (caseId, criterionId) => done.has(`${caseId}\u0000${criterionId}`), onResult, signal });
-  return { label: verifier.label, summary };
+  const skip = (caseId: string, criterionId: string) => done.has(`${caseId}\u0000${criterionId}`);
+  if (!job.ab) {
+    const summary = await verifyCases(verifier.graph, job.cases, job.verifier.criteria, { concurrency: job.concurrency, skip, onResult, signal });
+    return { label: verifier.label, summary };
+  }
+  const { share, labels, rollbackWhen } = job.ab;
+  const { candidate: candidateOptions } = job.ab;
+  const candidate = await cliVerifier({ ...job.verifier, model: candidateOptions.model, scripted: candidateOptions.scripted } as CliVerifierOptions);
+  // The arm each verdict came from, read back when verifyCases hands the verdict on (a run that threw has none).
+  const arms = new Map<string, AbArm>();
+  const split = abVerifier(verifier.graph, candidate.graph, {
+    share,
+    ...(labels ? { labels } : {}),
+    ...(rollbackWhen ? { rollback: () => existsSync(rollbackWhen) } : {}),
+    onResult: (result) => void arms.set(`${result.caseId}\u0000${result.criterionId}`, result.arm),
+  });
+  const summary = await verifyCases(split, job.cases, job.verifier.criteria, {
+    concurrency: job.concurrency,
+    skip,
+    signal,
+    onResult: (result) => {
+      const key = `${result.caseId}\u0000${result.criterionId}`;
+      const arm = arms.get(key) ?? split.arm(result.caseId);
+      arms.delete(key);
+      onResult({ ...result, arm });
+    },
+  });
+  return { label: `${verifier.label}, A/B: ${formatShare(share)} of cases to ${candidate.label}`, summary, ab: split.metrics() };
+}
+
+function formatShare(share: number): string {
+  return `${Math.round(share * 1000) / 10}%`;
 }
 
 /** The model through LangChain's `initChatModel`, imported only now: `langchain` and the provider are the user's. */

@@ -30,6 +30,8 @@ export async function testCommand(files: string[], options: TestCommandOptions, 
   let drawn = -1;
   const run = await runScenarios(scenarios, {
     ...(options.workflow === undefined ? {} : { workflow: options.workflow }),
+    // Own failures stay out of a scenario's verdict; decision lines (--debug) go to stderr.
+    logger: { warn: () => {}, debug: (line: string) => output.err(line) },
     onProgress: ({ done, total }) => {
       if (!progress.isTTY || total <= PROGRESS_THRESHOLD) return;
       const percent = Math.floor((done * 100) / total);

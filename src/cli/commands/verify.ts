@@ -8,6 +8,7 @@ import { verifyProgress, type ProgressStream } from '../verify/progress.js';
 import { renderVerifyHtml, type ReportResult } from '../verify/report-html.js';
 import { formatDuration, summaryTable, VerifyTally } from '../verify/summary.js';
 import { writeErrorReason, writeFileAtomic } from '../write-file-atomic.js';
+import { abJob, abTable, type AbJob, type AbMetricsOutput } from '../verify/ab.js';
 
 export interface VerifyCommandOptions {
   /** Policy files, Markdown or text. */
@@ -34,6 +35,16 @@ export interface VerifyCommandOptions {
   prices?: string;
   /** Model calls a run may make. @default 10 */
   maxIterations?: number;
+  /** A/B: the candidate's `provider:name`; a share of the cases (`abShare`) goes to it. */
+  candidateModel?: string;
+  /** A/B: the candidate answers from these scripted verdicts (offline runs, tests). */
+  candidateScripted?: string;
+  /** A/B: the share of cases for the candidate, `0.1` or `10%`. */
+  abShare?: string;
+  /** A/B: JSONL of labelled verdicts, `{ caseId, criterionId, status }` a line, for each arm's agreement. */
+  labels?: string;
+  /** A/B: while this file exists, every new case goes to the primary (the rollback switch). */
+  abRollbackWhen?: string;
 }
 
 /** The adapter module the command loads when it runs (typed here by hand: the core never names an adapter's module). */
@@ -41,13 +52,14 @@ interface CliVerifierModule {
   runCliJob(
     job: {
       verifier: { policy: string[]; criteria: CriterionInput[]; model?: string; scripted?: { answers: AnswerInput[]; file: string; delayMs?: number }; prices?: PriceTable; maxIterations?: number };
+      ab?: AbJob;
       cases: Array<{ id: string; caseBundle: Record<string, unknown> }>;
       done: string[];
       concurrency: number;
     },
     onResult: (result: ResultLine) => void,
     signal: AbortSignal,
-  ): Promise<{ label: string; summary: { verified: number; skipped: number; stopped: boolean } }>;
+  ): Promise<{ label: string; summary: { verified: number; skipped: number; stopped: boolean }; ab?: AbMetricsOutput }>;
 }
 
 /**
@@ -67,12 +79,14 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
   let answers: AnswerInput[] | undefined;
   let prices: PriceTable | undefined;
   let resumed: ResultLine[] = [];
+  let ab: AbJob | undefined;
   try {
     chunks = await readPolicies(options.policy);
     criteria = parseCriteria(await readInput(options.criteria, 'criteria file'), options.criteria);
     cases = parseCases(await readInput(options.cases, 'cases file'), options.cases);
     if (options.scripted !== undefined) answers = parseAnswers(await readInput(options.scripted, 'scripted answers'), options.scripted, new Set(cases.map((item) => item.id)), new Set(criteria.map((criterion) => criterion.id)));
     if (options.prices !== undefined) prices = parsePrices(await readInput(options.prices, 'prices file'), options.prices);
+    ab = await abJob(options, cases, criteria);
     resumed = await previousResults(options, output);
   } catch (error) {
     if (!(error instanceof VerifyInputError)) throw error;
@@ -129,14 +143,15 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
   progress.start();
   let summary: { verified: number; skipped: number; stopped: boolean };
   let label: string;
+  let abMetrics: AbMetricsOutput | undefined;
   let anyResult = false;
   // Runs that all fail from the start (a wrong key, no network) would fill the file with failures: stop early.
   let failuresBeforeAVerdict = 0;
   let firstFailure: string | undefined;
   let gaveUp = false;
   try {
-    ({ summary, label } = await module.runCliJob(
-      { verifier: verifierOptions, cases, done: [...done], concurrency: options.concurrency ?? 4 },
+    ({ summary, label, ab: abMetrics } = await module.runCliJob(
+      { verifier: verifierOptions, ...(ab ? { ab } : {}), cases, done: [...done], concurrency: options.concurrency ?? 4 },
       (result) => {
         anyResult = true;
         // the pair and the verdict first, so a line reads as what it is about; the trace and usage after
@@ -172,6 +187,7 @@ export async function verifyCommand(options: VerifyCommandOptions, output: Outpu
 
   const print = options.out === undefined ? output.err : output.out;
   for (const line of summaryTable(tally)) print(line);
+  if (abMetrics) for (const line of abTable(abMetrics)) print(line);
   const elapsed = performance.now() - started;
   const previously = done.size > 0 ? ` (${done.size} from an earlier run)` : '';
   print(`\n${tally.total.results} of ${total} verdicts${previously} in ${formatDuration(elapsed)}, ${summary.verified} run now with ${label}, concurrency ${options.concurrency ?? 4}`);

@@ -215,7 +215,7 @@ function resultOf(value: unknown, file: string, line: number): ResultLine {
   return record as ResultLine;
 }
 
-function parseJsonLine(line: string, file: string, lineNumber: number): unknown {
+export function parseJsonLine(line: string, file: string, lineNumber: number): unknown {
   try {
     return JSON.parse(line);
   } catch (error) {
@@ -247,7 +247,7 @@ function suggest(name: string, known: Iterable<string>): string {
   return hint ? ` (${hint})` : '';
 }
 
-function column(line: string, text: string): number {
+export function column(line: string, text: string): number {
   const at = line.indexOf(text);
   return at < 0 ? 1 : at + 1;
 }

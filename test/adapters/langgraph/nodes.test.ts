@@ -61,7 +61,7 @@ describe('sessionFromState', () => {
     const [deviation] = held.workflow.deviations;
     expect(deviation).toMatchObject({ from: 'greeting', to: 'resolution', step: 1 });
     const text = JSON.parse(update.panoptes!) as { steps: unknown[]; workflow: { deviations: unknown[] } };
-    expect(text.steps).toEqual([[1, 1, 'resolution', step!.method, step!.confidence]]);
+    expect(text.steps).toEqual([[1, 1, 'resolution', step!.method, step!.confidence, step!.elapsedMs]]);
     expect(text.workflow.deviations).toEqual([['greeting', 'resolution', deviation!.position, deviation!.at, 1]]);
     expect(sessionFromState(update)).toEqual(held);
   });

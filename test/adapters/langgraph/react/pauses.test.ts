@@ -2,7 +2,7 @@ import { tool } from '@langchain/core/tools';
 import { interrupt, MemorySaver } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { compareResults, createVerificationGraph, resumeCase, shadowVerifier, verifyCase, type CriterionResult, type ShadowDisagreement } from '../../../../adapters/langgraph/index.js';
+import { abVerifier, compareResults, createVerificationGraph, resumeCase, shadowVerifier, verifyCase, type CriterionResult, type ShadowDisagreement } from '../../../../adapters/langgraph/index.js';
 import { calls, noWait } from './helpers.js';
 import { FILED_IN_TIME, lateClaim, promptClaim, REFUND_CRITERIA, refundPolicy, refundReviewer } from './refund-reviewer.js';
 
@@ -65,5 +65,22 @@ describe('a criterion paused for a human', () => {
     await verifier.settled();
     expect(disagreements).toEqual([]);
     expect(compareResults(paused!, { ...paused!, status: 'not_met' } as CriterionResult)).toBeUndefined();
+  });
+});
+
+describe('a run paused on one arm of an A/B split', () => {
+  it('resumes on the arm that began it, even after a rollback', async () => {
+    const checkpointer = new MemorySaver();
+    const primary = createVerificationGraph({ model: refundReviewer(), retriever: refundPolicy, checkpointer, ...noWait });
+    const candidate = createVerificationGraph({ model: cautiousReviewer(), retriever: refundPolicy, tools: [askReviewer], checkpointer, ...noWait });
+    const verifier = abVerifier(primary, candidate, { share: 1 });
+    const [paused] = await verifyCase(verifier, lateClaim, [FILED_IN_TIME]);
+    expect(paused).toMatchObject({ status: 'paused', interrupts: [{ value: { question: 'Was the late filing excused?' } }] });
+    expect(verifier.metrics().candidate.runs).toBe(0); // a pause is no verdict yet
+    verifier.rollback();
+    const resumed = await resumeCase(verifier, paused!, 'no');
+    expect(resumed).toMatchObject({ status: 'not_met', rationale: 'filed after 120 days', threadId: paused!.threadId });
+    expect(resumed.trace.map((step) => step.action)).toEqual(['search_policy', 'get_case_facts', 'ask_reviewer', 'finish']);
+    expect(verifier.metrics()).toMatchObject({ rolledBack: true, candidate: { runs: 1 }, primary: { runs: 0 } });
   });
 });
