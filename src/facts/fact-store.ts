@@ -3,6 +3,7 @@ import { InvalidOptionError } from '../errors/index.js';
 import type { Value } from '../rules/index.js';
 import { fitsPattern, formatFact, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
 import { renderSummary, type SummarizeOptions } from './summarize.js';
+import { createProvenanceLog, type ProvenanceLog, type ProvenanceLogOptions } from './provenance/index.js';
 
 /** A fact inside the store: a stable id, plus the fetch that produced it when it came from a data tool. */
 export interface StoredFact extends Fact {
@@ -80,6 +81,8 @@ export interface FactStoreOptions {
   seed?: FactSeed;
   /** A snapshot from `toJSON()` to restore; applied before `seed`. */
   snapshot?: FactStoreSnapshot;
+  /** Bounds and id shapes of the session's provenance log (where each value came from). */
+  provenance?: Omit<ProvenanceLogOptions, 'now'>;
 }
 
 /**
@@ -88,6 +91,11 @@ export interface FactStoreOptions {
  */
 export interface FactStore {
   readonly clock: Clock;
+  /**
+   * Where values came from: every tool result the sentinel is told of, the user's messages and the system prompt,
+   * with their trust. Lives as long as the store; not part of `toJSON()`.
+   */
+  readonly provenance: ProvenanceLog;
   /** Increases on every change; two equal versions mean nothing changed in between. */
   readonly version: number;
   /** Adds (or refreshes) a fact. `ttlMs` makes it expire; without it the fact holds for the session. */
@@ -182,7 +190,7 @@ function bucketKey(value: Value): BucketKey {
  * facts.assert('membership', ['mia_li_3818', 'gold'], { source: 'tool:get_user_details', ttlMs: 60_000 });
  * facts.summarize(); // "Context: current_user = mia_li_3818 ..."
  */
-export function createFactStore({ clock = systemClock, seed, snapshot }: FactStoreOptions = {}): FactStore {
+export function createFactStore({ clock = systemClock, seed, snapshot, provenance: provenanceOptions }: FactStoreOptions = {}): FactStore {
   if (typeof clock?.now !== 'function') throw new InvalidOptionError({ parameter: 'clock', value: clock, fix: 'Pass a Clock, e.g. systemClock or createFakeClock().' });
   if (snapshot !== undefined && snapshot.format !== 'panoptes.facts/1') {
     throw new InvalidOptionError({ parameter: 'snapshot', value: (snapshot as { format?: unknown }).format, fix: "Pass a snapshot from FactStore.toJSON() (format 'panoptes.facts/1')." });
@@ -272,8 +280,11 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
     return true;
   };
 
+  const provenance = createProvenanceLog({ ...provenanceOptions, now: () => clock.now() });
+
   const store: FactStore = {
     clock,
+    provenance,
     get version() {
       return version;
     },
@@ -397,6 +408,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
         const kept = message.slice(0, MAX_USER_MESSAGE_LENGTH);
         if (userWords.has(kept)) continue;
         userWords.set(kept, kept.toLowerCase());
+        provenance.recordMessage('user', message);
         if (userWords.size > MAX_USER_MESSAGES) userWords.delete(userWords.keys().next().value!);
       }
     },

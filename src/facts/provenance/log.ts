@@ -1,0 +1,280 @@
+import { extractAtoms, normaliseText, type Atom, type AtomOptions } from './atoms.js';
+
+/** Whether a source's content may steer the agent's actions: the user's and the system's words are trusted. */
+export type Trust = 'trusted' | 'untrusted';
+
+/** Where a value came from: a tool result (or one part of it), a user message or the system prompt. */
+export interface ProvenanceSource {
+  /** 1, 2, ...: the order sources entered the session. */
+  readonly step: number;
+  readonly kind: 'tool' | 'user' | 'system';
+  /** The tool whose result this is (`kind: 'tool'`). */
+  readonly tool?: string;
+  readonly trust: Trust;
+  /** Clock time it was recorded. */
+  readonly at: number;
+}
+
+/** One place a value was found: the source, and for a structured tool result the key path of the field. */
+export interface Occurrence {
+  source: ProvenanceSource;
+  /** Dotted keys of the field in the result (`transactions.subject`), list indexes left out; '' for the whole text. */
+  path: string;
+  /** The atom as normalised, or the text found (for a value that has no atoms). */
+  atom: string;
+}
+
+/** The trust of one field of a tool result, from the rulebase's `source` declarations and the default. */
+export type TrustOf = (tool: string, path: readonly string[]) => Trust;
+
+/** Options of {@link createProvenanceLog}. */
+export interface ProvenanceLogOptions extends AtomOptions {
+  /** Atom occurrences kept per session; past it, untrusted content is assumed to hold every value. @default 200000 */
+  maxOccurrences?: number;
+  /** Characters of text kept per session for values that have no atoms (names, titles). @default 8388608 */
+  maxTextChars?: number;
+  /** Clock time, for `at`. @default Date.now */
+  now?: () => number;
+}
+
+/** Counters of what the log could not keep: the figures to watch when tool outputs are huge. */
+export interface ProvenanceStats {
+  sources: number;
+  occurrences: number;
+  /** Results or messages cut to `maxChars`, or that gave more than `maxAtoms` atoms. */
+  truncated: number;
+  /** Untrusted content whose atoms or text did not fit the session's budget. */
+  overflowed: number;
+  /** Results the log failed to read (never thrown into the agent). */
+  failures: number;
+}
+
+/**
+ * The session's record of where values came from. Every tool result is a source with a trust level, every user
+ * message and the system prompt are trusted sources; values are indexed as atoms, and the text is kept (bounded) to
+ * find values that are not atoms. Recording never throws.
+ */
+export interface ProvenanceLog {
+  /** Records a tool result; its fields' trust comes from `trustOf`. Returns the sources made (one per trust level). */
+  recordToolResult(tool: string, result: unknown, trustOf: TrustOf): ProvenanceSource[];
+  /** Records a user message or the system prompt (trusted); a text recorded before is not recorded again. */
+  recordMessage(kind: 'user' | 'system', text: string): ProvenanceSource | undefined;
+  /** Where a value (a tool argument: a string, a number, a list of them) occurs, in the order of the sources. */
+  occurrences(value: unknown): Occurrence[][];
+  /** Where one candidate of {@link candidatesOf} occurs: an atom by its key, other text as a whole word or phrase. */
+  lookup(candidate: { key: string; atom: boolean }): Occurrence[];
+  /** Whether any untrusted source has been recorded: untrusted content is in the model's context. */
+  hasUntrusted(): boolean;
+  /** The untrusted sources, oldest first. */
+  untrustedSources(): ProvenanceSource[];
+  /** Whether untrusted content was lost to the budget (then every value not given by a trusted source counts as untrusted). */
+  readonly overflowed: boolean;
+  readonly stats: Readonly<ProvenanceStats>;
+}
+
+/** Default of `ProvenanceLogOptions.maxOccurrences`. */
+export const DEFAULT_MAX_OCCURRENCES = 200_000;
+/** Default of `ProvenanceLogOptions.maxTextChars`. */
+export const DEFAULT_MAX_TEXT_CHARS = 8 * 1_048_576;
+const MAX_WALK_DEPTH = 32;
+const MAX_LEAVES = 20_000;
+
+interface TextPart {
+  source: ProvenanceSource;
+  path: string;
+  text: string;
+}
+
+/**
+ * Creates a provenance log; a fact store owns one per session.
+ * @example
+ * const log = createProvenanceLog();
+ * log.recordMessage('user', 'Pay the bill in bill.txt');
+ * log.recordToolResult('read_file', 'Pay to US133000000121212121212', () => 'untrusted');
+ * log.occurrences('US133000000121212121212'); // [[{ source: { tool: 'read_file', trust: 'untrusted', ... }, ... }]]
+ */
+export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, maxTextChars = DEFAULT_MAX_TEXT_CHARS, now = Date.now, ...atomOptions }: ProvenanceLogOptions = {}): ProvenanceLog {
+  const sources: ProvenanceSource[] = [];
+  const index = new Map<string, Occurrence[]>();
+  const texts: TextPart[] = [];
+  const messages = new Set<string>();
+  const stats: ProvenanceStats = { sources: 0, occurrences: 0, truncated: 0, overflowed: 0, failures: 0 };
+  let textChars = 0;
+  let overflowed = false;
+
+  const newSource = (kind: ProvenanceSource['kind'], trust: Trust, tool?: string): ProvenanceSource => {
+    const source: ProvenanceSource = Object.freeze({ step: sources.length + 1, kind, trust, at: now(), ...(tool !== undefined ? { tool } : {}) });
+    sources.push(source);
+    stats.sources++;
+    return source;
+  };
+
+  const lose = (source: ProvenanceSource) => {
+    if (source.trust === 'untrusted') {
+      overflowed = true;
+      stats.overflowed++;
+    }
+  };
+
+  const indexText = (source: ProvenanceSource, path: string, text: string) => {
+    const extraction = extractAtoms(text, atomOptions);
+    if (extraction.truncated) {
+      stats.truncated++;
+      lose(source);
+    }
+    for (const atom of extraction.atoms) {
+      if (stats.occurrences >= maxOccurrences) {
+        lose(source);
+        break;
+      }
+      let list = index.get(atom.value);
+      if (!list) index.set(atom.value, (list = []));
+      list.push({ source, path, atom: atom.value });
+      stats.occurrences++;
+    }
+    const normalised = normaliseText(text);
+    if (textChars + normalised.length > maxTextChars) {
+      lose(source);
+      return;
+    }
+    textChars += normalised.length;
+    texts.push({ source, path, text: normalised });
+  };
+
+  const log: ProvenanceLog = {
+    recordToolResult(tool, result, trustOf) {
+      try {
+        const leaves = leavesOf(result);
+        const made = new Map<Trust, ProvenanceSource>();
+        const parts = new Map<string, { source: ProvenanceSource; chunks: string[] }>();
+        for (const leaf of leaves) {
+          const trust = safeTrust(trustOf, tool, leaf.path);
+          let source = made.get(trust);
+          if (!source) made.set(trust, (source = newSource('tool', trust, tool)));
+          const path = leaf.path.join('.');
+          const key = `${trust}\u0000${path}`;
+          let part = parts.get(key);
+          if (!part) parts.set(key, (part = { source, chunks: [] }));
+          part.chunks.push(leaf.text);
+        }
+        for (const [key, part] of parts) indexText(part.source, key.slice(key.indexOf('\u0000') + 1), part.chunks.join('\n'));
+        return [...made.values()];
+      } catch {
+        // Never into the agent; but a result that could not be read may have carried anything.
+        stats.failures++;
+        overflowed = true;
+        return [];
+      }
+    },
+    recordMessage(kind, text) {
+      try {
+        if (typeof text !== 'string' || text === '' || messages.has(text)) return undefined;
+        messages.add(text);
+        const source = newSource(kind, 'trusted');
+        indexText(source, '', text);
+        return source;
+      } catch {
+        stats.failures++;
+        return undefined;
+      }
+    },
+    occurrences(value) {
+      const found: Occurrence[][] = [];
+      for (const candidate of candidatesOf(value, atomOptions)) found.push(log.lookup(candidate));
+      return found;
+    },
+    lookup(candidate) {
+      return candidate.atom ? (index.get(candidate.key) ?? []) : findText(texts, candidate.key);
+    },
+    hasUntrusted() {
+      return overflowed || sources.some((source) => source.trust === 'untrusted');
+    },
+    untrustedSources() {
+      return sources.filter((source) => source.trust === 'untrusted');
+    },
+    get overflowed() {
+      return overflowed;
+    },
+    get stats() {
+      return stats;
+    },
+  };
+  return log;
+}
+
+/**
+ * What a tool argument is matched by: its atoms (only those written in it, not hosts derived from them), or, for a
+ * value with none (a user name, a channel, a hotel), its whole normalised text. Lists give the candidates of each item.
+ */
+export function candidatesOf(value: unknown, atomOptions: AtomOptions = {}): Array<{ key: string; atom: boolean; value: string }> {
+  const candidates: Array<{ key: string; atom: boolean; value: string }> = [];
+  const visit = (item: unknown, depth: number) => {
+    if (depth > 4 || candidates.length > 200) return;
+    if (Array.isArray(item)) return item.forEach((inner) => visit(inner, depth + 1));
+    if (typeof item !== 'string') return;
+    const text = item.trim();
+    if (text.length < 2) return;
+    const atoms: Atom[] = extractAtoms(text, { ...atomOptions, maxChars: 65_536, maxAtoms: 200 }).atoms;
+    const written = atoms.filter((atom) => !atom.derived && atom.kind !== 'quantity' && atom.kind !== 'quoted');
+    // An argument that is one bare host (`dora-website.com`) is matched as that host, wherever a URL carried it.
+    const primary = written.length > 0 ? written : atoms.filter((atom) => atom.kind === 'host');
+    if (primary.length > 0) for (const atom of primary) candidates.push({ key: atom.value, atom: true, value: text });
+    else if (text.length >= 3) candidates.push({ key: normaliseText(text), atom: false, value: text });
+  };
+  visit(value, 0);
+  return candidates;
+}
+
+function findText(texts: readonly TextPart[], wanted: string): Occurrence[] {
+  const found: Occurrence[] = [];
+  for (const part of texts) {
+    let at = part.text.indexOf(wanted);
+    while (at !== -1) {
+      // Whole words only: `al` is not in `alice`.
+      const before = at === 0 ? '' : part.text[at - 1]!;
+      const after = part.text[at + wanted.length] ?? '';
+      if (!isWordChar(before) && !isWordChar(after)) {
+        found.push({ source: part.source, path: part.path, atom: wanted });
+        break;
+      }
+      at = part.text.indexOf(wanted, at + 1);
+    }
+  }
+  return found;
+}
+
+function isWordChar(char: string): boolean {
+  return char !== '' && /[\p{L}\p{N}_]/u.test(char);
+}
+
+function safeTrust(trustOf: TrustOf, tool: string, path: readonly string[]): Trust {
+  try {
+    return trustOf(tool, path) === 'trusted' ? 'trusted' : 'untrusted';
+  } catch {
+    return 'untrusted';
+  }
+}
+
+/** The text leaves of a result with their key paths (list indexes left out); a string result is one leaf. */
+function leavesOf(result: unknown): Array<{ path: string[]; text: string }> {
+  const leaves: Array<{ path: string[]; text: string }> = [];
+  const walk = (value: unknown, path: string[], depth: number) => {
+    if (leaves.length >= MAX_LEAVES) return;
+    if (typeof value === 'string') leaves.push({ path, text: value });
+    else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') leaves.push({ path, text: String(value) });
+    else if (value === null || value === undefined || typeof value !== 'object') return;
+    else if (depth >= MAX_WALK_DEPTH) leaves.push({ path, text: safeStringify(value) });
+    else if (Array.isArray(value)) for (const item of value) walk(item, path, depth + 1);
+    else for (const [key, item] of Object.entries(value as Record<string, unknown>)) walk(item, [...path, key], depth + 1);
+  };
+  walk(result, [], 0);
+  return leaves;
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
+}
