@@ -25,16 +25,17 @@ export interface RelationVerdict {
 }
 
 /**
- * `from_untrusted(V)`: some value in V occurs in an untrusted result and in no trusted source (a user message, the
- * system prompt, a trusted result). When the log lost untrusted content to its budget, every value no trusted source
+ * `from_untrusted(V)`: some value in V occurs in an untrusted result and in no trusted message (the user's, the system
+ * prompt) and is no whole entry of a directory result. A merely trusted result that also holds it does not clear it: the untrusted one may
+ * be why the agent uses it. When the log lost untrusted content to its budget, every value no trusted source
  * gave counts as untrusted: provenance fails closed.
  */
 export function fromUntrusted(log: ProvenanceLog, value: Value, args?: Readonly<Record<string, unknown>>): RelationVerdict {
   const links: ProvenanceLink[] = [];
   for (const candidate of candidatesOf(value)) {
     const found = log.lookup(candidate);
-    if (found.some((occurrence) => occurrence.source.trust === 'trusted')) continue;
-    const untrusted = found.find((occurrence) => occurrence.source.trust === 'untrusted');
+    if (found.some((occurrence) => occurrence.source.kind !== 'tool') || log.isDirectoryEntry(candidate.key) || log.isDirectoryEntry(candidate.value)) continue;
+    const untrusted = found.find((occurrence) => occurrence.source.trust !== 'trusted');
     const argument = argumentHolding(args, candidate.value);
     if (untrusted) links.push(linkOf(untrusted, argument));
     else if (log.overflowed) links.push({ atom: candidate.key, ...(argument ? { argument } : {}) });
@@ -79,7 +80,7 @@ export function describeLink(link: ProvenanceLink, relation: string): string {
   if (relation === 'user_gave') return link.step === undefined ? `${what} is not in the user's messages` : `${what} was given by the user (step ${link.step})`;
   if (link.tool === undefined) return `${what} is in no trusted source, and untrusted content overflowed the provenance log`;
   const field = link.path ? ` field ${link.path}` : '';
-  return `${what} came from ${link.tool}'s result${field} (step ${link.step}), untrusted, and from no trusted source`;
+  return `${what} came from ${link.tool}'s result${field} (step ${link.step}), which is untrusted, and not from the user`;
 }
 
 function linkOf(occurrence: Occurrence, argument?: string): ProvenanceLink {

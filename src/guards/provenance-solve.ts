@@ -1,7 +1,7 @@
 import { andThen } from '../async/index.js';
-import { canonicalJson, type FactStore } from '../facts/index.js';
+import { canonicalJson, type FactStore, type ProvenanceLog } from '../facts/index.js';
 import { hashString } from '../hash/cyrb53.js';
-import type { Value } from '../rules/index.js';
+import type { Rulebase, Value } from '../rules/index.js';
 import { PROVENANCE_PREDICATES } from '../rules/provenance-builtins.js';
 import type { CLiteral } from './compile.js';
 import { runJudge, type Judge, type JudgeVerdict } from './judge.js';
@@ -21,7 +21,7 @@ export interface ProvenanceContext {
 /** What a provenance relation needs of the search that meets it. */
 export interface ProvenanceHooks {
   env: Environment;
-  context: { store: FactStore; provenance: ProvenanceContext };
+  context: { store: FactStore; provenance: ProvenanceContext; compiled: { rulebase: Rulebase } };
   call: { tool: string; args: Record<string, unknown> } | undefined;
   explain: boolean;
   negated: boolean;
@@ -47,6 +47,8 @@ export function solveProvenanceRelation(hooks: ProvenanceHooks, literal: CLitera
   let verdict: RelationVerdict;
   if (predicate === 'in_context_untrusted') {
     verdict = untrustedInContext(log);
+  } else if (predicate === 'sink_from_untrusted') {
+    verdict = sinkFromUntrusted(hooks, log);
   } else {
     const value = hooks.env.value(literal.args[0]!, base);
     if (value === UNBOUND_CONTEXT) return false;
@@ -63,6 +65,20 @@ export function solveProvenanceRelation(hooks: ProvenanceHooks, literal: CLitera
     return false;
   }
   return hooks.succeed(literal, base, parent, provenanceNode(literal, base, texts, verdict.links), k);
+}
+
+/** Every sink argument of the guarded call that is from_untrusted, each with its chain. */
+function sinkFromUntrusted(hooks: ProvenanceHooks, log: ProvenanceLog): RelationVerdict {
+  const links: ProvenanceLink[] = [];
+  if (!hooks.call) return { holds: false, links };
+  for (const sink of hooks.context.compiled.rulebase.sinks.get(hooks.call.tool) ?? []) {
+    for (const param of sink.params) {
+      const value = hooks.call.args[param];
+      if (value === undefined || value === null) continue;
+      for (const link of fromUntrusted(log, value as Value, hooks.call.args).links) links.push({ ...link, argument: param });
+    }
+  }
+  return { holds: links.length > 0, links };
 }
 
 function solveSeenIn(hooks: ProvenanceHooks, literal: CLiteral, base: number, parent: ProofNode, value: Value, k: Continuation): Step {

@@ -140,14 +140,16 @@ export interface StrictDeclaration {
 }
 
 /**
- * `source tool[.key.key] trusted|untrusted`: how far a tool's results (or one field of them, at any list depth) may
- * steer the agent. `*` as the tool sets the default for every tool not declared.
+ * `source tool[.key.key] trusted|untrusted|directory`: how far a tool's results (or one field of them, at any list
+ * depth) may steer the agent. `directory` is trusted and more: it lists the destinations that exist (users, contacts,
+ * channels), so a value it holds is not `from_untrusted` even where untrusted text names it too. `*` as the tool sets
+ * the default for every tool not declared.
  */
 export interface SourceDeclaration {
   kind: 'source';
   tool: string;
   path: string[];
-  trust: 'trusted' | 'untrusted';
+  trust: 'trusted' | 'untrusted' | 'directory';
   pos: Position;
 }
 

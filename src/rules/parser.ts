@@ -217,11 +217,12 @@ class Parser {
       path.push(this.next().text);
     }
     // `source read_file.untrusted` reads as a path; the last key is the trust word when none follows.
-    let trust = this.peek().kind === 'identifier' && (this.peek().text === 'trusted' || this.peek().text === 'untrusted') ? this.next().text : undefined;
-    if (trust === undefined && (path.at(-1) === 'trusted' || path.at(-1) === 'untrusted')) trust = path.pop();
-    if (trust === undefined) this.fail("expected 'trusted' or 'untrusted'", 'e.g. source read_file untrusted, or source get_transactions.subject untrusted');
+    const levels = ['trusted', 'untrusted', 'directory'];
+    let trust = this.peek().kind === 'identifier' && levels.includes(this.peek().text) ? this.next().text : undefined;
+    if (trust === undefined && levels.includes(path.at(-1) ?? '')) trust = path.pop();
+    if (trust === undefined) this.fail("expected 'trusted', 'untrusted' or 'directory'", 'e.g. source read_file untrusted, or source get_transactions.subject untrusted');
     this.endDeclaration('source');
-    return { kind: 'source', tool, path, trust: trust as 'trusted' | 'untrusted', pos };
+    return { kind: 'source', tool, path, trust: trust as 'trusted' | 'untrusted' | 'directory', pos };
   }
 
   /** `sink tool(param, ...) kind`. */

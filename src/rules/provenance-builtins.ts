@@ -6,9 +6,14 @@ export const PROVENANCE_PREDICATES: Readonly<Record<string, { arity: number; inp
   from_untrusted: {
     arity: 1,
     inputs: [0],
-    description: 'from_untrusted(V): a value in V occurs in an untrusted tool result and in no trusted source (a user message, the system prompt, a trusted result)',
+    description: 'from_untrusted(V): a value in V occurs in an untrusted tool result and in no trusted message (the user\'s, the system prompt)',
   },
   user_gave: { arity: 1, inputs: [0], description: "user_gave(V): every value in V occurs in the user's messages or the system prompt" },
+  sink_from_untrusted: {
+    arity: 0,
+    inputs: [],
+    description: 'sink_from_untrusted: an argument the rulebase declares a sink of the guarded tool (`sink tool(param) kind`) is from_untrusted',
+  },
   in_context_untrusted: { arity: 0, inputs: [], description: "in_context_untrusted: an untrusted tool result is in the model's context" },
   seen_in: { arity: 2, inputs: [0], description: 'seen_in(V, Tool): a value in V occurs in a result of Tool (Tool may be unbound)' },
   judged: {

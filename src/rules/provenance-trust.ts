@@ -11,14 +11,14 @@ export type DefaultTrust = 'trusted' | 'untrusted';
  * const trustOf = trustOfResult(rulebase.sources, 'untrusted');
  * trustOf('get_most_recent_transactions', ['subject']); // 'untrusted' with `source get_most_recent_transactions.subject untrusted`
  */
-export function trustOfResult(sources: readonly SourceDeclaration[], defaultTrust: DefaultTrust): (tool: string, path: readonly string[]) => DefaultTrust {
+export function trustOfResult(sources: readonly SourceDeclaration[], defaultTrust: DefaultTrust): (tool: string, path: readonly string[]) => SourceDeclaration['trust'] {
   const byTool = new Map<string, SourceDeclaration[]>();
   for (const declaration of sources) {
     const list = byTool.get(declaration.tool);
     if (list) list.push(declaration);
     else byTool.set(declaration.tool, [declaration]);
   }
-  const best = (declarations: readonly SourceDeclaration[] | undefined, path: readonly string[]): DefaultTrust | undefined => {
+  const best = (declarations: readonly SourceDeclaration[] | undefined, path: readonly string[]): SourceDeclaration['trust'] | undefined => {
     let found: SourceDeclaration | undefined;
     for (const declaration of declarations ?? []) {
       if (!containsRun(path, declaration.path)) continue;

@@ -1,7 +1,11 @@
 import { extractAtoms, normaliseText, type Atom, type AtomOptions } from './atoms.js';
 
-/** Whether a source's content may steer the agent's actions: the user's and the system's words are trusted. */
-export type Trust = 'trusted' | 'untrusted';
+/**
+ * Whether a source's content may steer the agent's actions. A `directory` lists destinations that exist (users,
+ * contacts, channels): a value equal to one of its entries is known, whoever else names it; anything else in it (a
+ * link inside a channel's name) is untrusted text.
+ */
+export type Trust = 'trusted' | 'untrusted' | 'directory';
 
 /** Where a value came from: a tool result (or one part of it), a user message or the system prompt. */
 export interface ProvenanceSource {
@@ -63,6 +67,8 @@ export interface ProvenanceLog {
   occurrences(value: unknown): Occurrence[][];
   /** Where one candidate of {@link candidatesOf} occurs: an atom by its key, other text as a whole word or phrase. */
   lookup(candidate: { key: string; atom: boolean }): Occurrence[];
+  /** Whether a value (normalised, any case) is a whole entry of a directory result. */
+  isDirectoryEntry(value: string): boolean;
   /** Whether any untrusted source has been recorded: untrusted content is in the model's context. */
   hasUntrusted(): boolean;
   /** The untrusted sources, oldest first. */
@@ -77,6 +83,10 @@ export const DEFAULT_MAX_OCCURRENCES = 200_000;
 /** Default of `ProvenanceLogOptions.maxTextChars`. */
 export const DEFAULT_MAX_TEXT_CHARS = 8 * 1_048_576;
 const MAX_WALK_DEPTH = 32;
+/** Longest directory entry kept: names and addresses, not prose. */
+const MAX_ENTRY_LENGTH = 256;
+/** Longest argument matched as a whole (a name, a title, a channel): prose is not a destination, its atoms are. */
+const MAX_PHRASE_LENGTH = 80;
 const MAX_LEAVES = 20_000;
 
 interface TextPart {
@@ -98,6 +108,7 @@ export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, 
   const index = new Map<string, Occurrence[]>();
   const texts: TextPart[] = [];
   const messages = new Set<string>();
+  const entries = new Set<string>();
   const stats: ProvenanceStats = { sources: 0, occurrences: 0, truncated: 0, overflowed: 0, failures: 0 };
   let textChars = 0;
   let overflowed = false;
@@ -110,7 +121,7 @@ export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, 
   };
 
   const lose = (source: ProvenanceSource) => {
-    if (source.trust === 'untrusted') {
+    if (source.trust !== 'trusted') {
       overflowed = true;
       stats.overflowed++;
     }
@@ -149,6 +160,7 @@ export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, 
         const parts = new Map<string, { source: ProvenanceSource; chunks: string[] }>();
         for (const leaf of leaves) {
           const trust = safeTrust(trustOf, tool, leaf.path);
+          if (trust === 'directory' && leaf.text.length <= MAX_ENTRY_LENGTH && entries.size < maxOccurrences) entries.add(normaliseText(leaf.text));
           let source = made.get(trust);
           if (!source) made.set(trust, (source = newSource('tool', trust, tool)));
           const path = leaf.path.join('.');
@@ -186,11 +198,14 @@ export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, 
     lookup(candidate) {
       return candidate.atom ? (index.get(candidate.key) ?? []) : findText(texts, candidate.key);
     },
+    isDirectoryEntry(value) {
+      return entries.has(normaliseText(value));
+    },
     hasUntrusted() {
-      return overflowed || sources.some((source) => source.trust === 'untrusted');
+      return overflowed || sources.some((source) => source.trust !== 'trusted' && source.kind === 'tool');
     },
     untrustedSources() {
-      return sources.filter((source) => source.trust === 'untrusted');
+      return sources.filter((source) => source.trust !== 'trusted' && source.kind === 'tool');
     },
     get overflowed() {
       return overflowed;
@@ -219,7 +234,7 @@ export function candidatesOf(value: unknown, atomOptions: AtomOptions = {}): Arr
     // An argument that is one bare host (`dora-website.com`) is matched as that host, wherever a URL carried it.
     const primary = written.length > 0 ? written : atoms.filter((atom) => atom.kind === 'host');
     if (primary.length > 0) for (const atom of primary) candidates.push({ key: atom.value, atom: true, value: text });
-    else if (text.length >= 3) candidates.push({ key: normaliseText(text), atom: false, value: text });
+    else if (text.length >= 3 && text.length <= MAX_PHRASE_LENGTH) candidates.push({ key: normaliseText(text), atom: false, value: text });
   };
   visit(value, 0);
   return candidates;
@@ -249,7 +264,8 @@ function isWordChar(char: string): boolean {
 
 function safeTrust(trustOf: TrustOf, tool: string, path: readonly string[]): Trust {
   try {
-    return trustOf(tool, path) === 'trusted' ? 'trusted' : 'untrusted';
+    const trust = trustOf(tool, path);
+    return trust === 'trusted' || trust === 'directory' ? trust : 'untrusted';
   } catch {
     return 'untrusted';
   }
@@ -265,7 +281,15 @@ function leavesOf(result: unknown): Array<{ path: string[]; text: string }> {
     else if (value === null || value === undefined || typeof value !== 'object') return;
     else if (depth >= MAX_WALK_DEPTH) leaves.push({ path, text: safeStringify(value) });
     else if (Array.isArray(value)) for (const item of value) walk(item, path, depth + 1);
-    else for (const [key, item] of Object.entries(value as Record<string, unknown>)) walk(item, [...path, key], depth + 1);
+    else {
+      // Keys can be data too (a map from hotel names to reviews): they are read under the map's own path.
+      const keys: string[] = [];
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        if (/[^A-Za-z0-9_]/.test(key)) keys.push(key);
+        walk(item, [...path, key], depth + 1);
+      }
+      if (keys.length > 0) leaves.push({ path, text: keys.join('\n') });
+    }
   };
   walk(result, [], 0);
   return leaves;
