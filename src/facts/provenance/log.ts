@@ -1,4 +1,4 @@
-import { extractAtoms, normaliseText, type Atom, type AtomOptions } from './atoms.js';
+import { DEFAULT_MAX_ATOM_CHARS, extractAtoms, normaliseText, type Atom, type AtomOptions } from './atoms.js';
 
 /**
  * Whether a source's content may steer the agent's actions. A `directory` lists destinations that exist (users,
@@ -9,7 +9,7 @@ export type Trust = 'trusted' | 'untrusted' | 'directory';
 
 /** Where a value came from: a tool result (or one part of it), a user message or the system prompt. */
 export interface ProvenanceSource {
-  /** 1, 2, ...: the order sources entered the session. */
+  /** 1, 2, ...: the order results and messages entered the session (the trusted and untrusted parts of one result share it). */
   readonly step: number;
   readonly kind: 'tool' | 'user' | 'system';
   /** The tool whose result this is (`kind: 'tool'`). */
@@ -111,10 +111,11 @@ export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, 
   const entries = new Set<string>();
   const stats: ProvenanceStats = { sources: 0, occurrences: 0, truncated: 0, overflowed: 0, failures: 0 };
   let textChars = 0;
+  let steps = 0;
   let overflowed = false;
 
-  const newSource = (kind: ProvenanceSource['kind'], trust: Trust, tool?: string): ProvenanceSource => {
-    const source: ProvenanceSource = Object.freeze({ step: sources.length + 1, kind, trust, at: now(), ...(tool !== undefined ? { tool } : {}) });
+  const newSource = (step: number, kind: ProvenanceSource['kind'], trust: Trust, tool?: string): ProvenanceSource => {
+    const source: ProvenanceSource = Object.freeze({ step, kind, trust, at: now(), ...(tool !== undefined ? { tool } : {}) });
     sources.push(source);
     stats.sources++;
     return source;
@@ -155,14 +156,15 @@ export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, 
   const log: ProvenanceLog = {
     recordToolResult(tool, result, trustOf) {
       try {
-        const leaves = leavesOf(result);
+        const leaves = leavesOf(structured(result, atomOptions.maxChars ?? DEFAULT_MAX_ATOM_CHARS));
+        const step = ++steps;
         const made = new Map<Trust, ProvenanceSource>();
         const parts = new Map<string, { source: ProvenanceSource; chunks: string[] }>();
         for (const leaf of leaves) {
           const trust = safeTrust(trustOf, tool, leaf.path);
           if (trust === 'directory' && leaf.text.length <= MAX_ENTRY_LENGTH && entries.size < maxOccurrences) entries.add(normaliseText(leaf.text));
           let source = made.get(trust);
-          if (!source) made.set(trust, (source = newSource('tool', trust, tool)));
+          if (!source) made.set(trust, (source = newSource(step, 'tool', trust, tool)));
           const path = leaf.path.join('.');
           const key = `${trust}\u0000${path}`;
           let part = parts.get(key);
@@ -182,7 +184,7 @@ export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, 
       try {
         if (typeof text !== 'string' || text === '' || messages.has(text)) return undefined;
         messages.add(text);
-        const source = newSource(kind, 'trusted');
+        const source = newSource(++steps, kind, 'trusted');
         indexText(source, '', text);
         return source;
       } catch {
@@ -260,6 +262,18 @@ function findText(texts: readonly TextPart[], wanted: string): Occurrence[] {
 
 function isWordChar(char: string): boolean {
   return char !== '' && /[\p{L}\p{N}_]/u.test(char);
+}
+
+/** A result as structure: hosts hand text (a LangChain tool's string, an MCP text block), often JSON. */
+function structured(result: unknown, maxChars: number): unknown {
+  if (typeof result !== 'string' || result.length > maxChars) return result;
+  const first = result.trimStart()[0];
+  if (first !== '{' && first !== '[') return result;
+  try {
+    return JSON.parse(result) as unknown;
+  } catch {
+    return result;
+  }
 }
 
 function safeTrust(trustOf: TrustOf, tool: string, path: readonly string[]): Trust {
