@@ -21,12 +21,29 @@ function option(name: string): string | undefined {
 }
 
 /** The variants of trust measured: the suite's rulebase as written, and with its `.trusting.rules` declarations added. */
-const VARIANTS = ['untrusting', 'trusting'] as const;
+export const VARIANTS = ['untrusting', 'trusting'] as const;
 
-async function main(): Promise<void> {
-  const runsPath = resolve(option('--runs') ?? join(repo, '../shared/data/agentdojo/runs-dev.jsonl.gz'));
-  const suitesPath = resolve(option('--suites') ?? join(dirname(runsPath), 'suites.json'));
-  const outPath = option('--out');
+/** Where the eval reads and writes. */
+export interface EvalOptions {
+  runsPath: string;
+  suitesPath: string;
+  /** One line per usable run: `{ path, decisions: [{ msg, call, tool, decision, reason, us }] }` (rules alone, the rulebases as written). */
+  outPath?: string | undefined;
+  /** Folder of the `<suite>.rules` files. @default examples/agentdojo */
+  rulesDir?: string;
+}
+
+/** What the replay found: the tallies per trust variant and what it skipped. */
+export interface EvalResult {
+  tallies: Map<string, Tally>;
+  wallMs: number;
+  skipped: number;
+  badLines: number;
+  noRulebase: number;
+}
+
+/** Replays every usable run of a file through its suite's rulebase, both trust variants, rules alone and with the judge. */
+export async function runEval({ runsPath, suitesPath, outPath, rulesDir = join(here, '..') }: EvalOptions): Promise<EvalResult> {
   if (!existsSync(runsPath)) throw new Error(`no runs file at ${runsPath}; pass --runs <file.jsonl.gz>`);
   if (!existsSync(suitesPath)) throw new Error(`no suites.json at ${suitesPath}; pass --suites <suites.json>`);
   const suites = (JSON.parse(readFileSync(suitesPath, 'utf8')) as { suites: Record<string, Suite> }).suites;
@@ -35,11 +52,11 @@ async function main(): Promise<void> {
   const rulebaseFor = (suite: string, variant: (typeof VARIANTS)[number]): Rulebase | undefined => {
     const key = `${suite}/${variant}`;
     if (rulebases.has(key)) return rulebases.get(key);
-    const file = join(here, '..', `${suite}.rules`);
+    const file = join(rulesDir, `${suite}.rules`);
     const spec = suites[suite];
     if (!existsSync(file) || !spec) return undefined;
     let text = readFileSync(file, 'utf8');
-    const trusting = join(here, '..', `${suite}.trusting.rules`);
+    const trusting = join(rulesDir, `${suite}.trusting.rules`);
     if (variant === 'trusting' && existsSync(trusting)) text += `\n${readFileSync(trusting, 'utf8')}`;
     const tools = spec.tools.map((tool) => ({ name: tool.name, parameters: { properties: Object.fromEntries(tool.parameters.map((param) => [param.name, {}])) } }));
     const rulebase = parseRulebase(text, { source: `${suite}.rules`, tools });
@@ -75,11 +92,20 @@ async function main(): Promise<void> {
     }
   }
   const wallMs = performance.now() - wallStart;
-  out?.end();
-  printReport(tallies, { runsPath, wallMs, skipped, badLines, noRulebase, variants: VARIANTS });
+  if (out) await new Promise<void>((done, fail) => out.end((error?: Error | null) => (error ? fail(error) : done())));
+  return { tallies, wallMs, skipped, badLines, noRulebase };
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exitCode = 1;
-});
+async function main(): Promise<void> {
+  const runsPath = resolve(option('--runs') ?? join(repo, '../shared/data/agentdojo/runs-dev.jsonl.gz'));
+  const suitesPath = resolve(option('--suites') ?? join(dirname(runsPath), 'suites.json'));
+  const result = await runEval({ runsPath, suitesPath, outPath: option('--out') });
+  printReport(result.tallies, { runsPath, wallMs: result.wallMs, skipped: result.skipped, badLines: result.badLines, noRulebase: result.noRulebase, variants: VARIANTS });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  });
+}

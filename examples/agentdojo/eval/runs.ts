@@ -78,7 +78,8 @@ export function parseToolOutput(text: string): unknown {
   let body = text.trim();
   if (body.startsWith('<<') && body.endsWith('>>')) body = body.slice(2, -2).trim();
   if (body === '') return body;
-  if (body.startsWith('{') || body.startsWith('[') || body.startsWith('- ') || /^[A-Za-z_][\w ]*:\s/.test(body)) {
+  // A one-line `Note: ...` is a sentence, not a record.
+  if (body.startsWith('{') || body.startsWith('[') || body.startsWith('- ') || (body.includes('\n') && /^[A-Za-z_][\w ]*:\s/.test(body))) {
     try {
       const parsed: unknown = parseYaml(body, { strict: false, uniqueKeys: false, maxAliasCount: 100 });
       if (parsed !== null && typeof parsed === 'object') return parsed;
