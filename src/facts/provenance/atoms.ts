@@ -49,6 +49,35 @@ const DIGIT_RUN = /(?<![\w.])\+?\d[\d ().-]{5,40}\d(?![\w])/g;
 const QUOTED = /"([^"\n]{1,200})"|'([^'\n]{1,200})'/g;
 const QUANTITY = /(?:([$€£¥])\s?(\d[\d,]*(?:\.\d+)?))|(?:\b(\d[\d,]*(?:\.\d+)?)\s?(%|usd|eur|chf|gbp|jpy|dollars?|euros?|francs?|pounds?|kg|g|km|m|cm|mi|miles?|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|nights?|people|persons?|guests?)\b)/gi;
 
+// A dot between two word characters, or an `@`: where an address, a link or a host can be.
+const DOT_OR_AT = /[A-Za-z0-9-]\.[A-Za-z]|@/g;
+// What ends a token around an anchor: white space and the brackets, quotes and separators around addresses.
+const TOKEN_END = new Set([...' \t\n\r\f\v<>"\'`()[]{}|\\,;'].map((char) => char.charCodeAt(0)));
+const isTokenEnd = (code: number) => TOKEN_END.has(code) || code === 0xa0 || code === 0x2028 || code === 0x2029;
+const MAX_TOKEN = 2_300;
+
+/** Calls `visit` with each whitespace-delimited token (bounded) that holds a match of `anchor`, each token once. */
+function forEachToken(text: string, anchor: RegExp, visit: (token: string) => boolean): void {
+  anchor.lastIndex = 0;
+  for (let match = anchor.exec(text); match !== null; match = anchor.exec(text)) {
+    let start = match.index;
+    while (start > 0 && match.index - start < MAX_TOKEN && !isTokenEnd(text.charCodeAt(start - 1))) start--;
+    let end = match.index + match[0].length;
+    while (end < text.length && end - match.index < MAX_TOKEN && !isTokenEnd(text.charCodeAt(end))) end++;
+    if (!visit(text.slice(start, end))) return;
+    anchor.lastIndex = Math.max(end, anchor.lastIndex);
+  }
+}
+
+/** Runs a global pattern over a short text (a token). */
+function scanIn(text: string, pattern: RegExp, onMatch: (match: RegExpExecArray) => boolean): void {
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    if (!onMatch(match)) return;
+    if (match[0] === '') pattern.lastIndex++;
+  }
+}
+
 const CURRENCY_SYMBOLS: Record<string, string> = { $: 'usd', '€': 'eur', '£': 'gbp', '¥': 'jpy' };
 
 /**
@@ -79,14 +108,21 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
     }
   };
 
-  if (text.includes('@')) scan(EMAIL, (match) => {
-    const email = match[0].toLowerCase().replace(/^[._%+-]+/, '');
-    return add('email', email) && add('host', email.slice(email.indexOf('@') + 1), true);
+  // E-mails, URLs and hosts are looked for only in the tokens around an `@` or a dot between letters: prose has
+  // few, and running their patterns over every word of a megabyte cost ten times more.
+  let full = false;
+  forEachToken(text, DOT_OR_AT, (token) => {
+    if (token.includes('@')) {
+      scanIn(token, EMAIL, (match) => {
+        const email = match[0].toLowerCase().replace(/^[._%+-]+/, '');
+        return (full = !(add('email', email) && add('host', email.slice(email.indexOf('@') + 1), true))) === false;
+      });
+    }
+    if (!full) scanIn(token, URL_PATTERN, (match) => (full = !addUrl(match[0], add)) === false);
+    // A host right after `@` or inside a URL is the e-mail's or the URL's, already taken: the pattern's look-behind skips it.
+    if (!full) scanIn(token, BARE_HOST, (match) => (full = !addUrl(match[0], add)) === false);
+    return !full;
   });
-  if (text.includes('.')) {
-    scan(URL_PATTERN, (match) => addUrl(match[0], add));
-    scan(BARE_HOST, (match) => addUrl(match[0], add));
-  }
   const hasDigits = /\d/.test(text);
   if (hasDigits) scan(IBAN, (match) => add('iban', match[0].replace(/ /g, '')));
   if (hasDigits) scan(DIGIT_RUN, (match) => {
