@@ -135,12 +135,14 @@ function solveJudged(hooks: ProvenanceHooks, literal: CLiteral & { kind: 'builti
     }
     if (hooks.negated) return false;
     const call = `${tool}(${Object.entries(args).map(([param, value]) => `${param}: ${JSON.stringify(value)}`).join(', ')})`;
+    // The question says why it is asked: where the values the clause found untrusted came from.
+    const why = parent.children.filter((node) => node.source === 'provenance' && node.goal !== undefined).map((node) => node.goal);
     const ask: Blocker & { kind: 'ask' } = {
       kind: 'ask',
       predicate: 'judged',
       args: [name, ref],
       goal: `judged(${JSON.stringify(name)}, ${JSON.stringify(ref)})`,
-      question: `Do you want exactly this: ${call}? (${String(name).replace(/_/g, ' ')})`,
+      question: `Do you want exactly this: ${call}? (${[String(name).replace(/_/g, ' '), ...why].join('; ')})`,
       call,
     };
     return hooks.assume(ask, parent, literal, base, k);

@@ -44,7 +44,8 @@ const HOST_TLDS = 'com|org|net|io|ai|dev|app|co|uk|de|ch|fr|it|es|nl|eu|us|edu|g
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}/g;
 const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'`)\]}|\\]{1,2048}/gi;
 const BARE_HOST = new RegExp(String.raw`(?<![@\w.\/-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,8}(?:${HOST_TLDS})(?![\w-])(?:\/[^\s<>"'\x60)\]}|\\]{0,2048})?`, 'gi');
-const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g;
+// Any case: people type IBANs in lower case too.
+const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/gi;
 const DIGIT_RUN = /(?<![\w.])\+?\d[\d ().-]{5,40}\d(?![\w])/g;
 const QUOTED = /"([^"\n]{1,200})"|'([^'\n]{1,200})'/g;
 const QUANTITY = /(?:([$€£¥])\s?(\d[\d,]*(?:\.\d+)?))|(?:\b(\d[\d,]*(?:\.\d+)?)\s?(%|usd|eur|chf|gbp|jpy|dollars?|euros?|francs?|pounds?|kg|g|km|m|cm|mi|miles?|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|nights?|people|persons?|guests?)\b)/gi;
@@ -124,7 +125,7 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
     return !full;
   });
   const hasDigits = /\d/.test(text);
-  if (hasDigits) scan(IBAN, (match) => add('iban', match[0].replace(/ /g, '')));
+  if (hasDigits) scan(IBAN, (match) => add('iban', match[0].replace(/ /g, '').toUpperCase()));
   if (hasDigits) scan(DIGIT_RUN, (match) => {
     const raw = match[0];
     const digits = raw.replace(/\D/g, '');
