@@ -20,8 +20,13 @@ function option(name: string): string | undefined {
   return index === -1 ? undefined : process.argv[index + 1];
 }
 
-/** The variants of trust measured: the suite's rulebase as written, and with its `.trusting.rules` declarations added. */
-export const VARIANTS = ['untrusting', 'trusting'] as const;
+/**
+ * The trust policies measured: every suite's rulebase as written (`untrusting`), every suite with its
+ * `.trusting.rules` declarations added (`trusting`), and only the suites named here trusting (`mixed`: in Slack, what
+ * members of the user's own workspace write; the other suites as written).
+ */
+export const VARIANTS = ['untrusting', 'trusting', 'mixed'] as const;
+const MIXED_TRUSTING = new Set(['slack']);
 
 /** Where the eval reads and writes. */
 export interface EvalOptions {
@@ -57,7 +62,8 @@ export async function runEval({ runsPath, suitesPath, outPath, rulesDir = join(h
     if (!existsSync(file) || !spec) return undefined;
     let text = readFileSync(file, 'utf8');
     const trusting = join(rulesDir, `${suite}.trusting.rules`);
-    if (variant === 'trusting' && existsSync(trusting)) text += `\n${readFileSync(trusting, 'utf8')}`;
+    const trusts = variant === 'trusting' || (variant === 'mixed' && MIXED_TRUSTING.has(suite));
+    if (trusts && existsSync(trusting)) text += `\n${readFileSync(trusting, 'utf8')}`;
     const tools = spec.tools.map((tool) => ({ name: tool.name, parameters: { properties: Object.fromEntries(tool.parameters.map((param) => [param.name, {}])) } }));
     const rulebase = parseRulebase(text, { source: `${suite}.rules`, tools });
     rulebases.set(key, rulebase);
