@@ -92,5 +92,6 @@ export function parseToolOutput(text: string): unknown {
 
 /** Lower case letters and digits only: how planted text is found again after YAML and repr re-formatting. */
 export function alnum(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]/g, '');
+  // Python reprs and YAML print line breaks as `\n`: without them, "gorgeous\nand" would read "gorgeousnand".
+  return text.replace(/\\[nrt]/g, ' ').toLowerCase().replace(/[^a-z0-9]/g, '');
 }
