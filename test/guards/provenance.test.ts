@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFactStore } from '../../src/facts/index.js';
 import { createSentinel, type Judge } from '../../src/guards/index.js';
-import { parseRulebase, analyzeRulebase } from '../../src/rules/index.js';
+import { analyzeRulebase, parseRulebase, trustOfResult } from '../../src/rules/index.js';
 import { createFakeClock } from '../../src/testing/index.js';
 import { createOtel } from '../telemetry/harness.js';
 
@@ -153,5 +153,29 @@ guard send_money(recipient: R) :- not from_untrusted(R).
     await sentinel.check('send_email', { recipients: ['eve@evil.example.com'] });
     const reason = String(otel.span('panoptes.guard send_email').attributes['panoptes.guard.reason']);
     expect(reason).toContain(`recipients "eve@evil.example.com" came from read_file's result (step 1)`);
+  });
+});
+
+describe('source and sink declarations', () => {
+  it('trust: the longest matching field wins, then the tool, then *, then the default', () => {
+    const { sources } = parseRulebase(`
+source * trusted
+source *.body untrusted
+source mail trusted
+source mail.headers.from directory
+source web untrusted
+`);
+    const trustOf = trustOfResult(sources, 'untrusted');
+    expect(trustOf('mail', ['body'])).toBe('trusted'); // the tool's own declaration beats a * field
+    expect(trustOf('mail', ['headers', 'from'])).toBe('directory');
+    expect(trustOf('chat', ['messages', 'body'])).toBe('untrusted');
+    expect(trustOf('chat', ['messages', 'sender'])).toBe('trusted');
+    expect(trustOf('web', [])).toBe('untrusted');
+    expect(trustOfResult([], 'trusted')('anything', [])).toBe('trusted');
+  });
+
+  it('warns about an unusual sink kind and refuses a parameter named twice', () => {
+    const { diagnostics } = analyzeRulebase('sink send_money(recipient, recipient) payment\nsink send_email(recipients) recipent\n', { tools: TOOLS });
+    expect(diagnostics.map((d) => `${d.line} ${d.severity}: ${d.message}`)).toEqual(["1 error: parameter 'recipient' appears twice", "2 warning: 'recipent' is not a usual sink kind"]);
   });
 });
