@@ -3,7 +3,7 @@ import { InvalidOptionError } from '../errors/index.js';
 import type { Value } from '../rules/index.js';
 import { fitsPattern, formatFact, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
 import { renderSummary, type SummarizeOptions } from './summarize.js';
-import { createProvenanceLog, type ProvenanceLog, type ProvenanceLogOptions } from './provenance/index.js';
+import { createProvenanceLog, type ProvenanceLog, type ProvenanceLogOptions, type ProvenanceSnapshot } from './provenance/index.js';
 
 /** A fact inside the store: a stable id, plus the fetch that produced it when it came from a data tool. */
 export interface StoredFact extends Fact {
@@ -62,6 +62,8 @@ export interface FactStoreSnapshot {
   readValues?: Array<string | number>;
   /** The user's messages ({@link FactStore.noteUserWords}); absent in snapshots of older versions. */
   userWords?: string[];
+  /** Where values came from ({@link FactStore.provenance}); absent in snapshots of older versions. */
+  provenance?: ProvenanceSnapshot;
 }
 
 /** Most user messages {@link FactStore.noteUserWords} keeps (the latest), and the longest kept whole. */
@@ -93,7 +95,7 @@ export interface FactStore {
   readonly clock: Clock;
   /**
    * Where values came from: every tool result the sentinel is told of, the user's messages and the system prompt,
-   * with their trust. Lives as long as the store; not part of `toJSON()`.
+   * with their trust. Lives as long as the store, and travels in `toJSON()` snapshots.
    */
   readonly provenance: ProvenanceLog;
   /** Increases on every change; two equal versions mean nothing changed in between. */
@@ -280,7 +282,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot, provenanc
     return true;
   };
 
-  const provenance = createProvenanceLog({ ...provenanceOptions, now: () => clock.now() });
+  const provenance = createProvenanceLog({ ...provenanceOptions, now: () => clock.now() }, snapshot?.provenance);
 
   const store: FactStore = {
     clock,
@@ -455,6 +457,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot, provenanc
         fetches: [...fetches.values()].map(({ factIds: _factIds, ...record }) => record),
         context: Object.fromEntries(contextBindings),
         ...(userWords.size > 0 ? { userWords: [...userWords.keys()] } : {}),
+        ...(provenance.stats.sources > 0 || provenance.overflowed ? { provenance: provenance.toJSON() } : {}),
         ...(readValues.size > 0 ? { readValues: [...readValues].map((key) => (key.startsWith('s') ? key.slice(1) : Number(key.slice(1)))) } : {}),
       };
     },

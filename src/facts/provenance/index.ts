@@ -8,6 +8,7 @@ export {
   type Occurrence,
   type ProvenanceLog,
   type ProvenanceLogOptions,
+  type ProvenanceSnapshot,
   type ProvenanceSource,
   type ProvenanceStats,
   type Trust,

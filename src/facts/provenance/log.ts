@@ -73,9 +73,24 @@ export interface ProvenanceLog {
   hasUntrusted(): boolean;
   /** The untrusted sources, oldest first. */
   untrustedSources(): ProvenanceSource[];
+  /** The log as plain JSON, for a fact store's snapshot. */
+  toJSON(): ProvenanceSnapshot;
   /** Whether untrusted content was lost to the budget (then every value not given by a trusted source counts as untrusted). */
   readonly overflowed: boolean;
   readonly stats: Readonly<ProvenanceStats>;
+}
+
+/** A provenance log as plain JSON: its sources, and what each holds by index into `sources`. */
+export interface ProvenanceSnapshot {
+  steps: number;
+  sources: ProvenanceSource[];
+  /** `[atom, source index, field path]`. */
+  occurrences: Array<[string, number, string]>;
+  /** `[source index, field path, normalised text]`. */
+  texts: Array<[number, string, string]>;
+  entries: string[];
+  messages: string[];
+  overflowed: boolean;
 }
 
 /** Default of `ProvenanceLogOptions.maxOccurrences`. */
@@ -103,7 +118,10 @@ interface TextPart {
  * log.recordToolResult('read_file', 'Pay to US133000000121212121212', () => 'untrusted');
  * log.occurrences('US133000000121212121212'); // [[{ source: { tool: 'read_file', trust: 'untrusted', ... }, ... }]]
  */
-export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, maxTextChars = DEFAULT_MAX_TEXT_CHARS, now = Date.now, ...atomOptions }: ProvenanceLogOptions = {}): ProvenanceLog {
+export function createProvenanceLog(
+  { maxOccurrences = DEFAULT_MAX_OCCURRENCES, maxTextChars = DEFAULT_MAX_TEXT_CHARS, now = Date.now, ...atomOptions }: ProvenanceLogOptions = {},
+  snapshot?: ProvenanceSnapshot,
+): ProvenanceLog {
   const sources: ProvenanceSource[] = [];
   const index = new Map<string, Occurrence[]>();
   const texts: TextPart[] = [];
@@ -209,6 +227,20 @@ export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, 
     untrustedSources() {
       return sources.filter((source) => source.trust !== 'trusted' && source.kind === 'tool');
     },
+    toJSON() {
+      const indexOf = new Map(sources.map((source, position) => [source, position]));
+      const occurrences: ProvenanceSnapshot['occurrences'] = [];
+      for (const list of index.values()) for (const occurrence of list) occurrences.push([occurrence.atom, indexOf.get(occurrence.source)!, occurrence.path]);
+      return {
+        steps,
+        sources: [...sources],
+        occurrences,
+        texts: texts.map((part) => [indexOf.get(part.source)!, part.path, part.text]),
+        entries: [...entries],
+        messages: [...messages],
+        overflowed,
+      };
+    },
     get overflowed() {
       return overflowed;
     },
@@ -216,7 +248,39 @@ export function createProvenanceLog({ maxOccurrences = DEFAULT_MAX_OCCURRENCES, 
       return stats;
     },
   };
+  if (snapshot) restore(snapshot);
   return log;
+
+  /** Takes a snapshot back; anything malformed in it makes the log fail closed (untrusted content assumed lost). */
+  function restore(data: ProvenanceSnapshot): void {
+    try {
+      steps = data.steps;
+      for (const source of data.sources) {
+        sources.push(Object.freeze({ ...source }));
+        stats.sources++;
+      }
+      for (const [atom, position, path] of data.occurrences) {
+        const source = sources[position];
+        if (!source) throw new Error('bad source index');
+        let list = index.get(atom);
+        if (!list) index.set(atom, (list = []));
+        list.push({ source, path, atom });
+        stats.occurrences++;
+      }
+      for (const [position, path, text] of data.texts) {
+        const source = sources[position];
+        if (!source) throw new Error('bad source index');
+        texts.push({ source, path, text });
+        textChars += text.length;
+      }
+      for (const entry of data.entries) entries.add(entry);
+      for (const message of data.messages) messages.add(message);
+      overflowed = overflowed || data.overflowed === true;
+    } catch {
+      stats.failures++;
+      overflowed = true;
+    }
+  }
 }
 
 /**
