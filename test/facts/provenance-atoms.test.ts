@@ -56,3 +56,18 @@ describe('atom extraction', () => {
     expect(throwing.hasUntrusted()).toBe(true);
   });
 });
+
+describe('the provenance log bounds one result as a whole', () => {
+  it('a result of many fields shares one character budget, and a result past the leaf bound fails closed', () => {
+    const log = createProvenanceLog({ maxChars: 100 });
+    const fields = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, `${'x'.repeat(40)} user${i}@example.com`]));
+    log.recordToolResult('t', fields, () => 'untrusted');
+    expect(log.lookup({ key: 'user0@example.com', atom: true })).toHaveLength(1);
+    expect(log.lookup({ key: 'user9@example.com', atom: true })).toEqual([]);
+    expect(log.overflowed).toBe(true);
+
+    const wide = createProvenanceLog();
+    wide.recordToolResult('t', Array.from({ length: 30_000 }, (_, i) => `row ${i}`), () => 'trusted');
+    expect(wide.overflowed).toBe(true);
+  });
+});

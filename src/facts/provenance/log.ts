@@ -146,8 +146,8 @@ export function createProvenanceLog(
     }
   };
 
-  const indexText = (source: ProvenanceSource, path: string, text: string) => {
-    const extraction = extractAtoms(text, atomOptions);
+  const indexText = (source: ProvenanceSource, path: string, text: string, maxChars = atomOptions.maxChars ?? DEFAULT_MAX_ATOM_CHARS) => {
+    const extraction = extractAtoms(text, { ...atomOptions, maxChars });
     if (extraction.truncated) {
       stats.truncated++;
       lose(source);
@@ -174,7 +174,8 @@ export function createProvenanceLog(
   const log: ProvenanceLog = {
     recordToolResult(tool, result, trustOf) {
       try {
-        const leaves = leavesOf(structured(result, atomOptions.maxChars ?? DEFAULT_MAX_ATOM_CHARS));
+        const maxChars = atomOptions.maxChars ?? DEFAULT_MAX_ATOM_CHARS;
+        const { leaves, complete } = leavesOf(structured(result, maxChars));
         const step = ++steps;
         const made = new Map<Trust, ProvenanceSource>();
         const parts = new Map<string, { source: ProvenanceSource; chunks: string[] }>();
@@ -189,7 +190,19 @@ export function createProvenanceLog(
           if (!part) parts.set(key, (part = { source, chunks: [] }));
           part.chunks.push(leaf.text);
         }
-        for (const [key, part] of parts) indexText(part.source, key.slice(key.indexOf('\u0000') + 1), part.chunks.join('\n'));
+        // One budget of characters for the whole result, however many fields it has.
+        let budget = maxChars;
+        for (const [key, part] of parts) {
+          const text = part.chunks.join('\n');
+          indexText(part.source, key.slice(key.indexOf('\u0000') + 1), text, Math.max(budget, 1));
+          budget -= Math.min(text.length, budget);
+        }
+        if (!complete) {
+          // Fields past the leaf bound were not read: whatever they said, assume it untrusted.
+          stats.truncated++;
+          stats.overflowed++;
+          overflowed = true;
+        }
         return [...made.values()];
       } catch {
         // Never into the agent; but a result that could not be read may have carried anything.
@@ -349,11 +362,18 @@ function safeTrust(trustOf: TrustOf, tool: string, path: readonly string[]): Tru
   }
 }
 
-/** The text leaves of a result with their key paths (list indexes left out); a string result is one leaf. */
-function leavesOf(result: unknown): Array<{ path: string[]; text: string }> {
+/**
+ * The text leaves of a result with their key paths (list indexes left out); a string result is one leaf. `complete`
+ * is false when the result had more than {@link MAX_LEAVES} leaves.
+ */
+function leavesOf(result: unknown): { leaves: Array<{ path: string[]; text: string }>; complete: boolean } {
   const leaves: Array<{ path: string[]; text: string }> = [];
+  let complete = true;
   const walk = (value: unknown, path: string[], depth: number) => {
-    if (leaves.length >= MAX_LEAVES) return;
+    if (leaves.length >= MAX_LEAVES) {
+      complete = false;
+      return;
+    }
     if (typeof value === 'string') leaves.push({ path, text: value });
     else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') leaves.push({ path, text: String(value) });
     else if (value === null || value === undefined || typeof value !== 'object') return;
@@ -370,7 +390,7 @@ function leavesOf(result: unknown): Array<{ path: string[]; text: string }> {
     }
   };
   walk(result, [], 0);
-  return leaves;
+  return { leaves, complete };
 }
 
 function safeStringify(value: unknown): string {
