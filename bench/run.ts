@@ -26,6 +26,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   telemetry: async () => (await import('./telemetry.js')).telemetryBench,
   embed: async () => (await import('./embed.js')).embedBench,
   guards: async () => (await import('./guards.js')).guardsBench,
+  provenance: async () => (await import('./provenance.js')).provenanceBench,
   loops: async () => (await import('./loops.js')).loopsBench,
   'adapters-langchain': async () => (await import('./adapters-langchain.js')).langchainAdapterBench,
   'adapters-langchain-checkpointed': async () => (await import('./adapters-langchain-checkpointed.js')).langchainCheckpointedBench,

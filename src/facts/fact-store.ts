@@ -3,6 +3,7 @@ import { InvalidOptionError } from '../errors/index.js';
 import type { Value } from '../rules/index.js';
 import { fitsPattern, formatFact, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
 import { renderSummary, type SummarizeOptions } from './summarize.js';
+import { createProvenanceLog, type ProvenanceLog, type ProvenanceLogOptions, type ProvenanceSnapshot } from './provenance/index.js';
 
 /** A fact inside the store: a stable id, plus the fetch that produced it when it came from a data tool. */
 export interface StoredFact extends Fact {
@@ -61,6 +62,8 @@ export interface FactStoreSnapshot {
   readValues?: Array<string | number>;
   /** The user's messages ({@link FactStore.noteUserWords}); absent in snapshots of older versions. */
   userWords?: string[];
+  /** Where values came from ({@link FactStore.provenance}); absent in snapshots of older versions. */
+  provenance?: ProvenanceSnapshot;
 }
 
 /** Most user messages {@link FactStore.noteUserWords} keeps (the latest), and the longest kept whole. */
@@ -80,6 +83,8 @@ export interface FactStoreOptions {
   seed?: FactSeed;
   /** A snapshot from `toJSON()` to restore; applied before `seed`. */
   snapshot?: FactStoreSnapshot;
+  /** Bounds and id shapes of the session's provenance log (where each value came from). */
+  provenance?: Omit<ProvenanceLogOptions, 'now'>;
 }
 
 /**
@@ -88,6 +93,11 @@ export interface FactStoreOptions {
  */
 export interface FactStore {
   readonly clock: Clock;
+  /**
+   * Where values came from: every tool result the sentinel is told of, the user's messages and the system prompt,
+   * with their trust. Lives as long as the store, and travels in `toJSON()` snapshots.
+   */
+  readonly provenance: ProvenanceLog;
   /** Increases on every change; two equal versions mean nothing changed in between. */
   readonly version: number;
   /** Adds (or refreshes) a fact. `ttlMs` makes it expire; without it the fact holds for the session. */
@@ -182,7 +192,7 @@ function bucketKey(value: Value): BucketKey {
  * facts.assert('membership', ['mia_li_3818', 'gold'], { source: 'tool:get_user_details', ttlMs: 60_000 });
  * facts.summarize(); // "Context: current_user = mia_li_3818 ..."
  */
-export function createFactStore({ clock = systemClock, seed, snapshot }: FactStoreOptions = {}): FactStore {
+export function createFactStore({ clock = systemClock, seed, snapshot, provenance: provenanceOptions }: FactStoreOptions = {}): FactStore {
   if (typeof clock?.now !== 'function') throw new InvalidOptionError({ parameter: 'clock', value: clock, fix: 'Pass a Clock, e.g. systemClock or createFakeClock().' });
   if (snapshot !== undefined && snapshot.format !== 'panoptes.facts/1') {
     throw new InvalidOptionError({ parameter: 'snapshot', value: (snapshot as { format?: unknown }).format, fix: "Pass a snapshot from FactStore.toJSON() (format 'panoptes.facts/1')." });
@@ -272,8 +282,11 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
     return true;
   };
 
+  const provenance = createProvenanceLog({ ...provenanceOptions, now: () => clock.now() }, snapshot?.provenance);
+
   const store: FactStore = {
     clock,
+    provenance,
     get version() {
       return version;
     },
@@ -397,6 +410,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
         const kept = message.slice(0, MAX_USER_MESSAGE_LENGTH);
         if (userWords.has(kept)) continue;
         userWords.set(kept, kept.toLowerCase());
+        provenance.recordMessage('user', message);
         if (userWords.size > MAX_USER_MESSAGES) userWords.delete(userWords.keys().next().value!);
       }
     },
@@ -443,6 +457,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot }: FactSto
         fetches: [...fetches.values()].map(({ factIds: _factIds, ...record }) => record),
         context: Object.fromEntries(contextBindings),
         ...(userWords.size > 0 ? { userWords: [...userWords.keys()] } : {}),
+        ...(provenance.stats.sources > 0 || provenance.overflowed ? { provenance: provenance.toJSON() } : {}),
         ...(readValues.size > 0 ? { readValues: [...readValues].map((key) => (key.startsWith('s') ? key.slice(1) : Number(key.slice(1)))) } : {}),
       };
     },

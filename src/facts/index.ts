@@ -16,3 +16,4 @@ export {
   type StoredFact,
 } from './fact-store.js';
 export { DEFAULT_SUMMARY_MAX_FACTS, renderSummary, type SummarizeOptions } from './summarize.js';
+export * from './provenance/index.js';

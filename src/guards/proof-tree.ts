@@ -2,6 +2,7 @@ import { canonicalJson, formatFact, type StoredFact } from '../facts/index.js';
 import type { Value } from '../rules/index.js';
 import type { CLiteral } from './compile.js';
 import { renderLiteral } from './render.js';
+import type { ProvenanceLink } from './provenance-relations.js';
 import type { Derivation, DerivationKind } from './result.js';
 import type { Environment } from './terms.js';
 
@@ -17,6 +18,8 @@ export interface ProofNode {
   fact?: StoredFact;
   source?: string;
   goal?: string;
+  /** For a provenance relation that held: where the values came from (a refusal under `not` names it). */
+  chain?: readonly ProvenanceLink[];
   children: ProofNode[];
 }
 

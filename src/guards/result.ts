@@ -1,4 +1,5 @@
 import type { Value } from '../rules/index.js';
+import type { ProvenanceLink } from './provenance-relations.js';
 
 /** How a step of a proof was established. */
 export type DerivationKind = 'goal' | 'guard' | 'rule' | 'fact' | 'askable' | 'builtin' | 'comparison' | 'membership' | 'negation';
@@ -49,7 +50,7 @@ export type Blocker =
    * with the values filled in. In a guard check, `decisive` says whether it stopped the branch that came closest to a
    * proof (the model reads those) or was incidental on the way (another rule alternative; the developer reads it).
    */
-  | { kind: 'condition'; goal: string; condition: string; line?: number; facts: string[]; explain?: string; decisive?: boolean };
+  | { kind: 'condition'; goal: string; condition: string; line?: number; facts: string[]; explain?: string; decisive?: boolean; chain?: ProvenanceLink[] };
 
 /** Outcome of a proof search: `proved`, `blocked` (something can unblock it) or `failed` (the facts say no). */
 export type ProofStatus = 'proved' | 'blocked' | 'failed';

@@ -7,6 +7,8 @@ import {
   formatLiteralNode,
   parseGoalText,
   resolveGoalContexts,
+  trustOfResult,
+  type DefaultTrust,
   type LiteralNode,
   type Rulebase,
   type TermNode,
@@ -23,6 +25,7 @@ import { answersText, blockerMessage, blockerText, DEFAULT_POLICY_TOOL_NAMES, fo
 import { ToolCallDeniedError } from './tool-call-denied-error.js';
 import { createLifecycle, flushTelemetry } from '../lifecycle/index.js';
 import { systemTimers } from '../clock/index.js';
+import type { Judge } from './judge.js';
 import { isConfirmationRef } from './confirmation.js';
 import { findReadHints, renderReadHint } from './read-hints.js';
 import { consumeConfirmations, invalidateWrites, readValuesOf, recordDataResult, type ToolOutcome } from './tool-results.js';
@@ -71,6 +74,17 @@ export interface SentinelOptions extends TelemetryOptions {
   sleep?: Sleep;
   /** Names of the tools for the model, used in the texts that tell the model what to call. */
   toolNames?: Partial<PolicyToolNames>;
+  /**
+   * The trust of a tool's results that no `source` declaration of the rulebase names: `untrusted` (only tools
+   * declared `trusted` are) or `trusted` (only tools declared `untrusted` are not). User messages and the system
+   * prompt are always trusted.
+   * @default 'untrusted'
+   */
+  defaultTrust?: DefaultTrust;
+  /** Answers `judged(Name)` conditions; without one they hold as a question for the user. */
+  judge?: Judge;
+  /** A judge slower than this answers `unknown`. @default 10000 */
+  judgeTimeoutMs?: number;
 }
 
 /** Default of `SentinelOptions.fetchTimeoutMs`: a data tool slower than this blocks the proof. */
@@ -153,6 +167,9 @@ export function createSentinel({
   maxSteps = DEFAULT_MAX_STEPS,
   sleep = systemSleep,
   toolNames,
+  defaultTrust = 'untrusted',
+  judge,
+  judgeTimeoutMs,
   ...telemetryOptions
 }: SentinelOptions): Sentinel {
   if (!rulebase || !(rulebase.guards instanceof Map)) throw new InvalidOptionError({ parameter: 'rulebase', value: rulebase, fix: 'Pass the result of parseRulebase() or loadRulebase().' });
@@ -160,6 +177,9 @@ export function createSentinel({
   for (const [name, value] of Object.entries({ fetchTimeoutMs, maxDepth, maxSteps })) {
     if (!Number.isFinite(value) || value <= 0) throw new InvalidOptionError({ parameter: name, value, fix: 'Pass a positive number.' });
   }
+  if (defaultTrust !== 'trusted' && defaultTrust !== 'untrusted') throw new InvalidOptionError({ parameter: 'defaultTrust', value: defaultTrust, fix: "Pass 'trusted' or 'untrusted'." });
+  if (judge !== undefined && typeof judge !== 'function') throw new InvalidOptionError({ parameter: 'judge', value: judge, fix: "Pass a function ({ name, tool, args, facts }) => 'yes' | 'no' | 'unknown', or a promise of one." });
+  const trustOf = trustOfResult(rulebase.sources, defaultTrust);
   if (unguardedTools !== 'allow' && unguardedTools !== 'deny') throw new InvalidOptionError({ parameter: 'unguardedTools', value: unguardedTools, fix: "Pass 'allow' or 'deny'." });
   const handlers = new Map<string, ToolHandler>(Array.isArray(tools) ? (tools as SentinelTool[]).map((tool) => [tool.name, tool]) : Object.entries(tools as Record<string, ToolHandler>));
   for (const tool of rulebase.dataByTool.keys()) {
@@ -179,7 +199,7 @@ export function createSentinel({
   // Tools that only read, and tools every call of which is allowed, are not judged on their arguments in strict mode.
   const unchecked = new Set([...rulebase.dataByTool.keys(), ...[...rulebase.guards].flatMap(([tool, guards]) => (guards.some((guard: { params: unknown[]; body: unknown[] }) => guard.params.length === 0 && guard.body.length === 0) ? [tool] : []))]);
 
-  const searchOptions: SearchOptions = { compiled, store: facts, clock: time, tools: handlers, sleep, fetchTimeoutMs, maxDepth, maxSteps, fresh: new KnownCalls() };
+  const searchOptions: SearchOptions = { compiled, store: facts, clock: time, tools: handlers, sleep, fetchTimeoutMs, maxDepth, maxSteps, fresh: new KnownCalls(), judge, ...(judgeTimeoutMs !== undefined ? { judgeTimeoutMs } : {}) };
   const searchContext = (): SearchContext => createSearchContext(searchOptions);
 
   const statusOf = (outcome: SearchOutcome): ProofStatus =>
@@ -392,6 +412,9 @@ export function createSentinel({
 
     recordResult(tool, rawArgs, outcome) {
       if (!outcome?.ok) return; // a failed call changed nothing: its confirmation stands, its data are still true
+      // Every result the agent read is a source: what it says may be what the next call is asked to do. First, and
+      // never throwing, so nothing below can keep an injected value from being recorded.
+      facts.provenance.recordToolResult(tool, outcome.result, trustOf);
       const args: Record<string, unknown> = typeof rawArgs === 'object' && rawArgs !== null && !Array.isArray(rawArgs) ? rawArgs : {};
       consumeConfirmations(rulebase, facts, tool, args);
       invalidateWrites(rulebase, facts, tool, args);

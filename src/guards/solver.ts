@@ -11,8 +11,11 @@ import type { Blocker, Derivation, DerivationKind } from './result.js';
 import { each, finallyDo, type Continuation, type Step } from './step.js';
 import { Environment, UNBOUND_CONTEXT, type RTerm } from './terms.js';
 import { variantKey } from './variant.js';
+import type { ProvenanceLink } from './provenance-relations.js';
 import { confirmationRef, renderConfirmedCall } from './confirmation.js';
 import type { AskableDeclaration } from '../rules/index.js';
+import { DEFAULT_JUDGE_TIMEOUT_MS, type Judge } from './judge.js';
+import { isProvenanceRelation, solveProvenanceRelation, type ProvenanceContext } from './provenance-solve.js';
 
 /** Everything one top-level call (a query or a check) shares with the nested proofs of data tools' guards. */
 export interface SearchContext {
@@ -25,10 +28,12 @@ export interface SearchContext {
   fetcher: DataFetcher;
   /** Data tool calls whose guard is being proved right now: meeting one again is a cycle. */
   guardStack: ReadonlySet<string>;
+  /** Provenance: the trust default, the judge of `judged(Name)` and this call's verdicts (asked once per check). */
+  provenance: ProvenanceContext;
 }
 
 /** What a top-level call needs to search: the rulebase, the store, the data tools and the limits. */
-export type SearchOptions = DataFetcherOptions & { maxDepth: number; maxSteps: number };
+export type SearchOptions = DataFetcherOptions & { maxDepth: number; maxSteps: number; judge?: Judge | undefined; judgeTimeoutMs?: number };
 
 /** The context of one top-level call; a data tool's guard is proved by a nested search in the same context. */
 export function createSearchContext(options: SearchOptions): SearchContext {
@@ -44,6 +49,7 @@ export function createSearchContext(options: SearchOptions): SearchContext {
     maxSteps: options.maxSteps,
     fetcher: new DataFetcher(options, proveGuard),
     guardStack: new Set(),
+    provenance: { judge: options.judge, judgeTimeoutMs: options.judgeTimeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS, verdicts: new Map() },
   };
   return context;
 }
@@ -539,6 +545,7 @@ export class Search {
         break;
       }
       default:
+        if (isProvenanceRelation(literal.predicate)) return solveProvenanceRelation(this.provenanceHooks, literal, base, parent, k);
         return false;
     }
     const mark = this.env.mark();
@@ -622,10 +629,12 @@ export class Search {
     const inconclusiveBefore = this.inconclusive;
     const scratch: ProofNode = { by: 'goal', base, children: [] };
     let proof: Derivation[] = [];
+    let chain: ProvenanceLink[] = [];
     this.negationDepth++;
     const step = this.solve(inner, base, scratch, depth + 1, () => {
       // Snapshot now: the nodes are reused and the bindings undone as the inner search unwinds.
       proof = scratch.children.map((node) => snapshotProof(this.env, node, []));
+      chain = scratch.children.flatMap((node) => node.chain ?? []);
       return true;
     });
     return andThen(
@@ -633,7 +642,7 @@ export class Search {
       (proved) => {
         if (this.stopped) return true;
         if (proved) {
-          if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal, base, proof.flatMap(collectFactTexts));
+          if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal, base, proof.flatMap(collectFactTexts), undefined, chain);
           return false;
         }
         // The inner goal was not proved, but only because something was missing: 'not' cannot conclude it is false.
@@ -661,7 +670,7 @@ export class Search {
     });
   }
 
-  private recordCondition(goal: string, where: Pick<CLiteral, 'text' | 'line' | 'explain'>, base: number, facts: string[], reason?: string): void {
+  private recordCondition(goal: string, where: Pick<CLiteral, 'text' | 'line' | 'explain'>, base: number, facts: string[], reason?: string, chain?: readonly ProvenanceLink[]): void {
     if (this.negationDepth > 0 || this.conditions.size >= 50) return;
     const key = `${goal}|${reason ?? ''}`;
     if (this.conditions.has(key)) return;
@@ -679,6 +688,7 @@ export class Search {
       ...(where.line ? { line: where.line } : {}),
       facts,
       ...(explain !== undefined ? { explain } : {}),
+      ...(chain && chain.length > 0 ? { chain: [...chain] } : {}),
     });
   }
 
@@ -696,6 +706,36 @@ export class Search {
     return text;
   }
 
+
+  /** What the provenance relations read and write of this search: kept in one object, their code lives apart. */
+  private get provenanceHooks() {
+    return {
+      env: this.env,
+      context: this.context,
+      call: this.call,
+      explain: this.explain,
+      negated: this.negationDepth > 0,
+      succeed: (literal: CLiteral, base: number, parent: ProofNode, node: ProofNode, k: Continuation): Step => {
+        const childMark = parent.children.length;
+        parent.children.push(node);
+        return finallyDo(k(), () => {
+          parent.children.length = childMark;
+        });
+      },
+      fail: (literal: CLiteral, base: number, facts: string[], reason?: string, chain?: readonly ProvenanceLink[]) => {
+        if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal, base, facts, reason, chain);
+      },
+      assume: (ask: Blocker & { kind: 'ask' }, parent: ProofNode, literal: CLiteral, base: number, k: Continuation): Step => {
+        this.assumptions.push(ask);
+        const childMark = parent.children.length;
+        parent.children.push({ by: 'askable', literal, base, source: 'unconfirmed', children: [] });
+        return finallyDo(k(), () => {
+          this.assumptions.pop();
+          parent.children.length = childMark;
+        });
+      },
+    };
+  }
 
   // ---- data tools ----
 

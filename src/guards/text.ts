@@ -70,7 +70,8 @@ export function blockerText(subject: string, blockers: readonly Blocker[], names
       case 'condition':
       {
         if (blocker.decisive === false || conditions >= MAX_CONDITIONS_FOR_MODEL) break;
-        const reason = blocker.explain !== undefined ? sentence(blocker.explain) : `${blocker.goal} does not hold${blocker.facts.length > 0 ? ` (known: ${blocker.facts.slice(0, 3).join('; ')})` : ''}.`;
+        // A provenance refusal names where the value came from even when the rule explains itself in its own words.
+        const reason = blocker.explain !== undefined ? sentence(blocker.explain) + (blocker.chain ? ` (${blocker.facts.slice(0, 3).join('; ')})` : '') : `${blocker.goal} does not hold${blocker.facts.length > 0 ? ` (known: ${blocker.facts.slice(0, 3).join('; ')})` : ''}.`;
         // Several alternatives under one explained condition fail with the same words: say them once.
         if (reasons.includes(reason)) break;
         conditions++;

@@ -139,6 +139,32 @@ export interface StrictDeclaration {
   pos: Position;
 }
 
+/**
+ * `source tool[.key.key] trusted|untrusted|directory`: how far a tool's results (or one field of them, at any list
+ * depth) may steer the agent. `directory` is trusted and more: it lists the destinations that exist (users, contacts,
+ * channels), so a value it holds is not `from_untrusted` even where untrusted text names it too. `*` as the tool sets
+ * the default for every tool not declared.
+ */
+export interface SourceDeclaration {
+  kind: 'source';
+  tool: string;
+  path: string[];
+  trust: 'trusted' | 'untrusted' | 'directory';
+  pos: Position;
+}
+
+/**
+ * `sink tool(param, ...) kind`: these arguments send something somewhere or act on something (a recipient, a
+ * payment, an egress URL, a destructive target); provenance refusals name them.
+ */
+export interface SinkDeclaration {
+  kind: 'sink';
+  tool: string;
+  params: string[];
+  sinkKind: string;
+  pos: Position;
+}
+
 /** Any top-level statement. */
 export type Declaration =
   | ContextDeclaration
@@ -148,4 +174,6 @@ export type Declaration =
   | GuardDeclaration
   | WriteDeclaration
   | GivenDeclaration
-  | StrictDeclaration;
+  | StrictDeclaration
+  | SourceDeclaration
+  | SinkDeclaration;

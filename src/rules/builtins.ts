@@ -1,3 +1,5 @@
+import { PROVENANCE_PREDICATES } from './provenance-builtins.js';
+
 /**
  * Built-in predicates callable like any other. Comparisons (`=`, `!=`, `<`, ...), arithmetic and `X in List` are
  * operators, not listed here. Each entry says which arguments must be bound when it runs.
@@ -11,6 +13,7 @@ export const BUILTIN_PREDICATES: Readonly<Record<string, { arity: number; inputs
     inputs: [0],
     description: "hours_since(Timestamp, H): H hours have passed from an ISO timestamp to the sentinel's clock (no zone means UTC)",
   },
+  ...PROVENANCE_PREDICATES,
 };
 
 /** Whether `name` is a built-in predicate. */

@@ -2,6 +2,7 @@ import { createDidYouMean, type Diagnostic } from '../diagnostics/index.js';
 import type { Declaration, LiteralNode, Position, TermNode } from './ast.js';
 import { BUILTIN_PREDICATES, isBuiltinPredicate } from './builtins.js';
 import { parseJsonPath } from './json-path.js';
+import { checkProvenanceDeclaration } from './provenance-check.js';
 
 interface Definition {
   kind: 'data' | 'askable' | 'rule';
@@ -123,6 +124,10 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
         }
         break;
       }
+      case 'source':
+      case 'sink':
+        checkProvenanceDeclaration(declaration, { checkTool, checkParameterNames, report });
+        break;
       case 'rule':
         checkClause(declaration.predicate, declaration.args, new Set(), declaration.body, `rule ${declaration.predicate}`, report, checkCall);
         checkConfirmationUses(declaration.body, undefined, `rule ${declaration.predicate}`);
@@ -157,7 +162,7 @@ function collectDefinitions(declarations: readonly Declaration[], report: Report
       contexts.set(declaration.name, declaration.pos);
       continue;
     }
-    if (declaration.kind === 'guard' || declaration.kind === 'write' || declaration.kind === 'given' || declaration.kind === 'strict') continue;
+    if (declaration.kind === 'guard' || declaration.kind === 'write' || declaration.kind === 'given' || declaration.kind === 'strict' || declaration.kind === 'source' || declaration.kind === 'sink') continue;
     const name = declaration.predicate;
     const arity = declaration.kind === 'rule' ? declaration.args.length : declaration.params.length;
     const path = `${declaration.kind} ${name}`;

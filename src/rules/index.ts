@@ -12,6 +12,8 @@ export type {
   LiteralNode,
   Position,
   RuleDeclaration,
+  SinkDeclaration,
+  SourceDeclaration,
   StrictDeclaration,
   TermNode,
   Value,
@@ -32,3 +34,4 @@ export {
   type ToolSpec,
 } from './rulebase.js';
 export { formatTermNode, formatLiteralNode } from './format.js';
+export { trustOfResult, type DefaultTrust } from './provenance-trust.js';

@@ -13,7 +13,7 @@ import { MAX_NESTING_DEPTH } from '../limits/index.js';
 import { tokenize, type Token } from './lexer.js';
 
 /** Words that start a statement. A statement keyword first on its line is where error recovery resumes. */
-export const STATEMENT_KEYWORDS = ['context', 'data', 'askable', 'rule', 'fact', 'guard', 'write', 'given', 'strict'] as const;
+export const STATEMENT_KEYWORDS = ['context', 'data', 'askable', 'rule', 'fact', 'guard', 'write', 'given', 'strict', 'source', 'sink'] as const;
 
 const COMPARISONS: readonly string[] = ['=', '!=', '<', '<=', '>', '>='];
 
@@ -110,6 +110,10 @@ class Parser {
         return this.guardDeclaration(keyword.pos);
       case 'write':
         return this.writeDeclaration(keyword.pos);
+      case 'source':
+        return this.sourceDeclaration(keyword.pos);
+      case 'sink':
+        return this.sinkDeclaration(keyword.pos);
       case 'given':
       case 'strict': {
         const tool = this.expectIdentifier('a tool name').text;
@@ -202,6 +206,33 @@ class Parser {
     } while (this.optional(','));
     this.expect('.', "expected ',' and another data tool, or '.' at the end of the write declaration");
     return { kind: 'write', tool, params, invalidates, pos };
+  }
+
+  /** `source tool[.key...] trusted|untrusted`; `*` for every tool not declared. */
+  private sourceDeclaration(pos: Position): Declaration {
+    const tool = this.optional('*') ? '*' : this.expectIdentifier("a tool name, or '*' for every tool").text;
+    const path: string[] = [];
+    while (this.peekIs('.') && this.tokens[this.index + 1]?.kind === 'identifier') {
+      this.index++;
+      path.push(this.next().text);
+    }
+    // `source read_file.untrusted` reads as a path; the last key is the trust word when none follows.
+    const levels = ['trusted', 'untrusted', 'directory'];
+    let trust = this.peek().kind === 'identifier' && levels.includes(this.peek().text) ? this.next().text : undefined;
+    if (trust === undefined && levels.includes(path.at(-1) ?? '')) trust = path.pop();
+    if (trust === undefined) this.fail("expected 'trusted', 'untrusted' or 'directory'", 'e.g. source read_file untrusted, or source get_transactions.subject untrusted');
+    this.endDeclaration('source');
+    return { kind: 'source', tool, path, trust: trust as 'trusted' | 'untrusted' | 'directory', pos };
+  }
+
+  /** `sink tool(param, ...) kind`. */
+  private sinkDeclaration(pos: Position): Declaration {
+    const tool = this.expectIdentifier('a tool name').text;
+    const params = this.nameList();
+    if (params.length === 0) this.fail('a sink names at least one parameter', 'e.g. sink send_money(recipient) payment');
+    const sinkKind = this.expectIdentifier('the kind of sink (recipient, payment, egress, destructive, ...)').text;
+    this.endDeclaration('sink');
+    return { kind: 'sink', tool, params, sinkKind, pos };
   }
 
   /** `(name, name, ...)`: parameter names of a tool. */

@@ -9,6 +9,8 @@ import type {
   GuardDeclaration,
   LiteralNode,
   RuleDeclaration,
+  SinkDeclaration,
+  SourceDeclaration,
   TermNode,
   WriteDeclaration,
 } from './ast.js';
@@ -57,6 +59,10 @@ export interface Rulebase {
   given: ReadonlyMap<string, ReadonlySet<string>>;
   /** Parameters strict mode checks even on a data tool or a tool every call of which is allowed (`strict tool(param, ...)`), by tool. */
   strict: ReadonlyMap<string, ReadonlySet<string>>;
+  /** `source` declarations in file order: the trust of each tool's results (see `trustOfResult`). */
+  sources: readonly SourceDeclaration[];
+  /** `sink` declarations by tool. */
+  sinks: ReadonlyMap<string, readonly SinkDeclaration[]>;
   /** Askables that confirm one call (`askable ... for tool`), by the tool they confirm. */
   confirmationsByTool: ReadonlyMap<string, readonly AskableDeclaration[]>;
   /** Warnings found at load time (errors make loading throw). */
@@ -121,6 +127,8 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
   const confirmationsByTool = new Map<string, AskableDeclaration[]>();
   const given = new Map<string, Set<string>>();
   const strict = new Map<string, Set<string>>();
+  const sources: SourceDeclaration[] = [];
+  const sinks = new Map<string, SinkDeclaration[]>();
   for (const declaration of declarations) {
     switch (declaration.kind) {
       case 'context':
@@ -150,6 +158,12 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
       case 'write':
         append(writes, declaration.tool, declaration);
         break;
+      case 'source':
+        sources.push(declaration);
+        break;
+      case 'sink':
+        append(sinks, declaration.tool, declaration);
+        break;
       case 'given':
       case 'strict': {
         const byTool = declaration.kind === 'given' ? given : strict;
@@ -160,7 +174,7 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
       }
     }
   }
-  return { source, declarations, contexts, data, dataByTool, askables, rules, guards, writes, given, strict, confirmationsByTool, warnings };
+  return { source, declarations, contexts, data, dataByTool, askables, rules, guards, writes, given, strict, sources, sinks, confirmationsByTool, warnings };
 }
 
 /** Adds to the list under `key` in place: copying the list per entry made 32,000 facts of one predicate take 10 s. */

@@ -1,0 +1,117 @@
+/**
+ * `npm run eval:agentdojo -- --runs <file.jsonl.gz> [--out decisions.jsonl]`: replays every usable AgentDojo run
+ * through the sentinel with its suite's rulebase (examples/agentdojo/<suite>.rules) and prints what it stopped and
+ * what it cost. Any file in the same format works; the default is the dev file next to the repository.
+ */
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseRulebase, type Rulebase } from 'panoptes';
+import { locateGoalCall, type Suite } from './goal-call.js';
+import { emptyTally, printReport, tallyRun, type Tally } from './report.js';
+import { oracleJudge, replayRun } from './replay.js';
+import { isUsable, kindOf, readRuns } from './runs.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '../../..');
+
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  return index === -1 ? undefined : process.argv[index + 1];
+}
+
+/**
+ * The trust policies measured: every suite's rulebase as written (`untrusting`), every suite with its
+ * `.trusting.rules` declarations added (`trusting`), and only the suites named here trusting (`mixed`: in Slack, what
+ * members of the user's own workspace write; the other suites as written).
+ */
+export const VARIANTS = ['untrusting', 'trusting', 'mixed'] as const;
+const MIXED_TRUSTING = new Set(['slack']);
+
+/** Where the eval reads and writes. */
+export interface EvalOptions {
+  runsPath: string;
+  suitesPath: string;
+  /** One line per usable run: `{ path, decisions: [{ msg, call, tool, decision, reason, us }] }` (rules alone, the rulebases as written). */
+  outPath?: string | undefined;
+  /** Folder of the `<suite>.rules` files. @default examples/agentdojo */
+  rulesDir?: string;
+}
+
+/** What the replay found: the tallies per trust variant and what it skipped. */
+export interface EvalResult {
+  tallies: Map<string, Tally>;
+  wallMs: number;
+  skipped: number;
+  badLines: number;
+  noRulebase: number;
+}
+
+/** Replays every usable run of a file through its suite's rulebase, both trust variants, rules alone and with the judge. */
+export async function runEval({ runsPath, suitesPath, outPath, rulesDir = join(here, '..') }: EvalOptions): Promise<EvalResult> {
+  if (!existsSync(runsPath)) throw new Error(`no runs file at ${runsPath}; pass --runs <file.jsonl.gz>`);
+  if (!existsSync(suitesPath)) throw new Error(`no suites.json at ${suitesPath}; pass --suites <suites.json>`);
+  const suites = (JSON.parse(readFileSync(suitesPath, 'utf8')) as { suites: Record<string, Suite> }).suites;
+
+  const rulebases = new Map<string, Rulebase>();
+  const rulebaseFor = (suite: string, variant: (typeof VARIANTS)[number]): Rulebase | undefined => {
+    const key = `${suite}/${variant}`;
+    if (rulebases.has(key)) return rulebases.get(key);
+    const file = join(rulesDir, `${suite}.rules`);
+    const spec = suites[suite];
+    if (!existsSync(file) || !spec) return undefined;
+    let text = readFileSync(file, 'utf8');
+    const trusting = join(rulesDir, `${suite}.trusting.rules`);
+    const trusts = variant === 'trusting' || (variant === 'mixed' && MIXED_TRUSTING.has(suite));
+    if (trusts && existsSync(trusting)) text += `\n${readFileSync(trusting, 'utf8')}`;
+    const tools = spec.tools.map((tool) => ({ name: tool.name, parameters: { properties: Object.fromEntries(tool.parameters.map((param) => [param.name, {}])) } }));
+    const rulebase = parseRulebase(text, { source: `${suite}.rules`, tools });
+    rulebases.set(key, rulebase);
+    return rulebase;
+  };
+
+  const tallies = new Map<string, Tally>();
+  const tallyFor = (key: string) => tallies.get(key) ?? (tallies.set(key, emptyTally()), tallies.get(key)!);
+  const out = outPath ? createWriteStream(outPath) : undefined;
+  let badLines = 0;
+  let skipped = 0;
+  let noRulebase = 0;
+  const wallStart = performance.now();
+  for await (const run of readRuns(runsPath, () => badLines++)) {
+    if (!isUsable(run)) {
+      skipped++;
+      continue;
+    }
+    const suite = suites[run.suite_name];
+    if (!suite || !rulebaseFor(run.suite_name, 'untrusting')) {
+      noRulebase++;
+      continue;
+    }
+    const kind = kindOf(run);
+    const goal = kind === 'attacked' && run.security ? locateGoalCall(run, suite) : undefined;
+    for (const variant of VARIANTS) {
+      const rulebase = rulebaseFor(run.suite_name, variant)!;
+      const alone = await replayRun(run, rulebase);
+      const judged = await replayRun(run, rulebase, oracleJudge(suite, run));
+      tallyRun(tallyFor(variant), run, kind, goal, alone, judged);
+      if (variant === 'untrusting' && out) out.write(`${JSON.stringify({ path: run.path, decisions: alone })}\n`);
+    }
+  }
+  const wallMs = performance.now() - wallStart;
+  if (out) await new Promise<void>((done, fail) => out.end((error?: Error | null) => (error ? fail(error) : done())));
+  return { tallies, wallMs, skipped, badLines, noRulebase };
+}
+
+async function main(): Promise<void> {
+  const runsPath = resolve(option('--runs') ?? join(repo, '../shared/data/agentdojo/runs-dev.jsonl.gz'));
+  const suitesPath = resolve(option('--suites') ?? join(dirname(runsPath), 'suites.json'));
+  const result = await runEval({ runsPath, suitesPath, outPath: option('--out') });
+  printReport(result.tallies, { runsPath, wallMs: result.wallMs, skipped: result.skipped, badLines: result.badLines, noRulebase: result.noRulebase, variants: VARIANTS });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,402 @@
+import { DEFAULT_MAX_ATOM_CHARS, extractAtoms, normaliseText, type Atom, type AtomOptions } from './atoms.js';
+
+/**
+ * Whether a source's content may steer the agent's actions. A `directory` lists destinations that exist (users,
+ * contacts, channels): a value equal to one of its entries is known, whoever else names it; anything else in it (a
+ * link inside a channel's name) is untrusted text.
+ */
+export type Trust = 'trusted' | 'untrusted' | 'directory';
+
+/** Where a value came from: a tool result (or one part of it), a user message or the system prompt. */
+export interface ProvenanceSource {
+  /** 1, 2, ...: the order results and messages entered the session (the trusted and untrusted parts of one result share it). */
+  readonly step: number;
+  readonly kind: 'tool' | 'user' | 'system';
+  /** The tool whose result this is (`kind: 'tool'`). */
+  readonly tool?: string;
+  readonly trust: Trust;
+  /** Clock time it was recorded. */
+  readonly at: number;
+}
+
+/** One place a value was found: the source, and for a structured tool result the key path of the field. */
+export interface Occurrence {
+  source: ProvenanceSource;
+  /** Dotted keys of the field in the result (`transactions.subject`), list indexes left out; '' for the whole text. */
+  path: string;
+  /** The atom as normalised, or the text found (for a value that has no atoms). */
+  atom: string;
+}
+
+/** The trust of one field of a tool result, from the rulebase's `source` declarations and the default. */
+export type TrustOf = (tool: string, path: readonly string[]) => Trust;
+
+/** Options of {@link createProvenanceLog}. */
+export interface ProvenanceLogOptions extends AtomOptions {
+  /** Atom occurrences kept per session; past it, untrusted content is assumed to hold every value. @default 200000 */
+  maxOccurrences?: number;
+  /** Characters of text kept per session for values that have no atoms (names, titles). @default 8388608 */
+  maxTextChars?: number;
+  /** Clock time, for `at`. @default Date.now */
+  now?: () => number;
+}
+
+/** Counters of what the log could not keep: the figures to watch when tool outputs are huge. */
+export interface ProvenanceStats {
+  sources: number;
+  occurrences: number;
+  /** Results or messages cut to `maxChars`, or that gave more than `maxAtoms` atoms. */
+  truncated: number;
+  /** Untrusted content whose atoms or text did not fit the session's budget. */
+  overflowed: number;
+  /** Results the log failed to read (never thrown into the agent). */
+  failures: number;
+}
+
+/**
+ * The session's record of where values came from. Every tool result is a source with a trust level, every user
+ * message and the system prompt are trusted sources; values are indexed as atoms, and the text is kept (bounded) to
+ * find values that are not atoms. Recording never throws.
+ */
+export interface ProvenanceLog {
+  /** Records a tool result; its fields' trust comes from `trustOf`. Returns the sources made (one per trust level). */
+  recordToolResult(tool: string, result: unknown, trustOf: TrustOf): ProvenanceSource[];
+  /** Records a user message or the system prompt (trusted); a text recorded before is not recorded again. */
+  recordMessage(kind: 'user' | 'system', text: string): ProvenanceSource | undefined;
+  /** Where a value (a tool argument: a string, a number, a list of them) occurs, in the order of the sources. */
+  occurrences(value: unknown): Occurrence[][];
+  /** Where one candidate of {@link candidatesOf} occurs: an atom by its key, other text as a whole word or phrase. */
+  lookup(candidate: { key: string; atom: boolean }): Occurrence[];
+  /** Whether a value (normalised, any case) is a whole entry of a directory result. */
+  isDirectoryEntry(value: string): boolean;
+  /** Whether any untrusted source has been recorded: untrusted content is in the model's context. */
+  hasUntrusted(): boolean;
+  /** The untrusted sources, oldest first. */
+  untrustedSources(): ProvenanceSource[];
+  /** The log as plain JSON, for a fact store's snapshot. */
+  toJSON(): ProvenanceSnapshot;
+  /** Whether untrusted content was lost to the budget (then every value not given by a trusted source counts as untrusted). */
+  readonly overflowed: boolean;
+  readonly stats: Readonly<ProvenanceStats>;
+}
+
+/** A provenance log as plain JSON: its sources, and what each holds by index into `sources`. */
+export interface ProvenanceSnapshot {
+  steps: number;
+  sources: ProvenanceSource[];
+  /** `[atom, source index, field path]`. */
+  occurrences: Array<[string, number, string]>;
+  /** `[source index, field path, normalised text]`. */
+  texts: Array<[number, string, string]>;
+  entries: string[];
+  messages: string[];
+  overflowed: boolean;
+}
+
+/** Default of `ProvenanceLogOptions.maxOccurrences`. */
+export const DEFAULT_MAX_OCCURRENCES = 200_000;
+/** Default of `ProvenanceLogOptions.maxTextChars`. */
+export const DEFAULT_MAX_TEXT_CHARS = 8 * 1_048_576;
+const MAX_WALK_DEPTH = 32;
+/** Longest directory entry kept: names and addresses, not prose. */
+const MAX_ENTRY_LENGTH = 256;
+/** Longest argument matched as a whole (a name, a title, a channel): prose is not a destination, its atoms are. */
+const MAX_PHRASE_LENGTH = 80;
+const MAX_LEAVES = 20_000;
+
+interface TextPart {
+  source: ProvenanceSource;
+  path: string;
+  text: string;
+}
+
+/**
+ * Creates a provenance log; a fact store owns one per session.
+ * @example
+ * const log = createProvenanceLog();
+ * log.recordMessage('user', 'Pay the bill in bill.txt');
+ * log.recordToolResult('read_file', 'Pay to US133000000121212121212', () => 'untrusted');
+ * log.occurrences('US133000000121212121212'); // [[{ source: { tool: 'read_file', trust: 'untrusted', ... }, ... }]]
+ */
+export function createProvenanceLog(
+  { maxOccurrences = DEFAULT_MAX_OCCURRENCES, maxTextChars = DEFAULT_MAX_TEXT_CHARS, now = Date.now, ...atomOptions }: ProvenanceLogOptions = {},
+  snapshot?: ProvenanceSnapshot,
+): ProvenanceLog {
+  const sources: ProvenanceSource[] = [];
+  const index = new Map<string, Occurrence[]>();
+  const texts: TextPart[] = [];
+  const messages = new Set<string>();
+  const entries = new Set<string>();
+  const stats: ProvenanceStats = { sources: 0, occurrences: 0, truncated: 0, overflowed: 0, failures: 0 };
+  let textChars = 0;
+  let steps = 0;
+  let overflowed = false;
+
+  const newSource = (step: number, kind: ProvenanceSource['kind'], trust: Trust, tool?: string): ProvenanceSource => {
+    const source: ProvenanceSource = Object.freeze({ step, kind, trust, at: now(), ...(tool !== undefined ? { tool } : {}) });
+    sources.push(source);
+    stats.sources++;
+    return source;
+  };
+
+  const lose = (source: ProvenanceSource) => {
+    if (source.trust !== 'trusted') {
+      overflowed = true;
+      stats.overflowed++;
+    }
+  };
+
+  const indexText = (source: ProvenanceSource, path: string, text: string, maxChars = atomOptions.maxChars ?? DEFAULT_MAX_ATOM_CHARS) => {
+    const extraction = extractAtoms(text, { ...atomOptions, maxChars });
+    if (extraction.truncated) {
+      stats.truncated++;
+      lose(source);
+    }
+    for (const atom of extraction.atoms) {
+      if (stats.occurrences >= maxOccurrences) {
+        lose(source);
+        break;
+      }
+      let list = index.get(atom.value);
+      if (!list) index.set(atom.value, (list = []));
+      list.push({ source, path, atom: atom.value });
+      stats.occurrences++;
+    }
+    const normalised = normaliseText(text);
+    if (textChars + normalised.length > maxTextChars) {
+      lose(source);
+      return;
+    }
+    textChars += normalised.length;
+    texts.push({ source, path, text: normalised });
+  };
+
+  const log: ProvenanceLog = {
+    recordToolResult(tool, result, trustOf) {
+      try {
+        const maxChars = atomOptions.maxChars ?? DEFAULT_MAX_ATOM_CHARS;
+        const { leaves, complete } = leavesOf(structured(result, maxChars));
+        const step = ++steps;
+        const made = new Map<Trust, ProvenanceSource>();
+        const parts = new Map<string, { source: ProvenanceSource; chunks: string[] }>();
+        for (const leaf of leaves) {
+          const trust = safeTrust(trustOf, tool, leaf.path);
+          if (trust === 'directory' && leaf.text.length <= MAX_ENTRY_LENGTH && entries.size < maxOccurrences) entries.add(normaliseText(leaf.text));
+          let source = made.get(trust);
+          if (!source) made.set(trust, (source = newSource(step, 'tool', trust, tool)));
+          const path = leaf.path.join('.');
+          const key = `${trust}\u0000${path}`;
+          let part = parts.get(key);
+          if (!part) parts.set(key, (part = { source, chunks: [] }));
+          part.chunks.push(leaf.text);
+        }
+        // One budget of characters for the whole result, however many fields it has.
+        let budget = maxChars;
+        for (const [key, part] of parts) {
+          const text = part.chunks.join('\n');
+          indexText(part.source, key.slice(key.indexOf('\u0000') + 1), text, Math.max(budget, 1));
+          budget -= Math.min(text.length, budget);
+        }
+        if (!complete) {
+          // Fields past the leaf bound were not read: whatever they said, assume it untrusted.
+          stats.truncated++;
+          stats.overflowed++;
+          overflowed = true;
+        }
+        return [...made.values()];
+      } catch {
+        // Never into the agent; but a result that could not be read may have carried anything.
+        stats.failures++;
+        overflowed = true;
+        return [];
+      }
+    },
+    recordMessage(kind, text) {
+      try {
+        if (typeof text !== 'string' || text === '' || messages.has(text)) return undefined;
+        messages.add(text);
+        const source = newSource(++steps, kind, 'trusted');
+        indexText(source, '', text);
+        return source;
+      } catch {
+        stats.failures++;
+        return undefined;
+      }
+    },
+    occurrences(value) {
+      const found: Occurrence[][] = [];
+      for (const candidate of candidatesOf(value, atomOptions)) found.push(log.lookup(candidate));
+      return found;
+    },
+    lookup(candidate) {
+      return candidate.atom ? (index.get(candidate.key) ?? []) : findText(texts, candidate.key);
+    },
+    isDirectoryEntry(value) {
+      return entries.has(normaliseText(value));
+    },
+    hasUntrusted() {
+      return overflowed || sources.some((source) => source.trust !== 'trusted' && source.kind === 'tool');
+    },
+    untrustedSources() {
+      return sources.filter((source) => source.trust !== 'trusted' && source.kind === 'tool');
+    },
+    toJSON() {
+      const indexOf = new Map(sources.map((source, position) => [source, position]));
+      const occurrences: ProvenanceSnapshot['occurrences'] = [];
+      for (const list of index.values()) for (const occurrence of list) occurrences.push([occurrence.atom, indexOf.get(occurrence.source)!, occurrence.path]);
+      return {
+        steps,
+        sources: [...sources],
+        occurrences,
+        texts: texts.map((part) => [indexOf.get(part.source)!, part.path, part.text]),
+        entries: [...entries],
+        messages: [...messages],
+        overflowed,
+      };
+    },
+    get overflowed() {
+      return overflowed;
+    },
+    get stats() {
+      return stats;
+    },
+  };
+  if (snapshot) restore(snapshot);
+  return log;
+
+  /** Takes a snapshot back; anything malformed in it makes the log fail closed (untrusted content assumed lost). */
+  function restore(data: ProvenanceSnapshot): void {
+    try {
+      steps = data.steps;
+      for (const source of data.sources) {
+        sources.push(Object.freeze({ ...source }));
+        stats.sources++;
+      }
+      for (const [atom, position, path] of data.occurrences) {
+        const source = sources[position];
+        if (!source) throw new Error('bad source index');
+        let list = index.get(atom);
+        if (!list) index.set(atom, (list = []));
+        list.push({ source, path, atom });
+        stats.occurrences++;
+      }
+      for (const [position, path, text] of data.texts) {
+        const source = sources[position];
+        if (!source) throw new Error('bad source index');
+        texts.push({ source, path, text });
+        textChars += text.length;
+      }
+      for (const entry of data.entries) entries.add(entry);
+      for (const message of data.messages) messages.add(message);
+      overflowed = overflowed || data.overflowed === true;
+    } catch {
+      stats.failures++;
+      overflowed = true;
+    }
+  }
+}
+
+/**
+ * What a tool argument is matched by: its atoms (only those written in it, not hosts derived from them), or, for a
+ * value with none (a user name, a channel, a hotel), its whole normalised text. Lists give the candidates of each item.
+ */
+export function candidatesOf(value: unknown, atomOptions: AtomOptions = {}): Array<{ key: string; atom: boolean; value: string }> {
+  const candidates: Array<{ key: string; atom: boolean; value: string }> = [];
+  const visit = (item: unknown, depth: number) => {
+    if (depth > 4 || candidates.length > 200) return;
+    if (Array.isArray(item)) return item.forEach((inner) => visit(inner, depth + 1));
+    if (typeof item !== 'string') return;
+    const text = item.trim();
+    if (text.length < 2) return;
+    const atoms: Atom[] = extractAtoms(text, { ...atomOptions, maxChars: 65_536, maxAtoms: 200 }).atoms;
+    const written = atoms.filter((atom) => !atom.derived && atom.kind !== 'quantity' && atom.kind !== 'quoted');
+    // An argument that is one bare host (`dora-website.com`) is matched as that host, wherever a URL carried it.
+    const primary = written.length > 0 ? written : atoms.filter((atom) => atom.kind === 'host');
+    if (primary.length > 0) for (const atom of primary) candidates.push({ key: atom.value, atom: true, value: text });
+    else if (text.length >= 3 && text.length <= MAX_PHRASE_LENGTH) candidates.push({ key: normaliseText(text), atom: false, value: text });
+  };
+  visit(value, 0);
+  return candidates;
+}
+
+function findText(texts: readonly TextPart[], wanted: string): Occurrence[] {
+  const found: Occurrence[] = [];
+  for (const part of texts) {
+    let at = part.text.indexOf(wanted);
+    while (at !== -1) {
+      // Whole words only: `al` is not in `alice`.
+      const before = at === 0 ? '' : part.text[at - 1]!;
+      const after = part.text[at + wanted.length] ?? '';
+      if (!isWordChar(before) && !isWordChar(after)) {
+        found.push({ source: part.source, path: part.path, atom: wanted });
+        break;
+      }
+      at = part.text.indexOf(wanted, at + 1);
+    }
+  }
+  return found;
+}
+
+function isWordChar(char: string): boolean {
+  return char !== '' && /[\p{L}\p{N}_]/u.test(char);
+}
+
+/** A result as structure: hosts hand text (a LangChain tool's string, an MCP text block), often JSON. */
+function structured(result: unknown, maxChars: number): unknown {
+  if (typeof result !== 'string' || result.length > maxChars) return result;
+  const first = result.trimStart()[0];
+  if (first !== '{' && first !== '[') return result;
+  try {
+    return JSON.parse(result) as unknown;
+  } catch {
+    return result;
+  }
+}
+
+function safeTrust(trustOf: TrustOf, tool: string, path: readonly string[]): Trust {
+  try {
+    const trust = trustOf(tool, path);
+    return trust === 'trusted' || trust === 'directory' ? trust : 'untrusted';
+  } catch {
+    return 'untrusted';
+  }
+}
+
+/**
+ * The text leaves of a result with their key paths (list indexes left out); a string result is one leaf. `complete`
+ * is false when the result had more than {@link MAX_LEAVES} leaves.
+ */
+function leavesOf(result: unknown): { leaves: Array<{ path: string[]; text: string }>; complete: boolean } {
+  const leaves: Array<{ path: string[]; text: string }> = [];
+  let complete = true;
+  const walk = (value: unknown, path: string[], depth: number) => {
+    if (leaves.length >= MAX_LEAVES) {
+      complete = false;
+      return;
+    }
+    if (typeof value === 'string') leaves.push({ path, text: value });
+    else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') leaves.push({ path, text: String(value) });
+    else if (value === null || value === undefined || typeof value !== 'object') return;
+    else if (depth >= MAX_WALK_DEPTH) leaves.push({ path, text: safeStringify(value) });
+    else if (Array.isArray(value)) for (const item of value) walk(item, path, depth + 1);
+    else {
+      // Keys can be data too (a map from hotel names to reviews): they are read under the map's own path.
+      const keys: string[] = [];
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        if (/[^A-Za-z0-9_]/.test(key)) keys.push(key);
+        walk(item, [...path, key], depth + 1);
+      }
+      if (keys.length > 0) leaves.push({ path, text: keys.join('\n') });
+    }
+  };
+  walk(result, [], 0);
+  return { leaves, complete };
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
+}
