@@ -32,9 +32,9 @@ const program = new Command()
 
 program
   .command('validate')
-  .summary('check workflow files for errors and lints')
-  .description('validate workflow files; exit 1 when any has errors')
-  .argument('<files...>', 'workflow YAML files')
+  .summary('check workflow and rubric files')
+  .description('validate workflow files (and rubric files: those with `rubrics:` or `policy:`); exit 1 when any has errors')
+  .argument('<files...>', 'workflow or rubric YAML files')
   .option('--json', 'print the findings as JSON')
   .option('--no-strict', 'report references to unknown states as warnings, not errors')
   .option('--strict-paths', 'report a constraint the transitions let an agent break (with the shortest path) as an error, not a warning')

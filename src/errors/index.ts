@@ -5,3 +5,4 @@ export { DiagnosticsError } from './diagnostics-error.js';
 export { RulebaseError } from './rulebase-error.js';
 export { WorkflowViolationError } from './workflow-violation-error.js';
 export { isHostControlFlow } from './control-flow.js';
+export { RubricError } from './rubric-error.js';

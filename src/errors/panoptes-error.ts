@@ -17,7 +17,9 @@ export type PanoptesErrorCode =
   | 'EMBEDDER_TIMEOUT'
   | 'INVALID_EMBEDDING'
   | 'MISSING_DEPENDENCY'
-  | 'COMPILE_FAILED';
+  | 'COMPILE_FAILED'
+  | 'INVALID_RUBRIC'
+  | 'CASSETTE_MISS';
 
 /** Base class for every error Panoptes throws on purpose. */
 export class PanoptesError extends Error {
