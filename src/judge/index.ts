@@ -6,3 +6,11 @@
 export type { Criterion, CriterionScale, Rubric, RubricAppliesTo, RubricOnError, RubricOnFail, RubricScope } from './rubric.js';
 export { CRITERION_SCALES, normaliseScore, scaleRange } from './rubric.js';
 export { isRubricDocument, loadRubrics, MISSING_RUBRIC_HINT, parseRubrics, POLICY_RUBRIC_ID, validateRubrics, type RubricLoadOptions, type RubricValidationResult } from './load.js';
+export { namedJudgeModel, type JudgeMessage, type JudgeModel, type JudgeModelRequest } from './model.js';
+export { judgedText, normaliseText, rubricApplies, stableJson, type JudgedTextLimits, type JudgeInput } from './input.js';
+export { judgeMessages, verdictJsonSchema } from './prompt.js';
+export { isVerdictProblem, readVerdict, type CriterionVerdict, type JudgeVerdict, type VerdictProblem } from './verdict.js';
+export { createVerdictCache, DEFAULT_JUDGE_CACHE_SIZE, judgeCacheKey, type VerdictCache } from './cache.js';
+export { createJudgeBudget, type BudgetUsage, type JudgeBudget, type JudgeBudgetOptions, type JudgeLimits } from './budget.js';
+export { createJudge, DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT_MS, type Judge, type JudgeAction, type JudgeErrorKind, type JudgeOptions, type JudgeStats, type Judgment } from './judge.js';
+export { CassetteMissError, emptyCassette, recordedJudge, scriptedJudge, type Cassette, type CassetteEntry, type RecordedJudgeOptions } from './offline.js';
