@@ -14,3 +14,5 @@ export { createVerdictCache, DEFAULT_JUDGE_CACHE_SIZE, judgeCacheKey, type Verdi
 export { createJudgeBudget, type BudgetUsage, type JudgeBudget, type JudgeBudgetOptions, type JudgeLimits } from './budget.js';
 export { createJudge, DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT_MS, type Judge, type JudgeAction, type JudgeErrorKind, type JudgeOptions, type JudgeStats, type Judgment } from './judge.js';
 export { CassetteMissError, emptyCassette, recordedJudge, scriptedJudge, type Cassette, type CassetteEntry, type RecordedJudgeOptions } from './offline.js';
+export { auroc, expectedCalibrationError, suggestPassAt, tprAtFpr, type PassAtSuggestion } from './metrics.js';
+export { calibrateJudge, calibrationReport, type CalibrateOptions, type CalibrationReport, type LabelledCase } from './calibrate.js';

@@ -1,0 +1,41 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { AIMessage } from '@langchain/core/messages';
+import { withUsage, type JudgeModel, type JudgeModelRequest } from '../../src/index.js';
+
+/** Options of {@link judgeModel}. */
+export interface LangChainJudgeModelOptions {
+  /** How the provider is asked for structured output (`jsonSchema`, `functionCalling`, ...). @default the model's own default */
+  method?: 'jsonSchema' | 'functionCalling' | 'jsonMode';
+  /** Names the model in cache keys, cassettes and spans. @default the chat model's `model` field, else its type */
+  modelId?: string;
+}
+
+/**
+ * The judge's model from a LangChain chat model: `withStructuredOutput` over the verdict's JSON Schema, with the raw
+ * message kept for its token usage, and the judgment's abort signal passed on so a timed-out call stops. Works with
+ * any chat model that supports structured output, including what `initChatModel('openai:gpt-4o-mini')` returns.
+ * @example
+ * const judge = createJudge({ model: judgeModel(new ChatOpenAI({ model: 'gpt-4o-mini', temperature: 0 })), rubrics });
+ */
+export function judgeModel(chatModel: BaseChatModel, { method, modelId }: LangChainJudgeModelOptions = {}): JudgeModel {
+  const id = modelId ?? (chatModel as { model?: unknown }).model ?? chatModel._llmType();
+  return Object.assign(
+    async function langChainJudgeModel({ messages, jsonSchema, signal }: JudgeModelRequest) {
+      const structured = chatModel.withStructuredOutput(jsonSchema, { includeRaw: true, name: 'panoptes_verdict', ...(method ? { method } : {}) });
+      const output = (await structured.invoke(
+        messages.map(({ role, content }) => [role === 'assistant' ? 'ai' : role, content] as [string, string]),
+        { signal },
+      )) as unknown;
+      // With `includeRaw` a model answers { raw, parsed }; a test double may answer the object itself.
+      if (typeof output === 'object' && output !== null && 'raw' in output && 'parsed' in output) {
+        const { raw, parsed } = output as { raw: AIMessage; parsed: unknown };
+        const usage = raw.usage_metadata;
+        // A parse failure leaves `parsed` null: the text goes on, and the judge reports it as an invalid answer.
+        const value = parsed ?? (typeof raw.content === 'string' ? raw.content : JSON.stringify(raw.content));
+        return usage ? withUsage(value, { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens }) : value;
+      }
+      return output;
+    },
+    { modelId: String(id) },
+  );
+}
