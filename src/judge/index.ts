@@ -16,3 +16,4 @@ export { createJudge, DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT_MS, type 
 export { CassetteMissError, emptyCassette, recordedJudge, scriptedJudge, type Cassette, type CassetteEntry, type RecordedJudgeOptions } from './offline.js';
 export { auroc, expectedCalibrationError, suggestPassAt, tprAtFpr, type PassAtSuggestion } from './metrics.js';
 export { calibrateJudge, calibrationReport, type CalibrateOptions, type CalibrationReport, type LabelledCase } from './calibrate.js';
+export { decideJudgments, judgeCondition, judgeToolCall, judgeTurn, type JudgedAnswer, type JudgedCondition, type JudgedDecision, type JudgedOutcome, type JudgeToolCallInput } from './host.js';
