@@ -14,3 +14,14 @@ describe('judgeModel (LangChain)', () => {
     expect(judgment.key).toContain('|fake|');
   });
 });
+
+describe('judgeModel (LangChain) from a provider:model string', () => {
+  it('resolves the string with initChatModel on the first judgment; a name it cannot load is that judgment’s error', async () => {
+    const model = judgeModel('nosuchprovider:some-model');
+    expect(model.modelId).toBe('nosuchprovider:some-model');
+    const judge = createJudge({ model, rubrics, logger: { warn: vi.fn() } });
+    const judgment = await judge.judge('policy', { response: 'x' });
+    expect(judgment).toMatchObject({ outcome: 'error', action: 'ask', error: { kind: 'model' } });
+    expect(judgment.error!.message).toContain("cannot load the judge model 'nosuchprovider:some-model'");
+  });
+});
