@@ -50,7 +50,7 @@ export function judgedText(scope: RubricScope, input: JudgeInput, { recentToolRe
   const cut = (text: string) => (text.length > maxChars ? `${text.slice(0, maxChars)} [... ${text.length - maxChars} characters cut]` : text);
   if (scope === 'tool_call') {
     const requests = messages.filter((message) => message.role === 'user').map((message) => cut(message.content));
-    const results = messages.filter((message) => message.role === 'tool').slice(-recentToolResults).map((message) => `[${message.name ?? 'tool'}] ${cut(message.content)}`);
+    const results = (recentToolResults > 0 ? messages.filter((message) => message.role === 'tool').slice(-recentToolResults) : []).map((message) => `[${message.name ?? 'tool'}] ${cut(message.content)}`);
     const call = input.call ? `${input.call.name}(${cut(stableJson(input.call.args))})` : '(no call)';
     return [section("The user's requests", requests), section('Recent tool results', results), `## The call about to run\n${call}`].join('\n\n');
   }

@@ -138,6 +138,7 @@ export function createJudge(options: JudgeOptions): Judge {
   const telemetry = createTelemetry(options);
   const stats: JudgeStats = { judgments: 0, calls: 0, cacheHits: 0, skipped: 0, inputTokens: 0, outputTokens: 0, errors: { timeout: 0, budget: 0, model: 0, invalid: 0, ungrounded: 0 } };
 
+  const limitsFor = (rubric: Rubric): JudgedTextLimits | undefined => (rubric.toolResults === undefined ? limits : { ...limits, recentToolResults: rubric.toolResults });
   const resolve = (reference: string | Rubric): Rubric => {
     const rubric = typeof reference === 'string' ? byId.get(reference) : reference;
     if (!rubric) throw new InvalidOptionError({ parameter: 'rubric', value: reference, fix: `Name one of the judge's rubrics: ${[...byId.keys()].join(', ') || '(none)'}.` });
@@ -176,7 +177,7 @@ export function createJudge(options: JudgeOptions): Judge {
   };
 
   async function judgeOne(rubric: Rubric, input: JudgeInput, span: Span | undefined): Promise<Judgment> {
-    const judged = judgedText(rubric.scope, input, limits);
+    const judged = judgedText(rubric.scope, input, limitsFor(rubric));
     const key = judgeCacheKey(rubric, modelId, judged);
     const base = { rubric: rubric.id, scope: rubric.scope, key };
     const error = (kind: JudgeErrorKind, message: string, usage?: TokenUsage): Judgment => {
@@ -267,7 +268,7 @@ export function createJudge(options: JudgeOptions): Judge {
     judgeScope: (scope, input) => Promise.all(rubrics.filter((rubric) => rubricApplies(rubric, scope, input)).map((rubric) => judge(rubric, input))),
     keyOf: (reference, input) => {
       const rubric = resolve(reference);
-      return judgeCacheKey(rubric, modelId, judgedText(rubric.scope, input, limits));
+      return judgeCacheKey(rubric, modelId, judgedText(rubric.scope, input, limitsFor(rubric)));
     },
     stats: () => ({ ...stats, errors: { ...stats.errors } }),
   };

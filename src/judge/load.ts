@@ -129,6 +129,9 @@ function checkRubricFile(file: RawRubricFile): Finding[] {
     if (rubric.every_turns !== undefined && rubric.scope !== 'conversation') {
       error([...path, 'every_turns'], 'scope-mismatch', `every_turns applies to conversation scope, not ${rubric.scope}`, 'remove every_turns, or set scope: conversation', 'key');
     }
+    if (rubric.tool_results !== undefined && rubric.scope !== 'tool_call') {
+      error([...path, 'tool_results'], 'scope-mismatch', `tool_results applies to tool_call scope, not ${rubric.scope}`, 'remove tool_results, or set scope: tool_call', 'key');
+    }
     if (rubric.applies_to?.tools !== undefined && rubric.scope !== 'tool_call') {
       error([...path, 'applies_to', 'tools'], 'scope-mismatch', `applies_to.tools applies to tool_call scope, not ${rubric.scope}`, 'remove tools, or set scope: tool_call', 'key');
     }
@@ -183,6 +186,7 @@ function buildRubric(raw: RawRubric, fileVersion: string | undefined, source: st
     onError: raw.on_error,
     sample: raw.sample ?? 1,
     everyTurns: raw.every_turns ?? 1,
+    ...(raw.tool_results === undefined ? {} : { toolResults: raw.tool_results }),
     ...(source === undefined ? {} : { source }),
   };
   const version = raw.version === undefined ? (fileVersion ?? contentVersion(rubric)) : String(raw.version);

@@ -66,6 +66,11 @@ export interface Rubric {
   sample: number;
   /** Conversation scope: judge on every n-th turn only. @default 1 */
   everyTurns: number;
+  /**
+   * tool_call scope: the recent tool results the judge sees; 0 judges the call on the user's requests alone (whether
+   * the user asked for this action, where a tool's output could argue for it). @default the judge's limit, 3
+   */
+  toolResults?: number;
   /** Where the rubric was written, for messages: `file:line`. */
   source?: string;
 }

@@ -47,6 +47,7 @@ export const rawRubricSchema = closedObject(
     on_error: onError,
     sample: z.number().min(0).max(1).optional().describe('The share of eligible judgments run, in [0, 1] (default 1).'),
     every_turns: z.number().int().min(1).optional().describe('conversation scope: judge on every n-th turn only (default 1).'),
+    tool_results: z.number().int().min(0).optional().describe('tool_call scope: the recent tool results the judge sees (default 3; 0 shows only the requests and the call).'),
   },
   { description: 'One rubric: weighted criteria an LLM judge scores.' },
 );

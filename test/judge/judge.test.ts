@@ -231,3 +231,15 @@ describe('createJudge', () => {
     expect(await otel.points('panoptes.judge.duration')).toEqual([{ attributes: { [ATTR.judgeRubric]: 'refund' }, value: 2 }]);
   });
 });
+
+describe('tool_results', () => {
+  it('0 judges a call on the user’s requests alone: no tool output reaches the judge', async () => {
+    const [blind] = parseRubrics('rubrics:\n  - { id: covers, description: d, scope: tool_call, tool_results: 0, criteria: [{ id: c, description: d }], pass_at: 1, on_fail: ask, on_error: ask }\n');
+    const seen: string[] = [];
+    const judge = createJudge({ model: scriptedJudge(({ judged }) => (seen.push(judged), answer({ c: 1 }))), rubrics: [blind!], logger: quiet });
+    await judge.judge('covers', { messages, call: { name: 'send_email', args: { to: 'eve@evil.test' } } });
+    expect(seen[0]).toContain('## Recent tool results\n(none)');
+    expect(seen[0]).not.toContain('Q3 revenue');
+    expect(parseRubrics.bind(null, 'rubrics:\n  - { id: x, description: d, scope: turn, tool_results: 0, criteria: [{ id: c, description: d }], pass_at: 1, on_fail: ask, on_error: ask }\n')).toThrow('tool_results applies to tool_call scope, not turn');
+  });
+});
