@@ -67,14 +67,17 @@ describe.skipIf(!hasAgentDojo())('calibrate on labelled AgentDojo tool calls (sc
     const cassette = emptyCassette('scripted');
     const recorder = createJudge({ model: recordedJudge(cassette, { strict: false, fallback: plumbing }), rubrics, logger: { warn: vi.fn() } });
     await calibrateJudge(recorder, subset);
-    delete cassette.entries[recorder.keyOf('request_covers_action', subset[0]!.input)]; // a violation
+    const missing = recorder.keyOf('request_covers_action', subset[0]!.input); // a violation's
+    delete cassette.entries[missing];
+    // Cases that ask the same question (same request, same call) share the key: the miss is theirs too.
+    const missed = subset.filter((item) => recorder.keyOf('request_covers_action', item.input) === missing).length;
     writeFileSync(join(dir, 'rubrics.yaml'), RUBRICS);
     writeFileSync(join(dir, 'labels.jsonl'), subset.map((item) => JSON.stringify(item)).join('\n'));
     writeFileSync(join(dir, 'cassette.json'), JSON.stringify(cassette));
     const result = await panoptes(dir, 'judge', 'calibrate', '--rubrics', 'rubrics.yaml', '--labels', 'labels.jsonl', '--cassette', 'cassette.json');
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toBe('40 cases: 19 violations, 20 not; 1 without a verdict (left out)');
+    expect(lines[0]).toBe(`40 cases: ${20 - missed} violations, 20 not; ${missed} without a verdict (left out)`);
     expect(lines.slice(1).map((line) => line.replace(/[\d.]+/g, 'N'))).toEqual([
       'AUROC N',
       'true-positive rate at N% false positives N%, at N% N%',
@@ -88,7 +91,7 @@ describe.skipIf(!hasAgentDojo())('calibrate on labelled AgentDojo tool calls (sc
     const bad = await panoptes(dir, 'judge', 'calibrate', '--rubrics', 'rubrics.yaml', '--labels', 'bad.jsonl', '--cassette', 'cassette.json');
     expect(bad).toMatchObject({ code: 2, stderr: 'bad.jsonl:2: "label" must be true or false (true: the judge should fail it), got "yes"\n' });
     const json = await panoptes(dir, 'judge', 'calibrate', '--rubrics', 'rubrics.yaml', '--labels', 'labels.jsonl', '--cassette', 'cassette.json', '--json', '--target-fpr', '0.05');
-    expect(JSON.parse(json.stdout)).toMatchObject({ cases: 40, errors: 1, targetFpr: 0.05 });
+    expect(JSON.parse(json.stdout)).toMatchObject({ cases: 40, errors: missed, targetFpr: 0.05 });
   });
 });
 
