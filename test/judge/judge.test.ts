@@ -243,3 +243,16 @@ describe('tool_results', () => {
     expect(parseRubrics.bind(null, 'rubrics:\n  - { id: x, description: d, scope: turn, tool_results: 0, criteria: [{ id: c, description: d }], pass_at: 1, on_fail: ask, on_error: ask }\n')).toThrow('tool_results applies to tool_call scope, not turn');
   });
 });
+
+describe('a hung model and the concurrency limit', () => {
+  it('bounds every judgment by its timeout, the wait for a slot included; a timed-out call gives its slot back', async () => {
+    const judge = createJudge({ model: scriptedJudge(() => new Promise(() => undefined)), rubrics, concurrency: 1, timeoutMs: 30, logger: quiet });
+    const started = performance.now();
+    const judgments = await Promise.all(['a', 'b', 'c'].map((response) => judge.judge('refund', { response })));
+    expect(judgments.map((judgment) => judgment.error?.kind)).toEqual(['timeout', 'timeout', 'timeout']);
+    expect(performance.now() - started).toBeLessThan(1000);
+    const answering = createJudge({ model: scriptedJudge(({ judged }) => (judged.includes('hang') ? new Promise(() => undefined) : answer({ no_amount: 1, tone: 5 }))), rubrics, concurrency: 1, timeoutMs: 50, logger: quiet });
+    expect((await answering.judge('refund', { response: 'hang' })).error?.kind).toBe('timeout');
+    expect((await answering.judge('refund', { response: 'fine' })).outcome).toBe('pass'); // the hung call's slot came back
+  });
+});
