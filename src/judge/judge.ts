@@ -215,7 +215,8 @@ export function createJudge(options: JudgeOptions): Judge {
     }
     const verdict = readVerdict(rubric, value, judged);
     if (isVerdictProblem(verdict)) return error(verdict.kind, verdict.message, usage);
-    cache?.set(key, verdict);
+    // One verdict object is handed to every judgment the cache answers: frozen, so no caller can change another's.
+    if (cache) cache.set(key, deepFreeze(verdict));
     return decided(verdict, false, usage);
   }
 
@@ -258,13 +259,7 @@ export function createJudge(options: JudgeOptions): Judge {
     modelId,
     rubric: (id) => byId.get(id),
     applicable: (scope, input) => rubrics.filter((rubric) => rubricApplies(rubric, scope, input)),
-    judge: (reference, input) => {
-      try {
-        return judge(reference, input);
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    },
+    judge,
     judgeScope: (scope, input) => Promise.all(rubrics.filter((rubric) => rubricApplies(rubric, scope, input)).map((rubric) => judge(rubric, input))),
     keyOf: (reference, input) => {
       const rubric = resolve(reference);
@@ -272,4 +267,11 @@ export function createJudge(options: JudgeOptions): Judge {
     },
     stats: () => ({ ...stats, errors: { ...stats.errors } }),
   };
+}
+
+function deepFreeze(verdict: JudgeVerdict): JudgeVerdict {
+  for (const criterion of verdict.criteria) Object.freeze(Object.freeze(criterion).evidence);
+  Object.freeze(verdict.criteria);
+  Object.freeze(verdict.failedCriteria);
+  return Object.freeze(verdict);
 }

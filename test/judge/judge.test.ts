@@ -256,3 +256,14 @@ describe('a hung model and the concurrency limit', () => {
     expect((await answering.judge('refund', { response: 'fine' })).outcome).toBe('pass'); // the hung call's slot came back
   });
 });
+
+describe('cached verdicts', () => {
+  it('are frozen: a caller cannot change the verdict the next judgment gets', async () => {
+    const judge = createJudge({ model: scriptedJudge(() => answer({ no_amount: 1, tone: 5 })), rubrics, logger: quiet });
+    const first = await judge.judge('refund', { response: 'ok' });
+    expect(() => {
+      first.verdict!.criteria[0]!.score = 0;
+    }).toThrow(TypeError);
+    expect((await judge.judge('refund', { response: 'ok' })).verdict!.criteria[0]!.score).toBe(1);
+  });
+});
