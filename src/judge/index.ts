@@ -17,3 +17,4 @@ export { CassetteMissError, emptyCassette, recordedJudge, scriptedJudge, type Ca
 export { auroc, expectedCalibrationError, suggestPassAt, tprAtFpr, type PassAtSuggestion } from './metrics.js';
 export { calibrateJudge, calibrationReport, type CalibrateOptions, type CalibrationReport, type LabelledCase } from './calibrate.js';
 export { decideJudgments, judgeCondition, judgeToolCall, judgeTurn, type JudgedAnswer, type JudgedCondition, type JudgedDecision, type JudgedOutcome, type JudgeToolCallInput } from './host.js';
+export { rubricJsonSchema } from './schema.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { closedObject } from '../workflow/closed-object.js';
+import { closedObject, closeJsonSchemaObject } from '../workflow/closed-object.js';
 import { CRITERION_SCALES } from './rubric.js';
 
 /**
@@ -79,3 +79,15 @@ export const rawRubricFileSchema = closedObject(
 
 export type RawRubric = z.infer<typeof rawRubricSchema>;
 export type RawRubricFile = z.infer<typeof rawRubricFileSchema>;
+
+/**
+ * The JSON Schema of rubric files (draft 2020-12, closed objects), for editors: the published `rubric.schema.json`.
+ * Cross-field checks (scores within their scale, unique ids, keys that fit only some scopes) stay with the loader.
+ * @example
+ * writeFileSync('rubric.schema.json', JSON.stringify(rubricJsonSchema(), null, 2));
+ */
+export function rubricJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(rawRubricFileSchema, { target: 'draft-2020-12', io: 'input', override: closeJsonSchemaObject }) as Record<string, unknown>;
+  const { $schema, ...rest } = schema;
+  return { $schema, $id: 'https://unpkg.com/panoptes/rubric.schema.json', title: 'Panoptes rubric file', ...rest };
+}
