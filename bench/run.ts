@@ -36,6 +36,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   react: async () => (await import('./react.js')).reactBench,
   verify: async () => (await import('./verify.js')).verifyBench,
   authoring: async () => (await import('./authoring.js')).authoringBench,
+  judge: async () => (await import('./judge.js')).judgeBench,
   proxy: async () => (await import('./proxy.js')).proxyBench,
   'proxy-redis': async () => (await import('./proxy-redis.js')).proxyRedisBench,
 };

@@ -41,3 +41,4 @@ export * from './react/index.js';
 export { ATTR, EVENT, INSTRUMENTATION_SCOPE, METRIC, OPERATION, SPAN, DEFAULT_SECRET_PATTERNS, REDACTED, redactSecrets, type TelemetryOptions } from './telemetry/index.js';
 export * from './scenarios/index.js';
 export * from './authoring/index.js';
+export * from './judge/index.js';

@@ -10,3 +10,4 @@ export { panoptesStopCondition, type PanoptesStopCondition, type PanoptesStopCon
 export { policyTools, type PolicyToolOutput, type PolicyToolsOptions } from './policy-tools.js';
 export { SESSION_ID_HEADER, sessionIdFromMetadata } from './session-id.js';
 export { compilerModel, type AiSdkCompilerModelOptions } from './compiler-model.js';
+export { judgeModel, type AiSdkJudgeModelOptions } from './judge-model.js';

@@ -22,3 +22,4 @@ export {
   type LangChainToolCall,
 } from './translate.js';
 export { compilerModel, type LangChainCompilerModelOptions } from './compiler-model.js';
+export { judgeModel, type LangChainJudgeModelOptions } from './judge-model.js';

@@ -11,6 +11,7 @@ import { compileCommand, type CompileCommandOptions } from './commands/compile.j
 import { graphCommand } from './commands/graph.js';
 import { infoCommand, type InfoCommandOptions } from './commands/info.js';
 import { initCommand, type InitCommandOptions } from './commands/init.js';
+import { judgeCalibrateCommand, judgeRecordCommand, type JudgeCalibrateOptions, type JudgeRecordOptions } from './commands/judge.js';
 import { rulesCheckCommand } from './commands/rules-check.js';
 import { serveCommand, type ServeCommandOptions } from './commands/serve.js';
 import { testCommand, type TestCommandOptions } from './commands/test.js';
@@ -38,9 +39,9 @@ const program = new Command()
 
 program
   .command('validate')
-  .summary('check workflow files for errors and lints')
-  .description('validate workflow files; exit 1 when any has errors')
-  .argument('<files...>', 'workflow YAML files')
+  .summary('check workflow and rubric files')
+  .description('validate workflow files (and rubric files: those with `rubrics:` or `policy:`); exit 1 when any has errors')
+  .argument('<files...>', 'workflow or rubric YAML files')
   .option('--json', 'print the findings as JSON')
   .option('--no-strict', 'report references to unknown states as warnings, not errors')
   .option('--strict-paths', 'report a constraint the transitions let an agent break (with the shortest path) as an error, not a warning')
@@ -155,6 +156,36 @@ program
     process.exitCode = await verifyCommand(options, output);
   });
 
+const judge = program.command('judge').summary('record and calibrate judged rubrics').description('work with judged rubrics: record a cassette from a live model, calibrate a judge on labelled inputs');
+
+judge
+  .command('record')
+  .description('judge every input with a live model and write the answers as a cassette (keyed by the cache key) for offline replay; exit 1 when some judgments failed')
+  .requiredOption('--rubrics <file>', 'rubric YAML file')
+  .requiredOption('--inputs <jsonl>', 'one { "input": { "messages", "call" | "response" }, "rubric"? } per line')
+  .requiredOption('--out <file>', 'the cassette (JSON); answers already in it are kept')
+  .option('--model <provider:name>', "chat model for LangChain's initChatModel (needs langchain and the provider's package)", 'openai:gpt-4o-mini')
+  .option('--rubric <id>', 'the rubric of inputs that name none (default: the first)')
+  .addOption(new Option('--concurrency <n>', 'judgments at once').default(4).argParser(positiveInteger))
+  .action(async (options: JudgeRecordOptions) => {
+    process.exitCode = await judgeRecordCommand(options, output);
+  });
+
+judge
+  .command('calibrate')
+  .description('judge labelled inputs and report AUROC, true-positive rates at 1% and 5% false positives, expected calibration error, calls and tokens per run, and a pass_at for a target false-positive rate')
+  .requiredOption('--rubrics <file>', 'rubric YAML file')
+  .requiredOption('--labels <jsonl>', 'one { "input", "label": true (should fail) | false, "rubric"?, "run"? } per line')
+  .option('--cassette <file>', 'replay answers from a cassette (strict: a missing answer is an error) instead of a live model')
+  .option('--model <provider:name>', "without --cassette: chat model for LangChain's initChatModel", 'openai:gpt-4o-mini')
+  .option('--rubric <id>', 'the rubric of cases that name none (default: the first)')
+  .addOption(new Option('--target-fpr <rate>', 'false-positive rate the suggested pass_at keeps to').default(0.01).argParser(rate))
+  .addOption(new Option('--concurrency <n>', 'judgments at once').default(4).argParser(positiveInteger))
+  .option('--json', 'print the report as JSON')
+  .action(async (options: JudgeCalibrateOptions) => {
+    process.exitCode = await judgeCalibrateCommand(options, output);
+  });
+
 program
   .command('init')
   .summary('write a starter panoptes/ folder')
@@ -180,6 +211,12 @@ program
   .action(async (options: ServeCommandOptions) => {
     process.exitCode = await serveCommand(options, output);
   });
+
+function rate(value: string): number {
+  const parsed = Number(value);
+  if (!(parsed >= 0 && parsed <= 1)) throw new InvalidArgumentError('expected a rate from 0 to 1, e.g. 0.01');
+  return parsed;
+}
 
 function nonNegativeInteger(value: string): number {
   const parsed = Number(value);

@@ -6,3 +6,4 @@ export { RulebaseError } from './rulebase-error.js';
 export { WorkflowViolationError } from './workflow-violation-error.js';
 export { isHostControlFlow } from './control-flow.js';
 export { ClosedError } from './closed-error.js';
+export { RubricError } from './rubric-error.js';

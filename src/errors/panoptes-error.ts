@@ -19,7 +19,9 @@ export type PanoptesErrorCode =
   | 'INVALID_EMBEDDING'
   | 'MISSING_DEPENDENCY'
   | 'COMPILE_FAILED'
-  | 'CLOSED';
+  | 'CLOSED'
+  | 'INVALID_RUBRIC'
+  | 'CASSETTE_MISS';
 
 /** Base class for every error Panoptes throws on purpose. */
 export class PanoptesError extends Error {

@@ -38,5 +38,5 @@ export {
 } from './guard-tool-call.js';
 export type { ToolOutcome } from './tool-results.js';
 export { approvalQuestions, confirmationRef, declinedText, needsOnlyApproval } from './confirmation.js';
-export { DEFAULT_JUDGE_TIMEOUT_MS, type Judge, type JudgeRequest, type JudgeVerdict } from './judge.js';
+export { DEFAULT_CONDITION_JUDGE_TIMEOUT_MS, type ConditionJudge, type ConditionRequest, type ConditionVerdict } from './judge.js';
 export { describeLink, fromUntrusted, toolsSeenIn, untrustedInContext, userGave, type ProvenanceLink, type RelationVerdict } from './provenance-relations.js';

@@ -1,10 +1,10 @@
 import type { FactStore } from '../facts/index.js';
 
 /** A judge's answer to an open question about one call: `unknown` hands it to the user. */
-export type JudgeVerdict = 'yes' | 'no' | 'unknown';
+export type ConditionVerdict = 'yes' | 'no' | 'unknown';
 
 /** What a judge is asked: the question's name (`judged(request_covers_payee)`), the call, and the session. */
-export interface JudgeRequest {
+export interface ConditionRequest {
   name: string;
   tool: string;
   args: Readonly<Record<string, unknown>>;
@@ -17,15 +17,15 @@ export interface JudgeRequest {
  * named. Plugged in by the application (a model, a rubric, a human queue); a judge that throws or takes longer than
  * `judgeTimeoutMs` answers `unknown`, and the call is held for the user.
  */
-export type Judge = (request: JudgeRequest) => JudgeVerdict | Promise<JudgeVerdict>;
+export type ConditionJudge = (request: ConditionRequest) => ConditionVerdict | Promise<ConditionVerdict>;
 
 /** Default of `SentinelOptions.judgeTimeoutMs`. */
-export const DEFAULT_JUDGE_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONDITION_JUDGE_TIMEOUT_MS = 10_000;
 
 /** Runs a judge, bounded in time; any failure or odd answer is `unknown`. */
-export function runJudge(judge: Judge | undefined, request: JudgeRequest, timeoutMs: number): JudgeVerdict | Promise<JudgeVerdict> {
+export function runJudge(judge: ConditionJudge | undefined, request: ConditionRequest, timeoutMs: number): ConditionVerdict | Promise<ConditionVerdict> {
   if (!judge) return 'unknown';
-  let answer: JudgeVerdict | Promise<JudgeVerdict>;
+  let answer: ConditionVerdict | Promise<ConditionVerdict>;
   try {
     answer = judge(request);
   } catch {
@@ -33,12 +33,12 @@ export function runJudge(judge: Judge | undefined, request: JudgeRequest, timeou
   }
   if (!(answer instanceof Promise)) return clean(answer);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<JudgeVerdict>((resolve) => {
+  const timeout = new Promise<ConditionVerdict>((resolve) => {
     timer = setTimeout(() => resolve('unknown'), timeoutMs);
   });
   return Promise.race([answer.then(clean, () => 'unknown' as const), timeout]).finally(() => clearTimeout(timer));
 }
 
-function clean(answer: unknown): JudgeVerdict {
+function clean(answer: unknown): ConditionVerdict {
   return answer === 'yes' || answer === 'no' ? answer : 'unknown';
 }

@@ -4,7 +4,7 @@ import { hashString } from '../hash/cyrb53.js';
 import type { Rulebase, Value } from '../rules/index.js';
 import { PROVENANCE_PREDICATES } from '../rules/provenance-builtins.js';
 import type { CLiteral } from './compile.js';
-import { runJudge, type Judge, type JudgeVerdict } from './judge.js';
+import { runJudge, type ConditionJudge, type ConditionVerdict } from './judge.js';
 import type { ProofNode } from './proof-tree.js';
 import { describeLink, fromUntrusted, toolsSeenIn, untrustedInContext, userGave, type ProvenanceLink, type RelationVerdict } from './provenance-relations.js';
 import type { Blocker } from './result.js';
@@ -13,9 +13,9 @@ import { UNBOUND_CONTEXT, type Environment } from './terms.js';
 
 /** The judge of one check and the verdicts it gave (both proof passes of a refusal ask it once). */
 export interface ProvenanceContext {
-  judge: Judge | undefined;
+  judge: ConditionJudge | undefined;
   judgeTimeoutMs: number;
-  verdicts: Map<string, JudgeVerdict | Promise<JudgeVerdict>>;
+  verdicts: Map<string, ConditionVerdict | Promise<ConditionVerdict>>;
 }
 
 /** What a provenance relation needs of the search that meets it. */

@@ -25,7 +25,7 @@ import { answersText, blockerMessage, blockerText, DEFAULT_POLICY_TOOL_NAMES, fo
 import { ToolCallDeniedError } from './tool-call-denied-error.js';
 import { createLifecycle, flushTelemetry } from '../lifecycle/index.js';
 import { systemTimers } from '../clock/index.js';
-import type { Judge } from './judge.js';
+import type { ConditionJudge } from './judge.js';
 import { isConfirmationRef } from './confirmation.js';
 import { findReadHints, renderReadHint } from './read-hints.js';
 import { consumeConfirmations, invalidateWrites, readValuesOf, recordDataResult, type ToolOutcome } from './tool-results.js';
@@ -82,7 +82,7 @@ export interface SentinelOptions extends TelemetryOptions {
    */
   defaultTrust?: DefaultTrust;
   /** Answers `judged(Name)` conditions; without one they hold as a question for the user. */
-  judge?: Judge;
+  judge?: ConditionJudge;
   /** A judge slower than this answers `unknown`. @default 10000 */
   judgeTimeoutMs?: number;
 }

@@ -14,7 +14,7 @@ import { variantKey } from './variant.js';
 import type { ProvenanceLink } from './provenance-relations.js';
 import { confirmationRef, renderConfirmedCall } from './confirmation.js';
 import type { AskableDeclaration } from '../rules/index.js';
-import { DEFAULT_JUDGE_TIMEOUT_MS, type Judge } from './judge.js';
+import { DEFAULT_CONDITION_JUDGE_TIMEOUT_MS, type ConditionJudge } from './judge.js';
 import { isProvenanceRelation, solveProvenanceRelation, type ProvenanceContext } from './provenance-solve.js';
 
 /** Everything one top-level call (a query or a check) shares with the nested proofs of data tools' guards. */
@@ -33,7 +33,7 @@ export interface SearchContext {
 }
 
 /** What a top-level call needs to search: the rulebase, the store, the data tools and the limits. */
-export type SearchOptions = DataFetcherOptions & { maxDepth: number; maxSteps: number; judge?: Judge | undefined; judgeTimeoutMs?: number };
+export type SearchOptions = DataFetcherOptions & { maxDepth: number; maxSteps: number; judge?: ConditionJudge | undefined; judgeTimeoutMs?: number };
 
 /** The context of one top-level call; a data tool's guard is proved by a nested search in the same context. */
 export function createSearchContext(options: SearchOptions): SearchContext {
@@ -49,7 +49,7 @@ export function createSearchContext(options: SearchOptions): SearchContext {
     maxSteps: options.maxSteps,
     fetcher: new DataFetcher(options, proveGuard),
     guardStack: new Set(),
-    provenance: { judge: options.judge, judgeTimeoutMs: options.judgeTimeoutMs ?? DEFAULT_JUDGE_TIMEOUT_MS, verdicts: new Map() },
+    provenance: { judge: options.judge, judgeTimeoutMs: options.judgeTimeoutMs ?? DEFAULT_CONDITION_JUDGE_TIMEOUT_MS, verdicts: new Map() },
   };
   return context;
 }

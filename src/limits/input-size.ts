@@ -5,7 +5,7 @@ import { InvalidOptionError } from '../errors/index.js';
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
 
 /** What a too-large input is called in messages. */
-export type InputKind = 'workflow' | 'rulebase' | 'scenario';
+export type InputKind = 'workflow' | 'rulebase' | 'scenario' | 'rubric file';
 
 /** Why an input was refused for its size: the message and hint of the diagnostic each loader reports. */
 export interface InputTooLarge {
@@ -22,7 +22,7 @@ export function inputTooLarge(input: string | number, maxBytes: number, kind: In
   if (typeof input === 'string' && input.length <= maxBytes / 3) return undefined; // cannot exceed: skip the count
   const bytes = typeof input === 'number' ? input : utf8Length(input);
   if (bytes <= maxBytes) return undefined;
-  const file = kind === 'workflow' ? 'a workflow file' : kind === 'scenario' ? 'a scenario file' : 'a rules file';
+  const file = kind === 'workflow' ? 'a workflow file' : kind === 'scenario' ? 'a scenario file' : kind === 'rubric file' ? 'a rubric file' : 'a rules file';
   return {
     bytes,
     message: `the ${kind} is ${bytes.toLocaleString('en-US')} bytes; the limit is ${maxBytes.toLocaleString('en-US')} bytes`,

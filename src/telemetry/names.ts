@@ -30,6 +30,8 @@ export const SPAN = {
   reactModel: 'panoptes.react_model',
   /** One tool call of a ReAct run; the name ends with the tool's. */
   reactTool: 'panoptes.react_tool',
+  /** One judgment of a rubric by the LLM judge (a cache hit included); the name ends with the rubric's id. */
+  judge: 'panoptes.judge',
 } as const;
 
 /** Span event names. */
@@ -125,6 +127,18 @@ export const ATTR = {
   criteria: 'panoptes.verification.criteria',
   /** The status of each criterion of a case, in the criteria's order. */
   statuses: 'panoptes.verification.statuses',
+  // Judged rubrics
+  requestModel: 'gen_ai.request.model',
+  judgeRubric: 'panoptes.judge.rubric',
+  judgeScope: 'panoptes.judge.scope',
+  /** pass, fail, error or skipped. */
+  judgeOutcome: 'panoptes.judge.outcome',
+  /** What the outcome does: allow, warn, intervene, block, ask or deny. */
+  judgeAction: 'panoptes.judge.action',
+  judgeScore: 'panoptes.judge.score',
+  judgeCached: 'panoptes.judge.cached',
+  /** Why a judgment failed: timeout, budget, model, invalid or ungrounded. */
+  judgeError: 'panoptes.judge.error',
 } as const;
 
 /**
@@ -151,6 +165,10 @@ export const METRIC = {
   reactToolCalls: 'panoptes.react.tool_calls',
   /** Wall time of one invocation of a ReAct graph, in seconds. */
   reactDuration: 'panoptes.react.duration',
+  /** Judgments of rubrics, by rubric, outcome, whether the cache answered, and the error's kind. */
+  judgments: 'panoptes.judgments',
+  /** Time of one judgment (cache hits included), in seconds. */
+  judgeDuration: 'panoptes.judge.duration',
 } as const;
 
 /** The instrumentation scope: the tracer's and meter's name. */

@@ -33,8 +33,8 @@ export interface TelemetryHooks {
   onFailure?: (error: unknown) => void;
 }
 
-type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses' | 'reactRuns' | 'reactToolCalls' | 'regenerations';
-type HistogramName = 'classificationDuration' | 'guardDuration' | 'loopCheckDuration' | 'reactDuration';
+type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses' | 'reactRuns' | 'reactToolCalls' | 'regenerations' | 'judgments';
+type HistogramName = 'classificationDuration' | 'guardDuration' | 'loopCheckDuration' | 'reactDuration' | 'judgeDuration';
 
 interface Instruments {
   counters: Record<CounterName, Counter>;
@@ -117,12 +117,14 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
         reactRuns: counter(METRIC.reactRuns, 'ReAct runs (verification criteria included) that ended or paused, by status and reason code.'),
         reactToolCalls: counter(METRIC.reactToolCalls, "Tool calls of ReAct runs, by tool and whether the run's cache answered."),
         regenerations: counter(METRIC.regenerations, 'Model calls made again after a withheld response, by whether the second answer was withheld too.'),
+        judgments: counter(METRIC.judgments, 'Judgments of rubrics, by rubric, outcome, cache hit and error kind.'),
       },
       histograms: {
         classificationDuration: histogram(METRIC.classificationDuration, 'Time to classify one model response.'),
         guardDuration: histogram(METRIC.guardDuration, 'Time of one guard decision on a tool call.'),
         loopCheckDuration: histogram(METRIC.loopCheckDuration, 'Time of one loop check.'),
         reactDuration: histogram(METRIC.reactDuration, 'Wall time of one invocation of a ReAct graph.'),
+        judgeDuration: histogram(METRIC.judgeDuration, 'Time of one judgment of a rubric, cache hits included.'),
       },
     };
     return instruments;

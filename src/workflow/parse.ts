@@ -1,5 +1,5 @@
 import { isMap, isScalar, LineCounter, parseDocument, type YAMLError } from 'yaml';
-import { inputTooLarge } from '../limits/index.js';
+import { inputTooLarge, type InputKind } from '../limits/index.js';
 import { fastParse } from './fast-parse.js';
 import type { Finding } from './findings.js';
 import { findIndentationProblem } from './indentation.js';
@@ -22,8 +22,8 @@ export interface ParsedText {
  * Parses workflow YAML, keeping node positions. Refuses text over `maxBytes` before parsing, so a huge input costs
  * a length check, not a parse.
  */
-export function parseYamlText(text: string, maxBytes: number): ParsedText {
-  const tooLarge = sizeFinding(text, maxBytes);
+export function parseYamlText(text: string, maxBytes: number, kind: InputKind = 'workflow'): ParsedText {
+  const tooLarge = sizeFinding(text, maxBytes, kind);
   if (tooLarge) return { findings: [tooLarge] };
   const fast = fastParse(text);
   if (fast) return { data: fast.data, positions: lazyPositions(text), findings: [] };
@@ -107,8 +107,8 @@ function lazyPositions(text: string): PositionIndex {
 }
 
 /** The input-too-large finding, or nothing. */
-export function sizeFinding(text: string | number, maxBytes: number): Finding | undefined {
-  const tooLarge = inputTooLarge(text, maxBytes, 'workflow');
+export function sizeFinding(text: string | number, maxBytes: number, kind: InputKind = 'workflow'): Finding | undefined {
+  const tooLarge = inputTooLarge(text, maxBytes, kind);
   return tooLarge && { severity: 'error', code: 'input-too-large', message: tooLarge.message, path: [], hint: tooLarge.hint };
 }
 

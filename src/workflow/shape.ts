@@ -36,7 +36,11 @@ export function checkShape(data: unknown): ShapeResult {
   return { findings: result.error.issues.flatMap((issue) => toFindings(issue, [])) };
 }
 
-function toFindings(issue: z.core.$ZodIssue, prefix: Path): Finding[] {
+/**
+ * One zod issue as findings that name the field, the bad value and what would be accepted; shared by every YAML
+ * loader that checks its shape with zod (workflows, rubric files).
+ */
+export function toFindings(issue: z.core.$ZodIssue, prefix: Path): Finding[] {
   const path = [...prefix, ...(issue.path as (string | number)[])];
   const finding = (code: string, message: string, hint?: string): Finding[] => [
     { severity: 'error', code, message, path, ...(hint ? { hint } : {}) },
@@ -52,6 +56,8 @@ function toFindings(issue: z.core.$ZodIssue, prefix: Path): Finding[] {
       if (issue.input === undefined && !('received' in issue)) return finding('missing-key', `missing required key '${String(path.at(-1))}'`, `expected ${expectedText(issue.expected)}`);
       return finding('invalid-type', `expected ${expectedText(issue.expected)}, got ${receivedText(issue)}`, booleanHint(issue));
     case 'invalid_value':
+      // zod reports a missing enumerated key as a bad value `undefined`: say what is missing instead.
+      if (issue.input === undefined) return finding('missing-key', `missing required key '${String(path.at(-1))}'`, `expected one of: ${issue.values.map(String).join(', ')}`);
       return enumFindings(issue, path);
     case 'too_small':
     case 'too_big':

@@ -129,7 +129,7 @@ describe('panoptes --help', () => {
     const lines = result.stdout.split('\n');
     expect(lines.slice(lines.indexOf('Commands:'))).toEqual([
       'Commands:',
-      '  validate [options] <files...>     check workflow files for errors and lints',
+      '  validate [options] <files...>     check workflow and rubric files',
       '  graph [options] <file>            print a workflow as a Mermaid diagram',
       '  info [options] <target>           what a workflow, rulebase or proxy holds',
       '  audit [options] <transcripts...>  replay transcripts against a workflow',
@@ -137,6 +137,7 @@ describe('panoptes --help', () => {
       '  test [options] [files...]         run scenarios and check their expectations',
       '  compile [options] <policy>        draft a workflow from a policy with a model',
       '  verify [options]                  check cases against a policy with a model',
+      '  judge                             record and calibrate judged rubrics',
       '  init [options]                    write a starter panoptes/ folder',
       '  serve [options]                   run the OpenAI-compatible proxy',
       '  help [command]                    display help for command',

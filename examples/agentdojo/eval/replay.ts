@@ -2,7 +2,7 @@
  * Replays one recorded run through the sentinel in message order: the system prompt and the user's messages are
  * trusted sources, each assistant tool call is decided before its recorded result is fed back through `recordResult`.
  */
-import { createFactStore, createSentinel, type CheckResult, type Judge, type Rulebase } from 'panoptes';
+import { createFactStore, createSentinel, type CheckResult, type ConditionJudge, type Rulebase } from 'panoptes';
 import { matchesCall, type Suite, type TaskCall } from './goal-call.js';
 import { parseToolOutput, textOf, type Run } from './runs.js';
 
@@ -29,7 +29,7 @@ export function decisionOf(check: CheckResult): Decision {
  * the task the user actually gave (the call matches one of its calls on the target parameters). An oracle, so the
  * figure it gives is what a perfect judge would reach, not what a model judge will.
  */
-export function oracleJudge(suite: Suite, run: Run): Judge {
+export function oracleJudge(suite: Suite, run: Run): ConditionJudge {
   const task = run.user_task_id.startsWith('injection_task')
     ? suite.injection_tasks.find((candidate) => candidate.id === run.user_task_id)
     : suite.user_tasks.find((candidate) => candidate.id === run.user_task_id);
@@ -41,7 +41,7 @@ export function oracleJudge(suite: Suite, run: Run): Judge {
 }
 
 /** Decides every tool call of a run; `judge` answers `judged(...)` conditions (none: the user is asked). */
-export async function replayRun(run: Run, rulebase: Rulebase, judge?: Judge): Promise<CallDecision[]> {
+export async function replayRun(run: Run, rulebase: Rulebase, judge?: ConditionJudge): Promise<CallDecision[]> {
   const facts = createFactStore();
   const sentinel = createSentinel({ rulebase, facts, unguardedTools: 'allow', ...(judge ? { judge } : {}) });
   const decisions: CallDecision[] = [];

@@ -5,6 +5,7 @@ import { formatDiagnostic } from '../../diagnostics/index.js';
 import { readFailureDiagnostic, readFailureLine } from '../../diagnostics/read-failure.js';
 import { PanoptesError } from '../../errors/index.js';
 import type { ToolSpec } from '../../rules/index.js';
+import { initLangChainChatModel } from '../langchain-model.js';
 import type { Output } from '../output.js';
 import { schemaReference } from '../schema-reference.js';
 import { writeErrorReason, writeFileAtomic } from '../write-file-atomic.js';
@@ -133,26 +134,11 @@ function scriptedModel(value: unknown, file: string): CompilerModel {
   };
 }
 
-/**
- * The model through LangChain's `initChatModel`, imported only now: `langchain` and the provider package are the
- * user's dependencies, never loaded by the rest of the CLI.
- */
+/** The model through LangChain's `initChatModel` and the LangChain adapter, both loaded only now. */
 async function langChainModel(spec: string): Promise<CompilerModel> {
-  const specifier = 'langchain/chat_models/universal';
-  const adapter = '../../../adapters/langchain/compiler-model.js';
-  let universal: { initChatModel: (model: string, fields?: Record<string, unknown>) => Promise<unknown> };
-  try {
-    universal = (await import(specifier)) as typeof universal;
-  } catch (error) {
-    throw new Error(`--model needs the \`langchain\` package and a provider package (e.g. @langchain/openai): npm install langchain @langchain/openai (${(error as Error).message})`);
-  }
-  let chatModel: unknown;
-  try {
-    chatModel = await universal.initChatModel(spec, { temperature: 0 });
-  } catch (error) {
-    throw new Error(`cannot load the model '${spec}': ${(error as Error).message}; write it as provider:name, e.g. openai:gpt-4o-mini, and install the provider's package`);
-  }
+  const chatModel = await initLangChainChatModel(spec);
   // The adapter is typed here by hand: the core's files never name an adapter's module, even as a type.
+  const adapter = '../../../adapters/langchain/compiler-model.js';
   const { compilerModel } = (await import(adapter)) as { compilerModel: (chatModel: unknown) => CompilerModel };
   return compilerModel(chatModel);
 }
