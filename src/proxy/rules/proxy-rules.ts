@@ -61,6 +61,8 @@ interface RulesSession {
   open: Map<string, ToolCall>;
   /** Refusals that wait for the user's yes (the calls of one answer can ask several questions). */
   asked: CheckResult[];
+  /** Ids of the calls the rules refused: an output for one is the proxy's own refusal (a Responses continuation), not a tool's. */
+  refused: Set<string>;
   /** The tool results recorded, so a request that repeats the history records none twice. */
   recorded: ReturnType<typeof recordedResults>;
 }
@@ -90,7 +92,7 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
   const sessionOf = (sessionId: string): RulesSession => {
     let session = sessions.get(sessionId) as RulesSession | undefined;
     if (!session) {
-      session = { sentinel: createSentinel({ ...options, facts: createFactStore({ clock }) }), open: new Map(), asked: [], recorded: recordedResults() };
+      session = { sentinel: createSentinel({ ...options, facts: createFactStore({ clock }) }), open: new Map(), asked: [], refused: new Set(), recorded: recordedResults() };
       sessions.set(sessionId, session);
     }
     return session;
@@ -130,6 +132,10 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
           remember(session, call);
           return ALLOWED;
         }
+        if (call.id !== undefined) {
+          session.refused.add(call.id);
+          if (session.refused.size > MAX_OPEN_CALLS) session.refused.delete(session.refused.values().next().value!);
+        }
         // Bounded: an answer asks at most once per call, and the user's next message clears them.
         if (asksOnly(check) && session.asked.length < MAX_OPEN_CALLS) session.asked.push(check);
         return { allowed: false, reason: proxyRefusalText(check, session.sentinel.toolNames) };
@@ -153,6 +159,7 @@ function observeResult(session: RulesSession, message: ToolMessage, toolOf: Read
     if (call !== undefined) session.open.delete(key!);
     return;
   }
+  if (message.toolCallId !== undefined && session.refused.has(message.toolCallId)) return;
   if (!session.recorded.firstTime(resultKey(message))) return;
   if (call !== undefined) {
     session.open.delete(key!);
