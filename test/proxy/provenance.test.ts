@@ -96,6 +96,18 @@ describe.each([false, true])('chat completions (stream: %s)', (stream) => {
     await ask(messages);
     expect(sources()).toBe(5);
   });
+
+  it('refuses it too in a proxy that never saw the inbox call (restarted, or another instance): the result is still a source', async () => {
+    await start([SEND_ATTACKER, SEND_BOB]);
+    const read = { id: 'call_read', type: 'function', function: { name: 'read_inbox', arguments: '{}' } } as const;
+    const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: USER }, { role: 'assistant', content: '', tool_calls: [read] }, { role: 'tool', tool_call_id: 'call_read', content: INBOX }];
+    let answer = await ask(messages);
+    expect(answer.content).toBe(REFUSED);
+    expect(await nextGuidance(running!.monitor, SESSION)).toContain(CHAIN);
+    messages.push(assistant(answer), { role: 'user', content: 'Just the summary to Bob, please.' });
+    answer = await ask(messages);
+    expect(names(answer)).toEqual([['send_email', 'bob@mycorp.com']]);
+  });
 });
 
 describe('the other routes', () => {
