@@ -4,19 +4,22 @@
  * becomes facts when the client sends it back (a `tool` message, a `function_call_output` item, a `tool_result`
  * block) for a call this proxy let through, once per result, as the in-process adapters record the results of the
  * calls they guarded; the user's words count for `given` parameters, and a plain yes after a question the refusal
- * told the model to ask records that confirmation.
+ * told the model to ask records that confirmation. Every message is also a provenance source, in message order and
+ * once: the system prompt and the user's messages trusted, each tool result with the trust the rulebase's `source`
+ * declarations give it, including results of calls this proxy did not let through (as sources only, not facts).
  * @module
  */
 import type { Clock } from '../../clock/index.js';
 import { systemClock } from '../../clock/index.js';
-import { createFactStore } from '../../facts/index.js';
+import { createFactStore, type TrustOf } from '../../facts/index.js';
 import { createSentinel, needsOnlyApproval, type CheckResult, type Sentinel, type ToolHandler } from '../../guards/index.js';
 import type { ChatMessage, ToolCall } from '../../messages/index.js';
 import type { ToolGuard, ToolGuardVerdict } from '../../monitor/index.js';
-import type { Rulebase, Value } from '../../rules/index.js';
+import { trustOfResult, type Rulebase, type Value } from '../../rules/index.js';
 import { createMemorySessionStore, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_MS } from '../../store/index.js';
 import { isExplicitYes } from './explicit-yes.js';
 import { CANNOT_FETCH, proxyRefusalText } from './refusal-text.js';
+import { recordedResults, recordUnverifiedResult, resultKey, resultText } from './result-sources.js';
 
 /** Most calls a session remembers as let through and not yet answered; past it the oldest is forgotten. */
 export const MAX_OPEN_CALLS = 256;
@@ -58,6 +61,10 @@ interface RulesSession {
   open: Map<string, ToolCall>;
   /** Refusals that wait for the user's yes (the calls of one answer can ask several questions). */
   asked: CheckResult[];
+  /** Ids of the calls the rules refused: an output for one is the proxy's own refusal (a Responses continuation), not a tool's. */
+  refused: Set<string>;
+  /** The tool results recorded, so a request that repeats the history records none twice. */
+  recorded: ReturnType<typeof recordedResults>;
 }
 
 /**
@@ -79,11 +86,13 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
   }
   const options = { rulebase, tools, clock, strict, unguardedTools };
   createSentinel({ ...options, facts: createFactStore({ clock }) }); // the options fail at start, not at the first call
+  // Trust of the results of calls this proxy did not let through (those it did go through the sentinel's own).
+  const trustOf = trustOfResult(rulebase.sources, 'untrusted');
   const sessions = createMemorySessionStore<RulesSession>({ ttlMs, maxSessions, clock });
   const sessionOf = (sessionId: string): RulesSession => {
     let session = sessions.get(sessionId) as RulesSession | undefined;
     if (!session) {
-      session = { sentinel: createSentinel({ ...options, facts: createFactStore({ clock }) }), open: new Map(), asked: [] };
+      session = { sentinel: createSentinel({ ...options, facts: createFactStore({ clock }) }), open: new Map(), asked: [], refused: new Set(), recorded: recordedResults() };
       sessions.set(sessionId, session);
     }
     return session;
@@ -95,18 +104,18 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
     observe(sessionId, messages) {
       const session = sessionOf(sessionId);
       const { sentinel } = session;
-      const users: string[] = [];
+      const { provenance } = sentinel.facts;
+      // The tool of each call id, from the assistant turns this request carries (a result names only its call).
+      const toolOf = new Map<string, string>();
+      // In message order, so the provenance log's steps follow the conversation; each message once, however many
+      // requests repeat it (the log skips a message text it has, `recorded` a result it has).
       for (const message of messages) {
-        if (message.role === 'user') users.push(message.content);
-        else if (message.role === 'tool') {
-          const key = openKey(session, message);
-          const call = key === undefined ? undefined : session.open.get(key);
-          if (call === undefined) continue; // not a call this proxy let through, or its result is recorded already
-          session.open.delete(key!);
-          sentinel.recordResult(call.name, call.args, message.isError ? { ok: false } : { ok: true, result: message.content });
-        }
+        if (message.role === 'system') provenance.recordMessage('system', message.content);
+        else if (message.role === 'user') sentinel.facts.noteUserWords([message.content]);
+        else if (message.role === 'assistant') {
+          for (const call of message.toolCalls ?? []) if (call.id !== undefined) toolOf.set(call.id, call.name);
+        } else if (message.role === 'tool') observeResult(session, message, toolOf, trustOf);
       }
-      sentinel.facts.noteUserWords(users);
       // The user's reply to the question asked: the request ends with it, after the answer that asked.
       const asked = session.asked;
       if (asked.length === 0) return;
@@ -123,6 +132,10 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
           remember(session, call);
           return ALLOWED;
         }
+        if (call.id !== undefined) {
+          session.refused.add(call.id);
+          if (session.refused.size > MAX_OPEN_CALLS) session.refused.delete(session.refused.values().next().value!);
+        }
         // Bounded: an answer asks at most once per call, and the user's next message clears them.
         if (asksOnly(check) && session.asked.length < MAX_OPEN_CALLS) session.asked.push(check);
         return { allowed: false, reason: proxyRefusalText(check, session.sentinel.toolNames) };
@@ -133,6 +146,31 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
 
 const ALLOWED: ToolGuardVerdict = { allowed: true };
 
+type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
+
+/**
+ * Takes in one tool result, once: the result of a call this proxy let through is recorded as the in-process adapters
+ * record theirs (facts and provenance); any other is a provenance source only. An error result changed nothing.
+ */
+function observeResult(session: RulesSession, message: ToolMessage, toolOf: ReadonlyMap<string, string>, trustOf: TrustOf): void {
+  const key = openKey(session, message);
+  const call = key === undefined ? undefined : session.open.get(key);
+  if (message.isError) {
+    if (call !== undefined) session.open.delete(key!);
+    return;
+  }
+  if (message.toolCallId !== undefined && session.refused.has(message.toolCallId)) return;
+  if (!session.recorded.firstTime(resultKey(message))) return;
+  if (call !== undefined) {
+    session.open.delete(key!);
+    session.sentinel.recordResult(call.name, call.args, { ok: true, result: resultText(message.content) });
+    return;
+  }
+  // Not a call this proxy let through: no facts, but its values are still sources (provenance must not fail open).
+  const tool = message.toolCallId === undefined ? message.name : toolOf.get(message.toolCallId);
+  recordUnverifiedResult(session.sentinel.facts.provenance, message, tool, trustOf);
+}
+
 /** Remembers a call let through, so its result is recorded when the client sends it back. */
 function remember(session: RulesSession, call: ToolCall): void {
   const key = call.id ?? `#${call.name}`;
@@ -142,7 +180,7 @@ function remember(session: RulesSession, call: ToolCall): void {
 }
 
 /** The open call a result answers: by its call id, else (a legacy `function` message) by the tool's name. */
-function openKey(session: RulesSession, message: Extract<ChatMessage, { role: 'tool' }>): string | undefined {
+function openKey(session: RulesSession, message: ToolMessage): string | undefined {
   if (message.toolCallId !== undefined) return message.toolCallId;
   return message.name === undefined ? undefined : `#${message.name}`;
 }
