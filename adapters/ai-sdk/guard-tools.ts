@@ -8,6 +8,7 @@ import {
   needsOnlyApproval,
   recordToolResult,
   toolRefusal,
+  type ConversationTurn,
   type Logger,
   type Monitor,
   type SentinelSource,
@@ -102,12 +103,14 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
   /** The guards' verdict on a call (recorded in the monitor's trace): its refusal, or `undefined` when it may run. */
   async function refusalOf(call: ToolCall, id: string | undefined, options: ToolExecutionOptions): Promise<ToolRefusal | undefined> {
     const userMessages = sentinel === undefined ? undefined : userTexts(options.messages);
+    const conversation = sentinel === undefined ? undefined : conversationTurns(options.messages);
     const decision =
       id === undefined || monitor === undefined
-        ? await guardToolCall(call, { ...rules, sessionId: id, userMessages })
+        ? await guardToolCall(call, { ...rules, sessionId: id, userMessages, conversation })
         : await guardToolCall(call, {
             ...rules,
             userMessages,
+            conversation,
             monitor,
             sessionId: id,
             onMonitorError: (error) => failOpen.note('The pre-emptive check (monitor.beforeTool)', 'The pre-emptive check (monitor.beforeTool) failed; the call goes on unchanged.', error),
@@ -138,7 +141,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
   /** The rules alone, nothing recorded: a refusal no approval can lift (with `approvals`, the policy's confirmations can). */
   async function rulesWouldRefuse(call: ToolCall, id: string | undefined, options: ToolExecutionOptions): Promise<boolean> {
     if (sentinel === undefined) return false;
-    const decision = await guardToolCall(call, { sentinel, sessionId: id, userMessages: userTexts(options.messages) });
+    const decision = await guardToolCall(call, { sentinel, sessionId: id, userMessages: userTexts(options.messages), conversation: conversationTurns(options.messages) });
     return !decision.allowed && !(approvals && decision.check !== undefined && needsOnlyApproval(decision.check));
   }
 
@@ -265,5 +268,14 @@ function userTexts(messages: readonly ModelMessage[] | undefined): string[] {
     if (message.role !== 'user') return [];
     if (typeof message.content === 'string') return [message.content];
     return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
+  });
+}
+
+/** The user's and the assistant's texts, in order (tool calls and results left out): what a grounded yes is read from. */
+function conversationTurns(messages: readonly ModelMessage[] | undefined): ConversationTurn[] {
+  return (messages ?? []).flatMap((message): ConversationTurn[] => {
+    if (message.role !== 'user' && message.role !== 'assistant') return [];
+    const text = typeof message.content === 'string' ? message.content : message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+    return text === '' ? [] : [{ role: message.role, text }];
   });
 }

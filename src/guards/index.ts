@@ -38,3 +38,5 @@ export {
 } from './guard-tool-call.js';
 export type { ToolOutcome } from './tool-results.js';
 export { approvalQuestions, confirmationRef, declinedText, needsOnlyApproval } from './confirmation.js';
+export { exchangeOf, isPlainYes, type ConversationTurn } from './user-answer.js';
+export { normaliseStatement, unstatedArguments } from './grounding.js';

@@ -92,6 +92,7 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
         break;
       case 'askable':
         checkAskable(declaration, report);
+        checkGroundedQuestion(declaration, report);
         if (declaration.confirms) {
           const path = `askable ${declaration.predicate}`;
           checkTool(declaration.confirms.tool, declaration.confirms.pos, path);
@@ -211,6 +212,23 @@ function checkAskable(declaration: Declaration & { kind: 'askable' }, report: Re
       report('error', 'unknown-placeholder', declaration.pos, `askable ${declaration.predicate}`, `the question uses {${match[1]}}, which is not a parameter`, `parameters: ${declaration.params.join(', ') || 'none'}${declaration.confirms ? ', and {call}' : ''}`);
     }
   }
+}
+
+/**
+ * A grounded confirmation (`askable ... for tool(param, ...)`) counts a yes only to a message that stated the named
+ * arguments; a question without `{call}` does not state them, so the agent relaying it word for word gets no yes that
+ * counts.
+ */
+function checkGroundedQuestion(declaration: Declaration & { kind: 'askable' }, report: Report): void {
+  if (declaration.confirms?.params === undefined || declaration.question.includes('{call}')) return;
+  report(
+    'warning',
+    'grounded-question-without-call',
+    declaration.pos,
+    `askable ${declaration.predicate}`,
+    `the question does not show {call}, so a yes to it does not state ${declaration.confirms.params.join(', ')}`,
+    'put {call} in the question, so the user sees the values they confirm',
+  );
 }
 
 /**
