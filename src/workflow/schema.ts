@@ -69,6 +69,10 @@ const stateSchema = closedObject(
     is_terminal: z.boolean().optional().describe('Marks a state that ends the workflow.'),
     terminal: z.boolean().optional().describe('Alias of `is_terminal`.'),
     classification: classificationSchema.optional(),
+    transparent: z
+      .boolean()
+      .optional()
+      .describe('A step that changes nothing (a lookup, a `think` call): constraints that do not name this state skip it, and moves into and out of it are judged from the state before it.'),
     transitions: z
       .array(inlineTransitionSchema)
       .optional()
@@ -100,6 +104,10 @@ const constraintSchema = closedObject({
   target: stateSelector.optional(),
   condition: stateSelector.optional(),
   severity: z.enum(['warning', 'error', 'critical']).default('error').describe('`critical` escalates straight to a block.'),
+  each: z
+    .boolean()
+    .optional()
+    .describe('`precedence` and `response` only: every trigger needs its own target (a fresh one since the last trigger; one after it before the next). Repeated tool calls in one state count as separate triggers.'),
   intervention: z.string().optional().describe('Name of the intervention to schedule on violation.'),
   user_message: userMessage,
   description,
@@ -144,6 +152,7 @@ export const rawWorkflowSchema = closedObject({
   constraints: z.array(constraintSchema).default([]).describe('Temporal constraints over the sequence of states.'),
   interventions: z.record(z.string(), interventionSchema).default({}).describe('Named correction templates.'),
   on_invalid_transition: deviationSchema,
+  transparent_tools: names('Tools whose calls are no step at all (a `think` tool): they enter no state, even one that lists them.'),
 });
 
 /** A workflow document as written, after shape validation. */

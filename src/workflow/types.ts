@@ -25,6 +25,8 @@ export interface StateDefinition {
   initial: boolean;
   terminal: boolean;
   classification: ClassificationDefinition;
+  /** Constraints that do not name it skip it; moves into and out of it are judged from the state before it. */
+  transparent?: true;
 }
 
 /** Extra conditions a transition needs besides its endpoints. All given conditions must hold. */
@@ -87,6 +89,8 @@ export interface WorkflowDefinition {
   constraints: ConstraintDefinition[];
   interventions: Record<string, InterventionDefinition>;
   onDeviation: DeviationPolicy;
+  /** Tools whose calls enter no state (`transparent_tools`). Absent when none. */
+  transparentTools?: string[];
   /** Name of the one initial state. */
   initialState: string;
 }

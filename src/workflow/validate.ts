@@ -1,5 +1,5 @@
 import { closestName, createDidYouMean, DEFAULT_SUGGESTION_LIMIT, didYouMean as suggestType } from '../diagnostics/index.js';
-import { CONSTRAINT_PARAMETERS, CONSTRAINT_TYPES, type ConstraintParameter, type ConstraintType, type StateSelector } from '../temporal/types.js';
+import { CONSTRAINT_PARAMETERS, CONSTRAINT_TYPES, EACH_TYPES, type ConstraintParameter, type ConstraintType, type StateSelector } from '../temporal/types.js';
 import { listNames, type Finding, type Where } from './findings.js';
 import type { DefinitionPaths } from './normalise.js';
 import { formatPath, type Path } from './path.js';
@@ -169,6 +169,9 @@ function checkConstraints(
       const suggestion = suggestType(constraint.type, CONSTRAINT_TYPES); // seven names: no budget needed
       report({ severity: 'error', code: 'unknown-constraint-type', message: `unknown constraint type '${constraint.type}'`, path: [...item, 'type'], hint: `expected one of: ${CONSTRAINT_TYPES.join(', ')}${suggestion ? `; ${suggestion}` : ''}` });
       return;
+    }
+    if (constraint.each && !EACH_TYPES.includes(constraint.type)) {
+      report({ severity: 'error', code: 'each-not-supported', message: `\`each\` does not apply to type '${constraint.type}'`, path: [...item, 'each'], at: 'key', hint: `\`each\` applies to ${EACH_TYPES.join(' and ')}; remove it` });
     }
     const { required, optional } = CONSTRAINT_PARAMETERS[constraint.type];
     for (const parameter of PARAMETERS) {
