@@ -42,4 +42,4 @@ export { canWithhold, DEFAULT_USER_MESSAGE, previewWithhold, withholds, type Wit
 export { lintWorkflow } from './lint.js';
 export { describeConstraint, describeRule, workflowToMermaid } from './mermaid.js';
 export { findWorkflowCounterexamples, type ConstraintCounterexample, type WorkflowCounterexampleOptions } from './counterexamples.js';
-export { anchorOf, hasEachConstraints, isTransparentState, isTransparentTool } from './transparent.js';
+export { anchorOf, classifyUserTurn, hasEachConstraints, hasUserTurnStates, isTransparentState, isTransparentTool, isUserTurnState } from './transparent.js';

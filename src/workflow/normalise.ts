@@ -120,6 +120,7 @@ function normaliseState(state: RawState): StateDefinition {
       patterns: classification?.patterns ?? [],
       exemplars: classification?.exemplars ?? [],
       minSimilarity: classification?.min_similarity ?? 0.7,
+      ...(classification?.turn === 'user' ? { turn: 'user' as const } : {}),
     },
     ...(state.transparent ? { transparent: true as const } : {}),
   };

@@ -19,6 +19,10 @@ const classificationSchema = closedObject(
     patterns: names('Regular expressions matched case-insensitively against the response text (confidence 0.9).'),
     exemplars: names('Example responses compared by embedding similarity.'),
     min_similarity: z.number().gt(0).lte(1).default(0.7).describe('Lowest cosine similarity to an exemplar that counts, in (0, 1].'),
+    turn: z
+      .enum(['assistant', 'user'])
+      .optional()
+      .describe("Whose message `patterns` are matched against: the assistant's response (default) or the user's message (a yes to a confirmation: the user's words, not the agent's)."),
   },
   { description: 'How a model response is recognised as this state: tool calls, then patterns, then exemplars.' },
 );

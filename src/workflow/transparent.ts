@@ -13,6 +13,7 @@ interface Visibility {
   transparent: ReadonlySet<string>;
   transparentTools: ReadonlySet<string>;
   hasEach: boolean;
+  userTurn: readonly string[];
 }
 
 const cache = new WeakMap<Workflow, Visibility>();
@@ -24,6 +25,7 @@ function visibility(workflow: Workflow): Visibility {
       transparent: new Set(workflow.definition.states.filter((state) => state.transparent).map((state) => state.name)),
       transparentTools: new Set((workflow.definition.transparentTools ?? []).map(normaliseToolName)),
       hasEach: compiledConstraints(workflow).some((compiled) => compiled.constraint.each === true),
+      userTurn: workflow.definition.states.filter((state) => state.classification.turn === 'user').map((state) => state.name),
     };
     cache.set(workflow, found);
   }
@@ -44,6 +46,28 @@ export function isTransparentTool(workflow: Workflow, tool: string): boolean {
 /** Whether some constraint has `each: true`, so a repeated tool-call step can matter. */
 export function hasEachConstraints(workflow: Workflow): boolean {
   return visibility(workflow).hasEach;
+}
+
+/** Whether a state is recognised in the user's turn (`classification.turn: user`). */
+export function isUserTurnState(workflow: Workflow, state: string): boolean {
+  return visibility(workflow).userTurn.includes(state);
+}
+
+/** Whether the workflow recognises some state in the user's turn, so the monitor reads the user's messages. */
+export function hasUserTurnStates(workflow: Workflow): boolean {
+  return visibility(workflow).userTurn.length > 0;
+}
+
+// The user's message is bounded like an assistant's: a huge paste costs no more than this.
+const MAX_USER_TEXT = 8_000;
+
+/** The first state recognised in the user's turn whose pattern matches the user's message, if any. */
+export function classifyUserTurn(workflow: Workflow, text: string): { state: string; pattern: string } | undefined {
+  const bounded = text.length > MAX_USER_TEXT ? text.slice(0, MAX_USER_TEXT) : text;
+  for (const state of visibility(workflow).userTurn) {
+    for (const pattern of workflow.patterns(state)) if (pattern.test(bounded)) return { state, pattern: pattern.source };
+  }
+  return undefined;
 }
 
 /** The state the next move is judged from: the current one, or the last state before a run of transparent ones. */

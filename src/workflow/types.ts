@@ -17,6 +17,8 @@ export interface ClassificationDefinition {
   exemplars: string[];
   /** Lowest cosine similarity to an exemplar that counts. @default 0.7 */
   minSimilarity: number;
+  /** `user`: the patterns are matched against the user's messages, not the assistant's. Absent for the assistant. */
+  turn?: 'user';
 }
 
 export interface StateDefinition {

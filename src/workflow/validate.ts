@@ -155,6 +155,12 @@ function checkConstraints(
     report({ severity: 'error', code: 'unknown-intervention', message: `unknown intervention '${name}'`, path, hint: `${known}${suggestion ? `; ${suggestion}` : ''}` });
   };
   const names = new Map<string, Path>();
+  definition.states.forEach((state, index) => {
+    const { classification } = state;
+    if (classification.turn !== 'user' || (classification.toolCalls.length === 0 && classification.exemplars.length === 0)) return;
+    const path = [...(paths.states[index]?.item ?? ['states', index]), 'classification', 'turn'];
+    report({ severity: 'error', code: 'user-turn-classification', message: `state '${state.name}' is recognised in the user's turn, which has no tool calls and no exemplars here`, path, hint: 'use `patterns` only with `turn: user`, or move the tool calls and exemplars to another state' });
+  });
   definition.constraints.forEach((constraint, index) => {
     const item = paths.constraints[index]!;
     const first = names.get(constraint.name);

@@ -155,3 +155,36 @@ constraints:
     expect((await monitor.beforeTool('s', call('w3'))).action).toBe('allow');
   });
 });
+
+describe("confirmations recognised in the user's turn", () => {
+  const confirmByUser = parseWorkflow(`
+name: user-yes
+states:
+  - { name: start, initial: true }
+  - { name: offer, classification: { patterns: ["would you like"] } }
+  - { name: confirm, classification: { turn: user, patterns: ["^\\\\s*(yes|yeah|yep|sure|ok|confirm)\\\\b"] } }
+  - { name: write, classification: { tool_calls: [write_tool] } }
+constraints:
+  - { name: confirm_each, type: precedence, trigger: write, target: confirm, each: true, severity: critical }
+`);
+
+  it("the agent's own words never confirm; the user's yes does, after the tool calls before it", async () => {
+    const { createMonitor } = await import('../../src/monitor/index.js');
+    const monitor = createMonitor({ workflow: confirmByUser });
+    const write = { id: 'w1', name: 'write_tool', args: {} };
+    await monitor.beforeModel('s', { messages: [{ role: 'user', content: 'Book it.' }] });
+    // Listing options with a question: before, a pattern like "yes|proceed" on the agent's text counted as a confirmation.
+    await monitor.afterModel('s', { content: 'Option A or B; would you like me to proceed? Yes, I can.', toolCalls: [] });
+    await monitor.afterModel('s', { content: '', toolCalls: [write] });
+    expect(await monitor.beforeTool('s', write)).toMatchObject({ action: 'deny', constraints: ['confirm_each'] });
+    await monitor.beforeModel('s', { messages: [{ role: 'user', content: 'Book it.' }, { role: 'assistant', content: 'A, on May 20?' }, { role: 'user', content: 'yes' }] });
+    const again = { ...write, id: 'w2' };
+    await monitor.afterModel('s', { content: '', toolCalls: [again] });
+    expect((await monitor.beforeTool('s', again)).action).toBe('allow');
+    expect((await monitor.report('s'))!.trace).toEqual(['start', 'offer', 'confirm', 'write']);
+  });
+
+  it('refuses tool calls or exemplars on a user-turn state, at load', () => {
+    expect(() => parseWorkflow('name: w\nstates:\n  - { name: a, initial: true }\n  - { name: b, classification: { turn: user, tool_calls: [x] } }\n', { source: 'w.yaml' })).toThrow(/states\[1\]\.classification\.turn: state 'b' is recognised in the user's turn/);
+  });
+});
