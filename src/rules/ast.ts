@@ -56,6 +56,11 @@ export interface DataOutput {
   variable: string;
   path: string;
   pos: Position;
+  /**
+   * `-> S = $.status default active`: the value when the record has no such field. Without it, a missing field is
+   * absent (no fact: the condition is false, `not` holds), never a fetch failure.
+   */
+  default?: string | number | boolean | null;
 }
 
 /** `data pred(Args) from tool(param: Var, ...) -> Var = $.path, ... ttl 60s`. */

@@ -162,7 +162,7 @@ class Parser {
       const path = this.peek();
       if (path.kind !== 'path') this.fail('expected a JSON path starting with $', 'e.g. $.status or $.flights[*].date');
       this.index++;
-      outputs.push({ variable: variable.text, path: path.text, pos: path.pos });
+      outputs.push({ variable: variable.text, path: path.text, pos: path.pos, ...this.outputDefault() });
     } while (this.optional(','));
     let ttlMs: number | undefined;
     if (this.optionalKeyword('ttl')) {
@@ -173,6 +173,14 @@ class Parser {
     }
     this.endDeclaration('data');
     return { kind: 'data', predicate, params, tool, toolArgs, outputs, ...(ttlMs !== undefined ? { ttlMs } : {}), pos };
+  }
+
+  /** `default value` after a JSON path: what the fact holds when the record has no such field. */
+  private outputDefault(): { default?: string | number | boolean | null } {
+    if (!this.optionalKeyword('default')) return {};
+    const value = this.term();
+    if (value.kind !== 'constant') this.fail('expected a constant after default', 'e.g. default active, default 0, default "none"');
+    return { default: (value as { value: string | number | boolean | null }).value };
   }
 
   private askableDeclaration(pos: Position): Declaration {
