@@ -1,6 +1,7 @@
 import type { ModelMessage, ToolExecutionOptions, ToolSet } from 'ai';
 import { policyNeedsApproval, recordApprovalOf, wasApproved } from './approvals.js';
 import {
+  connectWorkflowStates,
   assertSentinelOption,
   guardToolCall,
   InvalidOptionError,
@@ -89,6 +90,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Per-conversation sentinels need to know each call\'s conversation: pass sessionId, or a monitor whose panoptesMiddleware wraps the model.' });
   }
   const failOpen = createFailOpen(logger);
+  if (monitor && sentinel) connectWorkflowStates(monitor, sentinel); // the workflow's states as `said(State)`
 
   const rules = sentinel === undefined ? {} : { sentinel };
   const sessionOf = (options: ToolExecutionOptions, lookup: { keep?: boolean } = {}): string | undefined => {

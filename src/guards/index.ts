@@ -40,3 +40,5 @@ export type { ToolOutcome } from './tool-results.js';
 export { approvalQuestions, confirmationRef, declinedText, needsOnlyApproval } from './confirmation.js';
 export { exchangeOf, isPlainYes, type ConversationTurn } from './user-answer.js';
 export { normaliseStatement, unstatedArguments } from './grounding.js';
+export { connectWorkflowStates } from './connect-workflow.js';
+export { noteWorkflowStates, SAID } from './workflow-states.js';

@@ -144,6 +144,17 @@ export interface StrictDeclaration {
   pos: Position;
 }
 
+/**
+ * `requires said(offered_insurance) "offer travel insurance first" before book_reservation.`: a duty before an action. The condition is added to
+ * every guard of the tool, so a call is refused until it holds (`said(State)`: the workflow reached that state).
+ */
+export interface RequiresDeclaration {
+  kind: 'requires';
+  goal: LiteralNode;
+  tool: string;
+  pos: Position;
+}
+
 /** Any top-level statement. */
 export type Declaration =
   | ContextDeclaration
@@ -153,4 +164,5 @@ export type Declaration =
   | GuardDeclaration
   | WriteDeclaration
   | GivenDeclaration
-  | StrictDeclaration;
+  | StrictDeclaration
+  | RequiresDeclaration;

@@ -137,11 +137,33 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
         checkClause(undefined, declaration.params.map((param) => param.value), bound, declaration.body, path, report, checkCall);
         break;
       }
+      case 'requires':
+        checkRequirement(declaration, declarations, report, checkTool, checkCall);
+        break;
       default:
         break;
     }
   }
   return diagnostics;
+}
+
+/**
+ * `requires Goal before tool.`: the tool must be one of the agent's tools and have a guard to add the condition to,
+ * and the condition must be ground (no variables: it is checked the same for every call).
+ */
+function checkRequirement(
+  declaration: Declaration & { kind: 'requires' },
+  declarations: readonly Declaration[],
+  report: Report,
+  checkTool: (tool: string, pos: Position, path: string) => void,
+  checkCall: (literal: LiteralNode & { kind: 'call' }, path: string) => void,
+): void {
+  const path = `requires ${declaration.tool}`;
+  checkTool(declaration.tool, declaration.pos, path);
+  if (!declarations.some((other) => other.kind === 'guard' && other.tool === declaration.tool)) {
+    report('error', 'requires-without-guard', declaration.pos, path, `${declaration.tool} has no guard to add the requirement to`, `add a guard, e.g. guard ${declaration.tool}.`);
+  }
+  checkClause(undefined, [], new Set(), [declaration.goal], path, report, checkCall);
 }
 
 type Report = (severity: Diagnostic['severity'], code: string, pos: Position, path: string, message: string, hint?: string) => void;
@@ -158,7 +180,7 @@ function collectDefinitions(declarations: readonly Declaration[], report: Report
       contexts.set(declaration.name, declaration.pos);
       continue;
     }
-    if (declaration.kind === 'guard' || declaration.kind === 'write' || declaration.kind === 'given' || declaration.kind === 'strict') continue;
+    if (declaration.kind === 'guard' || declaration.kind === 'write' || declaration.kind === 'given' || declaration.kind === 'strict' || declaration.kind === 'requires') continue;
     const name = declaration.predicate;
     const arity = declaration.kind === 'rule' ? declaration.args.length : declaration.params.length;
     const path = `${declaration.kind} ${name}`;

@@ -13,7 +13,7 @@ import { MAX_NESTING_DEPTH } from '../limits/index.js';
 import { tokenize, type Token } from './lexer.js';
 
 /** Words that start a statement. A statement keyword first on its line is where error recovery resumes. */
-export const STATEMENT_KEYWORDS = ['context', 'data', 'askable', 'rule', 'fact', 'guard', 'write', 'given', 'strict'] as const;
+export const STATEMENT_KEYWORDS = ['context', 'data', 'askable', 'rule', 'fact', 'guard', 'write', 'given', 'strict', 'requires'] as const;
 
 const COMPARISONS: readonly string[] = ['=', '!=', '<', '<=', '>', '>='];
 
@@ -110,6 +110,8 @@ class Parser {
         return this.guardDeclaration(keyword.pos);
       case 'write':
         return this.writeDeclaration(keyword.pos);
+      case 'requires':
+        return this.requiresDeclaration(keyword.pos);
       case 'given':
       case 'strict': {
         const tool = this.expectIdentifier('a tool name').text;
@@ -173,6 +175,15 @@ class Parser {
     }
     this.endDeclaration('data');
     return { kind: 'data', predicate, params, tool, toolArgs, outputs, ...(ttlMs !== undefined ? { ttlMs } : {}), pos };
+  }
+
+  /** `requires said(offered_insurance) before book_reservation.`: a condition every guard of the tool also needs. */
+  private requiresDeclaration(pos: Position): Declaration {
+    const goal = this.explained();
+    this.expectKeyword('before');
+    const tool = this.expectIdentifier('the tool that needs it').text;
+    this.expect('.', "expected '.' at the end of the requires declaration");
+    return { kind: 'requires', goal, tool, pos };
   }
 
   /** `default value` after a JSON path: what the fact holds when the record has no such field. */
