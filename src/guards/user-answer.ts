@@ -30,19 +30,19 @@ export function exchangeOf(turns: readonly ConversationTurn[]): Exchange | undef
   return { id: `${ordinal}:${hashString(answer).toString(36)}`, asked: asked.join('\n'), answer };
 }
 
-// An answer that agrees, as a whole: "yes", "Yes, please proceed.", "ok go ahead", "confirmed", "that's correct".
+// A sentence that agrees: "yes", "Yes, please proceed.", "ok go ahead", "confirmed", "that's correct".
 const AGREES = /^\s*(?:yes|yeah|yep|yup|sure|ok(?:ay)?|confirm(?:ed)?|i confirm|correct|that'?s (?:right|correct)|go ahead|proceed|please do|do it|sounds good|absolutely|definitely)\b/i;
-// ... and nothing that takes it back or changes the request ("yes, but on the 21st", "yes, no wait", "not that one").
-const TAKES_BACK = /\b(?:no|not|don'?t|do not|wait|but|instead|actually|however|change|rather|hold on|stop|cancel that)\b/i;
+// Anything that takes it back or changes the request ("yes, but on the 21st", "yes. no wait", "not that one").
+const TAKES_BACK = /\b(?:not|don'?t|do not|wait|but|instead|actually|however|rather|hold on|stop|cancel that)\b|(?:^|[.!?,;]\s*)no\b/i;
 
 /**
- * Whether a user's message is an explicit yes to what they were asked, and only that: it opens with agreement and does
- * not go on to take it back or change the request.
+ * Whether a user's message is an explicit yes to what they were asked, and only that: one of its sentences opens with
+ * agreement ("Change of plans. Yes, please cancel it.") and nothing in it takes the yes back or changes the request.
  * @example
  * isPlainYes('Yes, please go ahead.') // true
  * isPlainYes('yes but make it the 21st') // false
  */
 export function isPlainYes(answer: string): boolean {
   const text = answer.slice(0, 500);
-  return AGREES.test(text) && !TAKES_BACK.test(text);
+  return text.split(/[.!?\n]+/).some((sentence) => AGREES.test(sentence)) && !TAKES_BACK.test(text);
 }

@@ -242,13 +242,15 @@ function checkAskable(declaration: Declaration & { kind: 'askable' }, report: Re
  * counts.
  */
 function checkGroundedQuestion(declaration: Declaration & { kind: 'askable' }, report: Report): void {
-  if (declaration.confirms?.params === undefined || declaration.question.includes('{call}')) return;
+  // A placeholder shows values too (`Cancel {R}?` for a call that names only the reservation): only a question that
+  // shows nothing at all is flagged.
+  if (declaration.confirms?.params === undefined || /\{[^}]*\}/.test(declaration.question)) return;
   report(
     'warning',
     'grounded-question-without-call',
     declaration.pos,
     `askable ${declaration.predicate}`,
-    `the question does not show {call}, so a yes to it does not state ${declaration.confirms.params.join(', ')}`,
+    `the question shows no value of the call, so a yes to it does not state ${declaration.confirms.params.join(', ')}`,
     'put {call} in the question, so the user sees the values they confirm',
   );
 }

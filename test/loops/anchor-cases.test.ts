@@ -15,6 +15,8 @@ const repetitive = (id: number, length: number) => {
   while (content.length < length) content += base;
   return content.slice(0, length);
 };
+/** The same text `count` times. */
+const copies = (count: number, text: string): string[] => Array.from({ length: count }, () => text);
 
 describe('OpenHands: a monologue with an observation between the messages', () => {
   it('three identical messages are a monologue; an observation after them starts the count again', () => {
@@ -31,17 +33,17 @@ describe('Gemini CLI: repetitive prose outside a code block', () => {
   it('a chant right after a closing fence is prose, as in their stream', () => {
     const chunk = repetitive(1, 50);
     // '```', '\nsome code\n', '```', then the chant ten times: one response text.
-    const text = ['```', '\nsome code\n', '```', ...times(10, chunk)].join('');
+    const text = ['```', '\nsome code\n', '```', ...copies(10, chunk)].join('');
     expect(kinds(runSteps(detectorFor(), [say(text)]))).toEqual(['repeated-text']);
   });
 
   it('text mixing a code block with a repeated passage', () => {
     const chunk = repetitive(1, 50);
-    const text = ['```', '\ncode1\n', '```', ...times(10, chunk)].join('');
+    const text = ['```', '\ncode1\n', '```', ...copies(10, chunk)].join('');
     expect(kinds(runSteps(detectorFor(), [say(text)]))).toEqual(['repeated-text']);
     // ... and the same chant inside the block stays quiet, as in their code-block cases.
-    expect(kinds(runSteps(detectorFor(), [say(['```\n', ...times(12, chunk), '\n```'].join(''))]))).toEqual(['-']);
-    expect(kinds(runSteps(detectorFor(), [say(['Here is some code:\n```\n', ...times(15, chunk)].join(''))]))).toEqual(['-']);
+    expect(kinds(runSteps(detectorFor(), [say(['```\n', ...copies(12, chunk), '\n```'].join(''))]))).toEqual(['-']);
+    expect(kinds(runSteps(detectorFor(), [say(['Here is some code:\n```\n', ...copies(15, chunk)].join(''))]))).toEqual(['-']);
     // Their "multiple code blocks and no loops".
     expect(kinds(runSteps(detectorFor(), [say('```\ncode1\n```\nsome text\n```\ncode2\n```')]))).toEqual(['-']);
   });
