@@ -76,7 +76,7 @@ const stateSchema = closedObject(
     transparent: z
       .boolean()
       .optional()
-      .describe('A step that changes nothing (a lookup, a `think` call): constraints that do not name this state skip it, and moves into and out of it are judged from the state before it.'),
+      .describe('A step that changes nothing (a lookup, a `think` call): constraints that do not name this state skip it, and moves into and out of it are judged from the last state before it that is not transparent.'),
     transitions: z
       .array(inlineTransitionSchema)
       .optional()

@@ -450,11 +450,11 @@ function violationIntervention(constraint: ConstraintDefinition, variables: Pend
 }
 
 /**
- * Whether a move is one the workflow allows, transparent states aside: a move into one is always allowed, and a move
- * out of one is judged from the state before it (a return to that state is staying).
+ * Whether a move is one the workflow allows, judged from the last state that is not transparent: a lookup between a
+ * confirmation and a write leaves the write judged from the confirmation (a return to that state is staying), and a
+ * lookup after a transfer is judged from the transfer.
  */
 function isJudgedMoveAllowed(workflow: Workflow, snapshot: WorkflowSnapshot, to: string, context: { confidence?: number; method?: ClassificationMethod; metadata?: Record<string, unknown> | undefined }): boolean {
-  if (isTransparentState(workflow, to)) return true;
   const from = anchorOf(snapshot);
   return to === from || isMoveAllowed(workflow, from, to, context);
 }

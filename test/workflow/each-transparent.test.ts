@@ -21,6 +21,7 @@ transitions:
   - { from: start, to: confirm }
   - { from: start, to: other }
   - { from: confirm, to: write }
+  - { from: confirm, to: look }
   - { from: write, to: start }
   - { from: write, to: confirm }
   - { from: other, to: start }
