@@ -48,16 +48,40 @@ export function normaliseStatement(text: string): string {
   return ` ${lower.replace(/(?<!\d)\.|\.(?!\d)/g, ' ').replace(/[^a-z0-9.]+/g, ' ').trim()} `;
 }
 
+// The message a yes answered is checked again on every retry of the call: normalised once, not each time.
+let lastMessage: string | undefined;
+let lastStatement = '';
+function normalisedOnce(message: string): string {
+  if (message !== lastMessage) {
+    lastStatement = normaliseStatement(message);
+    lastMessage = message;
+  }
+  return lastStatement;
+}
+
 /** The scalar values inside a value (every item of a list, every value of an object), as normalised words. */
 function leaves(value: unknown, out: string[] = [], depth = 0): string[] {
   if (depth > 8 || value === null || value === undefined || typeof value === 'boolean') return out;
   if (Array.isArray(value)) for (const item of value) leaves(item, out, depth + 1);
   else if (typeof value === 'object') for (const item of Object.values(value)) leaves(item, out, depth + 1);
   else {
-    const word = normaliseStatement(String(value)).trim();
+    const word = normalisedValue(String(value));
     if (word !== '') out.push(word);
   }
   return out;
+}
+
+// Argument values repeat from check to check (ids, dates, cabins): each is normalised once, up to a bound.
+const MAX_CACHED_VALUES = 2_000;
+const normalisedValues = new Map<string, string>();
+function normalisedValue(value: string): string {
+  let word = normalisedValues.get(value);
+  if (word === undefined) {
+    word = normaliseStatement(value).trim();
+    if (normalisedValues.size >= MAX_CACHED_VALUES) normalisedValues.clear();
+    normalisedValues.set(value, word);
+  }
+  return word;
 }
 
 /** Whether one normalised value is in a normalised text; a full date is also stated by its day and month alone. */
@@ -75,7 +99,7 @@ function isStated(word: string, statement: string): boolean {
  *   'Upgrade to Business on HAT001, May 20th?') // []
  */
 export function unstatedArguments(names: readonly string[], args: Readonly<Record<string, unknown>>, message: string): string[] {
-  const statement = normaliseStatement(message);
+  const statement = normalisedOnce(message);
   return names.filter((name) => {
     if (!(name in args) || args[name] === undefined) return true;
     return !leaves(args[name]).every((word) => isStated(word, statement));
