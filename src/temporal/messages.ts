@@ -26,7 +26,7 @@ export function describeViolation(compiled: CompiledConstraint, monitorState: Mo
     case 'always':
       return `${entered}, which is not ${group(condition, 'one of')}. Every state must be ${group(condition, 'one of')}.`;
     case 'precedence':
-      if (compiled.constraint.each) return `${entered} with no ${group(target, 'any of')} since the previous one. Each '${violation.state}' needs its own ${group(target)} before it.`;
+      if (compiled.constraint.each) return `${entered} with no ${group(target, 'any of')} since the previous '${violation.state}' (or the start). Each '${violation.state}' needs its own ${group(target)} before it.`;
       return `${entered} before ${group(target, 'any of', true)}. ${capitalise(group(target))} must come before '${violation.state}'.`;
     case 'response':
       if (compiled.constraint.each && !violation.atClose) return `${entered} while '${open?.state}' at trace position ${open?.step} was still unanswered. Each '${open?.state}' needs its own ${group(target)} after it.`;

@@ -23,7 +23,7 @@ describe('precedence with each', () => {
     expect(evaluateConstraint(confirmEach, ['start', 'confirm', 'write', 'look', 'confirm', 'write'], { closed: true })).toBe('satisfied');
     const violated = run(confirmEach, ['start', 'confirm', 'write', 'write']);
     expect(violated.violation).toEqual({ step: 4, state: 'write', atClose: false });
-    expect(describeViolation(compileConstraint(confirmEach), violated)).toBe("Entered 'write' at trace position 4 with no 'confirm' since the previous one. Each 'write' needs its own 'confirm' before it.");
+    expect(describeViolation(compileConstraint(confirmEach), violated)).toBe("Entered 'write' at trace position 4 with no 'confirm' since the previous 'write' (or the start). Each 'write' needs its own 'confirm' before it.");
   });
 
   it('a fresh target is never owed: closing an armed monitor satisfies it', () => {
