@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAirlineSession } from '../examples/airline/sentinel.js';
-import { createFactStore, createSentinel, fetchKey, parseRulebase } from 'panoptes';
+import { createFactStore, createSentinel, fetchKey, guardToolCall, noteWorkflowStates, parseRulebase, type ConversationTurn } from 'panoptes';
 import { createFakeClock } from 'panoptes/testing';
 import { measure, measureAsync, type BenchRow } from './harness.js';
 
@@ -13,7 +13,43 @@ const SUITE = 'guards';
 
 /** Runs the guard benchmarks; `npm run bench -- guards` runs only these. */
 export async function guardsBench(): Promise<BenchRow[]> {
-  return [...(await cachedAirlineChecks()), ...(await concurrentFetches()), ...(await storeGrowth()), ...writeInvalidation()];
+  return [...(await cachedAirlineChecks()), ...(await groundedAirlineChecks()), ...(await concurrentFetches()), ...(await storeGrowth()), ...writeInvalidation()];
+}
+
+/**
+ * A booking under the airline rules' grounded confirmation and insurance duty, checked the way the adapters do
+ * (`guardToolCall` with the conversation so far, 20 turns): the yes is read from the conversation once, then every
+ * fact is cached. And a call with another cabin than the one restated, refused each time after comparing its
+ * arguments with the message the user answered.
+ */
+async function groundedAirlineChecks(): Promise<BenchRow[]> {
+  const { sentinel, facts } = await createAirlineSession({ userId: 'emma_smith_9363' });
+  noteWorkflowStates(facts, ['offered_insurance']);
+  const booking = {
+    user_id: 'emma_smith_9363', origin: 'DEN', destination: 'CLT', flight_type: 'one_way', cabin: 'economy',
+    flights: [{ flight_number: 'HAT158', date: '2024-05-20' }, { flight_number: 'HAT016', date: '2024-05-20' }],
+    passengers: [{ first_name: 'Emma', last_name: 'Smith', dob: '1987-01-01' }],
+    payment_methods: [{ payment_id: 'credit_card_4253816', amount: 324 }], total_baggages: 1, nonfree_baggages: 0, insurance: 'no',
+  };
+  const conversation: ConversationTurn[] = [];
+  for (let turn = 0; turn < 9; turn++) conversation.push({ role: 'user', text: `Question ${turn} about my trip.` }, { role: 'assistant', text: `Answer ${turn}.` });
+  conversation.push(
+    { role: 'assistant', text: 'Booking for Emma Smith (born 1987-01-01): HAT158 and HAT016 on May 20, economy, 1 checked bag, no insurance, $324 on credit card 4253816. Shall I go ahead (yes/no)?' },
+    { role: 'user', text: 'Yes, please.' },
+  );
+  const call = { id: 'b1', name: 'book_reservation', args: booking };
+  if (!(await guardToolCall(call, { sentinel, conversation })).allowed) throw new Error('bench setup: the grounded booking should be allowed');
+  const other = { id: 'b2', name: 'book_reservation', args: { ...booking, cabin: 'business' } };
+  if ((await guardToolCall(other, { sentinel, conversation })).allowed) throw new Error('bench setup: another cabin should be refused');
+  const rows: BenchRow[] = [];
+  for (const [name, toolCall] of [
+    ['airline book_reservation, grounded yes and insurance duty, 20-turn conversation, facts cached (proved)', call],
+    ['airline book_reservation, another cabin than restated, facts cached (refused, unstated named)', other],
+  ] as const) {
+    const stats = await measureAsync(() => guardToolCall(toolCall, { sentinel, conversation }), { samples: 3000, warmup: 5000 });
+    rows.push({ suite: SUITE, name, ...stats, target: 'p50 <= 100 us', met: stats.p50Us <= 100 });
+  }
+  return rows;
 }
 
 async function cachedAirlineChecks(): Promise<BenchRow[]> {

@@ -1,6 +1,7 @@
 import type { ModelMessage, ToolExecutionOptions, ToolSet } from 'ai';
 import { policyNeedsApproval, recordApprovalOf, wasApproved } from './approvals.js';
 import {
+  connectWorkflowStates,
   assertSentinelOption,
   guardToolCall,
   InvalidOptionError,
@@ -8,6 +9,7 @@ import {
   needsOnlyApproval,
   recordToolResult,
   toolRefusal,
+  type ConversationTurn,
   type Logger,
   type Monitor,
   type SentinelSource,
@@ -88,6 +90,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Per-conversation sentinels need to know each call\'s conversation: pass sessionId, or a monitor whose panoptesMiddleware wraps the model.' });
   }
   const failOpen = createFailOpen(logger);
+  if (monitor && sentinel) connectWorkflowStates(monitor, sentinel); // the workflow's states as `said(State)`
 
   const rules = sentinel === undefined ? {} : { sentinel };
   const sessionOf = (options: ToolExecutionOptions, lookup: { keep?: boolean } = {}): string | undefined => {
@@ -102,12 +105,14 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
   /** The guards' verdict on a call (recorded in the monitor's trace): its refusal, or `undefined` when it may run. */
   async function refusalOf(call: ToolCall, id: string | undefined, options: ToolExecutionOptions): Promise<ToolRefusal | undefined> {
     const userMessages = sentinel === undefined ? undefined : userTexts(options.messages);
+    const conversation = sentinel === undefined ? undefined : conversationTurns(options.messages);
     const decision =
       id === undefined || monitor === undefined
-        ? await guardToolCall(call, { ...rules, sessionId: id, userMessages })
+        ? await guardToolCall(call, { ...rules, sessionId: id, userMessages, conversation })
         : await guardToolCall(call, {
             ...rules,
             userMessages,
+            conversation,
             monitor,
             sessionId: id,
             onMonitorError: (error) => failOpen.note('The pre-emptive check (monitor.beforeTool)', 'The pre-emptive check (monitor.beforeTool) failed; the call goes on unchanged.', error),
@@ -138,7 +143,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
   /** The rules alone, nothing recorded: a refusal no approval can lift (with `approvals`, the policy's confirmations can). */
   async function rulesWouldRefuse(call: ToolCall, id: string | undefined, options: ToolExecutionOptions): Promise<boolean> {
     if (sentinel === undefined) return false;
-    const decision = await guardToolCall(call, { sentinel, sessionId: id, userMessages: userTexts(options.messages) });
+    const decision = await guardToolCall(call, { sentinel, sessionId: id, userMessages: userTexts(options.messages), conversation: conversationTurns(options.messages) });
     return !decision.allowed && !(approvals && decision.check !== undefined && needsOnlyApproval(decision.check));
   }
 
@@ -265,5 +270,14 @@ function userTexts(messages: readonly ModelMessage[] | undefined): string[] {
     if (message.role !== 'user') return [];
     if (typeof message.content === 'string') return [message.content];
     return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
+  });
+}
+
+/** The user's and the assistant's texts, in order (tool calls and results left out): what a grounded yes is read from. */
+function conversationTurns(messages: readonly ModelMessage[] | undefined): ConversationTurn[] {
+  return (messages ?? []).flatMap((message): ConversationTurn[] => {
+    if (message.role !== 'user' && message.role !== 'assistant') return [];
+    const text = typeof message.content === 'string' ? message.content : message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+    return text === '' ? [] : [{ role: message.role, text }];
   });
 }

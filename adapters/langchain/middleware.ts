@@ -2,6 +2,7 @@ import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import {
+  connectWorkflowStates,
   andThen,
   assertOnViolatingText,
   assertSentinelOption,
@@ -166,6 +167,8 @@ export function panoptesMiddleware({
 }: PanoptesMiddlewareOptions): AgentMiddleware {
   validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools });
   assertOnViolatingText(onViolatingText);
+  // The workflow's states become facts of the rules (`said(State)`).
+  if (monitor && sentinel) connectWorkflowStates(monitor, sentinel);
   if (!(typeof onReportTimeoutMs === 'number' && onReportTimeoutMs > 0 && onReportTimeoutMs <= 2_147_483_647)) {
     throw new InvalidOptionError({ parameter: 'onReportTimeoutMs', value: onReportTimeoutMs, fix: 'Pass a positive number of milliseconds; the default is 5000.' });
   }

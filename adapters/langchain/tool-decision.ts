@@ -5,6 +5,7 @@ import {
   guardToolCallSyncFirst,
   recordToolResult,
   type AfterModelResult,
+  type ConversationTurn,
   type MaybePromise,
   type Monitor,
   type SentinelSource,
@@ -34,9 +35,10 @@ export interface ToolGuards {
  */
 export function decideToolCall(call: ToolCall, { monitor, sentinel, sessionId, messages }: ToolGuards, failOpen: FailOpen): MaybePromise<ToolCallDecision> {
   const userMessages = sentinel && messages ? userTexts(messages) : undefined;
-  if (!monitor || sessionId === undefined) return guardToolCallSyncFirst(call, { sentinel, sessionId, userMessages });
+  const conversation = sentinel && messages ? conversationTurns(messages) : undefined;
+  if (!monitor || sessionId === undefined) return guardToolCallSyncFirst(call, { sentinel, sessionId, userMessages, conversation });
   const report = (error: unknown) => void failOpen('monitor.beforeTool', () => Promise.reject(error), undefined);
-  return guardToolCallSyncFirst(call, { monitor, sentinel, sessionId, onMonitorError: report, userMessages });
+  return guardToolCallSyncFirst(call, { monitor, sentinel, sessionId, onMonitorError: report, userMessages, conversation });
 }
 
 /** What {@link refusalsOfAnswer} decided: the calls refused, and the ids of calls its check let in after all. */
@@ -65,8 +67,9 @@ export function refusalsOfAnswer(answer: AIMessage, guards: ToolGuards, classifi
   const previews = classified?.toolPreviews;
   const { sentinel, sessionId } = guards;
   const userMessages = sentinel && guards.messages ? userTexts(guards.messages) : undefined;
+  const conversation = sentinel && guards.messages ? conversationTurns(guards.messages) : undefined;
   const rulesRefuse = (call: ToolCall): MaybePromise<boolean> =>
-    sentinel === undefined ? false : attempt(() => guardToolCallSyncFirst(call, { sentinel, sessionId, userMessages }), (decision) => !decision.allowed, () => false);
+    sentinel === undefined ? false : attempt(() => guardToolCallSyncFirst(call, { sentinel, sessionId, userMessages, conversation }), (decision) => !decision.allowed, () => false);
   const decide = (position: number): MaybePromise<AnswerRefusals> => {
     const entry = calls[position];
     if (!entry) return decided;
@@ -89,6 +92,15 @@ export function refusalsOfAnswer(answer: AIMessage, guards: ToolGuards, classifi
 /** The text of the user's messages (human messages, text parts only). */
 function userTexts(messages: readonly BaseMessage[]): string[] {
   return messages.flatMap((message) => (message.getType() === 'human' ? [message.text] : []));
+}
+
+/** The user's and the assistant's texts, in order (tool calls and results left out): what a grounded yes is read from. */
+function conversationTurns(messages: readonly BaseMessage[]): ConversationTurn[] {
+  return messages.flatMap((message): ConversationTurn[] => {
+    const type = message.getType();
+    if (type === 'human') return [{ role: 'user', text: message.text }];
+    return type === 'ai' && message.text !== '' ? [{ role: 'assistant', text: message.text }] : [];
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/too
 import { interrupt, isGraphBubbleUp, type Command, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode, type ToolNodeOptions } from '@langchain/langgraph/prebuilt';
 import {
+  connectWorkflowStates,
   approvalQuestions,
   assertSentinelOption,
   declinedText,
@@ -92,6 +93,7 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     this.#approvals = approvals;
     this.#monitor = monitor;
     this.#sentinel = sentinel;
+    if (monitor && sentinel) connectWorkflowStates(monitor, sentinel); // the workflow's states as `said(State)`
     this.#sessionId = sessionId;
     this.#graphSession = monitor && graphSessionAccess(monitor);
     this.#failed = createFailureLog(logger, isGraphBubbleUp);

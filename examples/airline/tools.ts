@@ -100,8 +100,8 @@ export function createAirlineTools(db: AirlineDb): Record<string, AirlineTool> {
   };
   const handlers: Record<string, (args: Record<string, unknown>) => unknown> = {
     get_user_details: (args) => user(args.user_id),
-    // Reservations carry no status until cancelled; say 'active' so the status is always there to read.
-    get_reservation_details: (args) => ({ status: 'active', ...reservation(args.reservation_id) }),
+    // As in tau-bench, a reservation carries no status until it is cancelled (the rules read it with a default).
+    get_reservation_details: (args) => reservation(args.reservation_id),
     get_flight_status: (args) => {
       const flight = db.flights[String(args.flight_number)];
       const day = flight?.dates[String(args.date)];

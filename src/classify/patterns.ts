@@ -1,4 +1,4 @@
-import type { Workflow } from '../workflow/index.js';
+import { isUserTurnState, type Workflow } from '../workflow/index.js';
 import { preferValid } from './prefer-valid.js';
 import type { ClassificationResult } from './types.js';
 
@@ -14,6 +14,7 @@ export function classifyPatterns(workflow: Workflow, text: string, currentState:
   const states: string[] = [];
   const matches: Array<{ pattern: string; match: string }> = [];
   for (const state of workflow.stateNames) {
+    if (isUserTurnState(workflow, state)) continue; // matched against the user's messages, not this text
     for (const pattern of workflow.patterns(state)) {
       const found = pattern.exec(text);
       if (found) {

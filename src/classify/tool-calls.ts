@@ -1,5 +1,5 @@
 import { normaliseToolName, type ToolCall } from '../messages/index.js';
-import type { Workflow } from '../workflow/index.js';
+import { isTransparentTool, type Workflow } from '../workflow/index.js';
 import { preferValid } from './prefer-valid.js';
 import type { ClassificationResult } from './types.js';
 
@@ -27,6 +27,7 @@ export function classifyToolCalls(workflow: Workflow, map: ToolStateMap, toolCal
   const results: ClassificationResult[] = [];
   let from = currentState;
   for (const call of toolCalls) {
+    if (isTransparentTool(workflow, call.name)) continue; // no step at all
     const states = map.get(normaliseToolName(call.name));
     if (!states) continue;
     const state = preferValid(workflow, from, states);

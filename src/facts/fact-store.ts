@@ -4,6 +4,7 @@ import type { Value } from '../rules/index.js';
 import { fitsPattern, formatFact, valueKey, type ContextBinding, type Fact, type FactSource } from './fact.js';
 import { renderSummary, type SummarizeOptions } from './summarize.js';
 import { createProvenanceLog, type ProvenanceLog, type ProvenanceLogOptions, type ProvenanceSnapshot } from './provenance/index.js';
+import { boundedExchange, type Exchange } from './exchange.js';
 
 /** A fact inside the store: a stable id, plus the fetch that produced it when it came from a data tool. */
 export interface StoredFact extends Fact {
@@ -64,6 +65,8 @@ export interface FactStoreSnapshot {
   userWords?: string[];
   /** Where values came from ({@link FactStore.provenance}); absent in snapshots of older versions. */
   provenance?: ProvenanceSnapshot;
+  /** The conversation's last exchange ({@link FactStore.noteExchange}); absent in snapshots of older versions. */
+  exchange?: Exchange;
 }
 
 /** Most user messages {@link FactStore.noteUserWords} keeps (the latest), and the longest kept whole. */
@@ -158,6 +161,15 @@ export interface FactStore {
   noteUserWords(messages: Iterable<string>): void;
   /** Whether the user said this value (case aside) in a message {@link FactStore.noteUserWords} kept. */
   isUserWord(value: string | number): boolean;
+  /**
+   * Remembers the conversation's last exchange (the user's latest message and the assistant's words it answered).
+   * A new user message replaces it; the same one again keeps what it was used for.
+   */
+  noteExchange(exchange: Exchange): void;
+  /** The last exchange noted, if any. */
+  exchange(): Exchange | undefined;
+  /** Marks the last exchange's yes as spent on one call (a confirmation reference): it confirms no other. */
+  useExchange(id: string, ref: string): void;
   /** Remembers a derived conclusion and what it rests on. */
   recordDerived(derived: Omit<DerivedFact, 'derivedAt'>): void;
   /** A derived conclusion that still holds, if any. */
@@ -213,6 +225,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot, provenanc
   const readValues = new Set<string>();
   // Insertion-ordered, so the oldest message is the first to go.
   const userWords = new Map<string, string>();
+  let lastExchange: Exchange | undefined;
   let summary: { version: number; maxFacts: number | undefined; validUntil: number; text: string } | undefined;
 
   const factKey = (predicate: string, args: readonly Value[]) => `${predicate}\u0000${args.map(valueKey).join('\u0000')}`;
@@ -420,6 +433,17 @@ export function createFactStore({ clock = systemClock, seed, snapshot, provenanc
       for (const lower of userWords.values()) if (lower.includes(wanted)) return true;
       return false;
     },
+    noteExchange(exchange) {
+      if (lastExchange?.id === exchange.id) return;
+      lastExchange = boundedExchange(exchange);
+    },
+    exchange() {
+      return lastExchange;
+    },
+    useExchange(id, ref) {
+      if (lastExchange?.id !== id) return;
+      lastExchange = { ...lastExchange, usedBy: ref };
+    },
     isEstablishedValue(value) {
       if (readValues.has(valueKey(value))) return true;
       for (const binding of contextBindings.values()) if (valueKey(binding.value) === valueKey(value)) return true;
@@ -458,6 +482,7 @@ export function createFactStore({ clock = systemClock, seed, snapshot, provenanc
         context: Object.fromEntries(contextBindings),
         ...(userWords.size > 0 ? { userWords: [...userWords.keys()] } : {}),
         ...(provenance.stats.sources > 0 || provenance.overflowed ? { provenance: provenance.toJSON() } : {}),
+        ...(lastExchange ? { exchange: lastExchange } : {}),
         ...(readValues.size > 0 ? { readValues: [...readValues].map((key) => (key.startsWith('s') ? key.slice(1) : Number(key.slice(1)))) } : {}),
       };
     },
@@ -489,5 +514,6 @@ export function createFactStore({ clock = systemClock, seed, snapshot, provenanc
     }
     if (data.readValues) store.noteReadValues(data.readValues);
     if (data.userWords) store.noteUserWords(data.userWords);
+    if (data.exchange) lastExchange = boundedExchange(data.exchange);
   }
 }

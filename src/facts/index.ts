@@ -15,5 +15,6 @@ export {
   type FetchRecord,
   type StoredFact,
 } from './fact-store.js';
+export { MAX_EXCHANGE_TEXT, type Exchange } from './exchange.js';
 export { DEFAULT_SUMMARY_MAX_FACTS, renderSummary, type SummarizeOptions } from './summarize.js';
 export * from './provenance/index.js';

@@ -26,6 +26,12 @@ export function extractFacts(declaration: CompiledDataDeclaration, toolArgs: Rec
   for (let index = 0; index < declaration.outputs.length; index++) {
     const output = declaration.outputs[index]!;
     const evaluated = evaluateJsonPath(result, declaration.paths[index]!);
+    if ('mismatch' in evaluated && evaluated.absent) {
+      // A field the record does not have is absent, not a failed fetch: the default, or no fact at all.
+      if (output.default === undefined) return { facts: [] };
+      columns.push({ variable: output.variable, values: [output.default], expanded: false });
+      continue;
+    }
     if ('mismatch' in evaluated) return { error: `${declaration.tool} result does not fit ${output.path}: ${evaluated.mismatch}` };
     columns.push({ variable: output.variable, values: evaluated.values, expanded: evaluated.expanded });
   }

@@ -7,6 +7,7 @@ import type { Blocker, CheckResult, ProofStatus } from './result.js';
 import type { Sentinel } from './sentinel.js';
 import { sentinelFor, type SentinelSource } from './sentinel-sessions.js';
 import type { ToolOutcome } from './tool-results.js';
+import { exchangeOf, type ConversationTurn } from './user-answer.js';
 
 /** The verdict on one tool call from the workflow monitor and the rules, in one shape for every host. */
 export type ToolCallDecision =
@@ -66,6 +67,12 @@ export interface GuardToolCallOptions {
    * `given` parameter that the user said. Messages seen before are not kept twice.
    */
   userMessages?: readonly string[] | undefined;
+  /**
+   * The conversation's user and assistant texts so far, when the host has them: a grounded confirmation
+   * (`askable ... for tool(param, ...)`) counts the user's last yes for a call whose named arguments the assistant's
+   * message before it stated.
+   */
+  conversation?: readonly ConversationTurn[] | undefined;
 }
 
 /**
@@ -87,11 +94,13 @@ export async function guardToolCall(toolCall: ToolCall, options: GuardToolCallOp
  * so an adapter on a tool call's path pays no promise for it.
  * For adapter authors; application code calls {@link guardToolCall}.
  */
-export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError, userMessages }: GuardToolCallOptions): MaybePromise<ToolCallDecision> {
+export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError, userMessages, conversation }: GuardToolCallOptions): MaybePromise<ToolCallDecision> {
   let sentinel: Sentinel | undefined;
   try {
     sentinel = source && sentinelFor(source, sessionId);
     if (sentinel && userMessages && userMessages.length > 0) sentinel.facts.noteUserWords(userMessages);
+    const exchange = sentinel && conversation ? exchangeOf(conversation) : undefined;
+    if (exchange) sentinel!.facts.noteExchange(exchange);
   } catch {
     // Fail closed: without the conversation there are no facts to prove anything from.
     return { allowed: false, by: 'rules', reason: 'The policy cannot be checked for this call: it does not say which conversation it belongs to.', constraints: [] };

@@ -40,3 +40,7 @@ export type { ToolOutcome } from './tool-results.js';
 export { approvalQuestions, confirmationRef, declinedText, needsOnlyApproval } from './confirmation.js';
 export { DEFAULT_CONDITION_JUDGE_TIMEOUT_MS, type ConditionJudge, type ConditionRequest, type ConditionVerdict } from './judge.js';
 export { describeLink, fromUntrusted, toolsSeenIn, untrustedInContext, userGave, type ProvenanceLink, type RelationVerdict } from './provenance-relations.js';
+export { exchangeOf, isPlainYes, type ConversationTurn } from './user-answer.js';
+export { normaliseStatement, unstatedArguments } from './grounding.js';
+export { connectWorkflowStates } from './connect-workflow.js';
+export { noteWorkflowStates, SAID } from './workflow-states.js';

@@ -24,7 +24,21 @@ export type Blocker =
    * confirmation of one call (`askable ... for tool`), `call` is that exact call as the user should read it, and the
    * last of `args` (and of `goal`) is its reference: recording the yes with this goal binds it to this call only.
    */
-  | { kind: 'ask'; predicate: string; args: Array<Value | null>; goal: string; question: string; call?: string }
+  | {
+      kind: 'ask';
+      predicate: string;
+      args: Array<Value | null>;
+      goal: string;
+      question: string;
+      call?: string;
+      /**
+       * A grounded confirmation (`askable ... for tool(param, ...)`): the named arguments the message the user said
+       * yes to did not state, so that yes does not count for this call.
+       */
+      unstated?: string[];
+      /** A grounded confirmation: the user's last yes already confirmed another call (a yes counts once). */
+      spent?: true;
+    }
   /** A context variable the rules read that nobody bound. */
   | { kind: 'bind-context'; name: string; description?: string }
   /** A data tool that threw, timed out, was refused by its own guard, or returned a shape its JSON paths do not fit. */

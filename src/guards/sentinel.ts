@@ -27,6 +27,7 @@ import { createLifecycle, flushTelemetry } from '../lifecycle/index.js';
 import { systemTimers } from '../clock/index.js';
 import type { ConditionJudge } from './judge.js';
 import { isConfirmationRef } from './confirmation.js';
+import { groundFromExchange, isGrounded, ungroundedReason } from './grounded-confirmation.js';
 import { findReadHints, renderReadHint } from './read-hints.js';
 import { consumeConfirmations, invalidateWrites, readValuesOf, recordDataResult, type ToolOutcome } from './tool-results.js';
 import { ATTR, createTelemetry, guardrailMarkers, OPERATION, SPAN, telemetryOptionsOf, type Telemetry, type TelemetryOptions } from '../telemetry/index.js';
@@ -199,6 +200,9 @@ export function createSentinel({
   // Tools that only read, and tools every call of which is allowed, are not judged on their arguments in strict mode.
   const unchecked = new Set([...rulebase.dataByTool.keys(), ...[...rulebase.guards].flatMap(([tool, guards]) => (guards.some((guard: { params: unknown[]; body: unknown[] }) => guard.params.length === 0 && guard.body.length === 0) ? [tool] : []))]);
 
+  // The calls grounded confirmations were last asked for, by reference: what a reported yes is checked against.
+  const askedCalls = new Map<string, Readonly<Record<string, unknown>>>();
+
   const searchOptions: SearchOptions = { compiled, store: facts, clock: time, tools: handlers, sleep, fetchTimeoutMs, maxDepth, maxSteps, fresh: new KnownCalls(), judge, ...(judgeTimeoutMs !== undefined ? { judgeTimeoutMs } : {}) };
   const searchContext = (): SearchContext => createSearchContext(searchOptions);
 
@@ -281,7 +285,18 @@ export function createSentinel({
       const context = searchContext();
       let outcome = await new Search(context, false).proveGuard(tool, guards, args);
       if (outcome.answers.length === 0) outcome = await new Search(context, true).proveGuard(tool, guards, args);
-      const status = statusOf(outcome);
+      let status = statusOf(outcome);
+      if (status === 'blocked') {
+        // A grounded confirmation: the user's last yes counts when the message it answered stated the call.
+        const grounding = groundFromExchange(rulebase, facts, args, outcome.blockers);
+        if (grounding.recorded) {
+          outcome = await new Search(searchContext(), true).proveGuard(tool, guards, args);
+          status = statusOf(outcome);
+        } else {
+          rememberAskedCalls(askedCalls, grounding.blockers, args);
+          outcome = { ...outcome, blockers: grounding.blockers };
+        }
+      }
       if (status !== 'proved') return denied(status, outcome.blockers);
       const derivation = outcome.answers[0]!.derivation;
       // The derivation is in the result as data; rendering it here would cost more than the proof itself.
@@ -385,7 +400,8 @@ export function createSentinel({
         throw new SentinelInputError(`${goal} is not ground`, { modelText: `Fill in every argument of ${formatLiteralNode(literal)} (no variables; bind context variables first).` });
       }
       const ground = values as Value[];
-      const confirms = rulebase.askables.get(literal.predicate)!.confirms;
+      const declaration = rulebase.askables.get(literal.predicate)!;
+      const confirms = declaration.confirms;
       if (confirms && !isConfirmationRef(ground.at(-1), confirms.tool)) {
         throw new SentinelInputError(`${goal} does not end with a call reference of ${confirms.tool}`, {
           modelText: `${literal.predicate} confirms one call of ${confirms.tool}: call ${confirms.tool} first, then pass the goal exactly as its refusal gave it (it ends with the call's reference, "${confirms.tool}#...").`,
@@ -400,6 +416,13 @@ export function createSentinel({
             });
           }
         }
+      }
+      if (answer && isGrounded(declaration)) {
+        // The model's word is not the user's: a grounded confirmation counts only for a yes the conversation shows.
+        const ref = ground.at(-1) as string;
+        const why = ungroundedReason(declaration, facts, askedCalls.get(ref));
+        if (why !== undefined) throw new SentinelInputError(`${goal} is not confirmed: ${why}`, { modelText: `Not recorded: ${why}.` });
+        facts.useExchange(facts.exchange()!.id, ref);
       }
       if (answer) facts.assert(literal.predicate, ground, { source: 'user' });
       else facts.retract(literal.predicate, ground);
@@ -534,6 +557,21 @@ function groundValue(node: TermNode, facts: FactStore): Value | undefined {
     }
     default:
       return undefined;
+  }
+}
+
+// Enough for the calls a conversation has open at once; the oldest goes first.
+const MAX_ASKED_CALLS = 64;
+
+/** Remembers the arguments of each call a grounded confirmation was asked for, by its reference. */
+function rememberAskedCalls(asked: Map<string, Readonly<Record<string, unknown>>>, blockers: readonly Blocker[], args: Readonly<Record<string, unknown>>): void {
+  for (const blocker of blockers) {
+    if (blocker.kind !== 'ask' || blocker.call === undefined) continue;
+    const ref = blocker.args.at(-1);
+    if (typeof ref !== 'string') continue;
+    asked.delete(ref);
+    asked.set(ref, args);
+    if (asked.size > MAX_ASKED_CALLS) asked.delete(asked.keys().next().value!);
   }
 }
 

@@ -13,6 +13,7 @@ import { Environment, UNBOUND_CONTEXT, type RTerm } from './terms.js';
 import { variantKey } from './variant.js';
 import type { ProvenanceLink } from './provenance-relations.js';
 import { confirmationRef, renderConfirmedCall } from './confirmation.js';
+import { SAID } from './workflow-states.js';
 import type { AskableDeclaration } from '../rules/index.js';
 import { DEFAULT_CONDITION_JUDGE_TIMEOUT_MS, type ConditionJudge } from './judge.js';
 import { isProvenanceRelation, solveProvenanceRelation, type ProvenanceContext } from './provenance-solve.js';
@@ -525,6 +526,14 @@ export class Search {
         return this.succeed(literal, base, parent, 'builtin', k);
       case 'false':
         return false;
+      case 'said': {
+        // The workflow's states only grow, but a conclusion read from them is not cached: it is cheap to read again.
+        this.readClock = true;
+        const state = this.env.value(literal.args[0]!, base);
+        if (typeof state === 'string' && this.context.store.has(SAID, [state])) return this.succeed(literal, base, parent, 'builtin', k);
+        if (this.explain) this.recordCondition(renderCall(this.env, literal, base), literal, base, []);
+        return false;
+      }
       case 'length': {
         const list = this.env.value(literal.args[0]!, base);
         if (!Array.isArray(list)) {

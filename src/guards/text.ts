@@ -36,6 +36,10 @@ export function blockerText(subject: string, blockers: readonly Blocker[], names
         const unknowns = [...new Set(blocker.goal.replace(/"(?:[^"\\]|\\.)*"/g, '').match(/\b_?[A-Z][A-Za-z0-9_]*/g) ?? [])];
         const fill = unknowns.length > 0 ? ` (replace ${unknowns.join(', ')} with the user's answer)` : '';
         const call = blocker.call !== undefined && !blocker.question.includes(blocker.call) ? ` The call to confirm: ${blocker.call}.` : '';
+        if (blocker.unstated !== undefined || blocker.spent) {
+          actions.push(groundedAskText(blocker));
+          break;
+        }
         actions.push(`Ask the user: "${blocker.question}"${call} If they explicitly agree, call ${names.confirm} with goal \`${blocker.goal}\`${fill} and answer "yes"; then try again.`);
         break;
       }
@@ -94,6 +98,14 @@ export function blockerText(subject: string, blockers: readonly Blocker[], names
   }
   if (tail !== undefined) lines.push(tail);
   return lines.join('\n');
+}
+
+/** The action for a grounded confirmation the user's yes did not cover: what the restatement left out, or that it was spent. */
+function groundedAskText(blocker: Blocker & { kind: 'ask' }): string {
+  const why = blocker.spent
+    ? "The user's last yes already confirmed a call; a yes counts once."
+    : `The user's yes answered a message that did not state ${blocker.unstated!.join(', ')} of this call.`;
+  return `${why} Restate the call to the user, with every one of these values, and ask: "${blocker.question}" If they explicitly agree, try the call again.`;
 }
 
 /** A reason as a sentence: a capital and a full stop are not the author's job. */

@@ -45,9 +45,15 @@ export function proseSegments(text: string, limit = Infinity): string[] {
     let lineEnd = text.indexOf('\n', lineStart);
     if (lineEnd < 0) lineEnd = text.length;
     const line = text.slice(lineStart, lineEnd);
-    if (FENCE.test(line)) {
+    const fence = FENCE.exec(line);
+    if (fence) {
+      const closing = inFence;
       inFence = !inFence;
       close();
+      // Text glued to a closing fence (a stream's chunks: "```" then the next sentence) is prose again, as Gemini CLI
+      // reads it; after an opening fence it is the block's language.
+      const after = closing ? line.slice(fence[0].length) : '';
+      if (after.trim() !== '') current.push(after);
     } else if (inFence || NOT_PROSE.test(line)) {
       close();
     } else {

@@ -40,6 +40,7 @@ export type StructuralOptions = Pick<
 export function checkStructure(session: LoopSession, step: PreparedStep, options: StructuralOptions): { findings: LoopFinding[]; stepNumber: number } {
   if (step.kind === 'empty') return { findings: [], stepNumber: session.steps };
   if (step.kind === 'results') {
+    breakMonologue(session.monologue); // an observation between two messages: not a monologue (as OpenHands)
     const answered = attachResults(session.calls, session.awaiting, step.results);
     return { findings: answered ? resultFindings(session, answered, options) : [], stepNumber: answered?.step ?? session.steps };
   }
@@ -82,6 +83,7 @@ export function checkStructure(session: LoopSession, step: PreparedStep, options
   }
   if (step.calls.length > 0) breakMonologue(session.monologue);
   else if (options.monologue) {
+    if (step.results.length > 0) breakMonologue(session.monologue); // results came in before this text
     const monologue = observeMonologue(session.monologue, step, stepNumber, options.monologue);
     if (monologue) findings.push(monologue);
   }

@@ -1,5 +1,6 @@
 import type { ClassificationResult } from '../classify/index.js';
 import { createSyncFirstClassifier } from '../classify/classifier.js';
+import { PATTERN_CONFIDENCE } from '../classify/patterns.js';
 import { systemClock, systemTimers, type Timers } from '../clock/index.js';
 import { InvalidOptionError, isHostControlFlow, WorkflowViolationError } from '../errors/index.js';
 import { applyInterventions, type InterventionPlan, type RenderedIntervention } from '../intervene/index.js';
@@ -8,7 +9,9 @@ import type { AssistantTurn, ChatMessage, ToolCall } from '../messages/index.js'
 import { createMemorySessionStore } from '../store/index.js';
 import {
   canWithhold,
+  classifyUserTurn,
   createSnapshot,
+  hasUserTurnStates,
   DEFAULT_HISTORY_LIMIT,
   noteRefusals,
   takeInterventions,
@@ -294,13 +297,24 @@ export function createMonitor({
     });
   }
 
+  const readsUserTurns = hasUserTurnStates(workflow);
+  /** The state the user's message recognises, when the request ends with one (the user just spoke). */
+  const userTurnState = (request: ModelRequest): string | undefined => {
+    const last = request.messages.at(-1);
+    if (last?.role !== 'user' || typeof last.content !== 'string') return undefined;
+    return classifyUserTurn(workflow, last.content)?.state;
+  };
+
   /** `beforeModel` on the loaded session: takes the interventions due and the loop hint, then says what the call does. */
   function beforeModelWith(sessionId: string, request: ModelRequest, stored: MonitorSession | undefined, effects: WorkflowEffect[]): MaybePromise<BeforeModelResult> {
     // Most calls have nothing due: the request goes on as it is, the session is not written back (a new one is first
     // written by afterModel), and the messages are not read (an adapter that builds them on demand then never
     // converts the conversation).
-    if (!loops && (stored ? isIdle(stored) : freshSessionIsIdle)) return unchanged(request);
+    const userTurn = readsUserTurns ? userTurnState(request) : undefined;
+    if (!loops && userTurn === undefined && (stored ? isIdle(stored) : freshSessionIsIdle)) return unchanged(request);
     let session = flushPending(activeOrFresh(stored), effects);
+    // The user's message, after the tool calls of the turn before it: a state recognised in the user's turn enters now.
+    if (userTurn !== undefined) session = apply(session, enterEvent(userTurn, PATTERN_CONFIDENCE, 'pattern', session.stepCount), effects);
     const { snapshot, plan } = takeInterventions(workflow, session.workflow);
     if (snapshot !== session.workflow) session = { ...session, workflow: snapshot };
     return andThen(session === stored ? undefined : save(sessionId, session), () => {

@@ -56,6 +56,11 @@ export interface DataOutput {
   variable: string;
   path: string;
   pos: Position;
+  /**
+   * `-> S = $.status default active`: the value when the record has no such field. Without it, a missing field is
+   * absent (no fact: the condition is false, `not` holds), never a fetch failure.
+   */
+  default?: string | number | boolean | null;
 }
 
 /** `data pred(Args) from tool(param: Var, ...) -> Var = $.path, ... ttl 60s`. */
@@ -165,6 +170,17 @@ export interface SinkDeclaration {
   pos: Position;
 }
 
+/**
+ * `requires said(offered_insurance) "offer travel insurance first" before book_reservation.`: a duty before an action. The condition is added to
+ * every guard of the tool, so a call is refused until it holds (`said(State)`: the workflow reached that state).
+ */
+export interface RequiresDeclaration {
+  kind: 'requires';
+  goal: LiteralNode;
+  tool: string;
+  pos: Position;
+}
+
 /** Any top-level statement. */
 export type Declaration =
   | ContextDeclaration
@@ -176,4 +192,5 @@ export type Declaration =
   | GivenDeclaration
   | StrictDeclaration
   | SourceDeclaration
-  | SinkDeclaration;
+  | SinkDeclaration
+  | RequiresDeclaration;

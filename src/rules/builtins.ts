@@ -8,6 +8,11 @@ export const BUILTIN_PREDICATES: Readonly<Record<string, { arity: number; inputs
   true: { arity: 0, inputs: [], description: 'always holds' },
   false: { arity: 0, inputs: [], description: 'never holds' },
   length: { arity: 2, inputs: [0], description: 'length(List, N): N is the number of elements of List' },
+  said: {
+    arity: 1,
+    inputs: [0],
+    description: 'said(State): the workflow reached State earlier in this conversation (its classifier recognised it: a tool call, a pattern, an exemplar)',
+  },
   hours_since: {
     arity: 2,
     inputs: [0],

@@ -93,6 +93,7 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
         break;
       case 'askable':
         checkAskable(declaration, report);
+        checkGroundedQuestion(declaration, report);
         if (declaration.confirms) {
           const path = `askable ${declaration.predicate}`;
           checkTool(declaration.confirms.tool, declaration.confirms.pos, path);
@@ -141,11 +142,33 @@ export function checkDeclarations(declarations: readonly Declaration[], source: 
         checkClause(undefined, declaration.params.map((param) => param.value), bound, declaration.body, path, report, checkCall);
         break;
       }
+      case 'requires':
+        checkRequirement(declaration, declarations, report, checkTool, checkCall);
+        break;
       default:
         break;
     }
   }
   return diagnostics;
+}
+
+/**
+ * `requires Goal before tool.`: the tool must be one of the agent's tools and have a guard to add the condition to,
+ * and the condition must be ground (no variables: it is checked the same for every call).
+ */
+function checkRequirement(
+  declaration: Declaration & { kind: 'requires' },
+  declarations: readonly Declaration[],
+  report: Report,
+  checkTool: (tool: string, pos: Position, path: string) => void,
+  checkCall: (literal: LiteralNode & { kind: 'call' }, path: string) => void,
+): void {
+  const path = `requires ${declaration.tool}`;
+  checkTool(declaration.tool, declaration.pos, path);
+  if (!declarations.some((other) => other.kind === 'guard' && other.tool === declaration.tool)) {
+    report('error', 'requires-without-guard', declaration.pos, path, `${declaration.tool} has no guard to add the requirement to`, `add a guard, e.g. guard ${declaration.tool}.`);
+  }
+  checkClause(undefined, [], new Set(), [declaration.goal], path, report, checkCall);
 }
 
 type Report = (severity: Diagnostic['severity'], code: string, pos: Position, path: string, message: string, hint?: string) => void;
@@ -162,7 +185,7 @@ function collectDefinitions(declarations: readonly Declaration[], report: Report
       contexts.set(declaration.name, declaration.pos);
       continue;
     }
-    if (declaration.kind === 'guard' || declaration.kind === 'write' || declaration.kind === 'given' || declaration.kind === 'strict' || declaration.kind === 'source' || declaration.kind === 'sink') continue;
+    if (declaration.kind === 'guard' || declaration.kind === 'write' || declaration.kind === 'given' || declaration.kind === 'strict' || declaration.kind === 'source' || declaration.kind === 'sink' || declaration.kind === 'requires') continue;
     const name = declaration.predicate;
     const arity = declaration.kind === 'rule' ? declaration.args.length : declaration.params.length;
     const path = `${declaration.kind} ${name}`;
@@ -216,6 +239,25 @@ function checkAskable(declaration: Declaration & { kind: 'askable' }, report: Re
       report('error', 'unknown-placeholder', declaration.pos, `askable ${declaration.predicate}`, `the question uses {${match[1]}}, which is not a parameter`, `parameters: ${declaration.params.join(', ') || 'none'}${declaration.confirms ? ', and {call}' : ''}`);
     }
   }
+}
+
+/**
+ * A grounded confirmation (`askable ... for tool(param, ...)`) counts a yes only to a message that stated the named
+ * arguments; a question without `{call}` does not state them, so the agent relaying it word for word gets no yes that
+ * counts.
+ */
+function checkGroundedQuestion(declaration: Declaration & { kind: 'askable' }, report: Report): void {
+  // A placeholder shows values too (`Cancel {R}?` for a call that names only the reservation): only a question that
+  // shows nothing at all is flagged.
+  if (declaration.confirms?.params === undefined || /\{[^}]*\}/.test(declaration.question)) return;
+  report(
+    'warning',
+    'grounded-question-without-call',
+    declaration.pos,
+    `askable ${declaration.predicate}`,
+    `the question shows no value of the call, so a yes to it does not state ${declaration.confirms.params.join(', ')}`,
+    'put {call} in the question, so the user sees the values they confirm',
+  );
 }
 
 /**

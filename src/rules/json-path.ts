@@ -38,6 +38,8 @@ export function parseJsonPath(path: string): { segments: PathSegment[] } | { err
 /** Why a path did not fit a tool's result: the step that failed and what was there instead. */
 export interface PathMismatch {
   mismatch: string;
+  /** The mismatch is a key the record does not have: the field is absent, the record is not of another shape. */
+  absent?: true;
 }
 
 /**
@@ -65,7 +67,7 @@ export function evaluateJsonPath(root: unknown, segments: readonly PathSegment[]
         next.push(value.length);
       } else {
         if (!isPlainObject(value)) return { mismatch: `${where} is ${describe(value)}, not an object with '${segment.key}'` };
-        if (!Object.hasOwn(value, segment.key)) return { mismatch: `${where} has no key '${segment.key}'` };
+        if (!Object.hasOwn(value, segment.key)) return { mismatch: `${where} has no key '${segment.key}'`, absent: true };
         next.push(value[segment.key]);
       }
     }

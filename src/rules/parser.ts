@@ -13,7 +13,7 @@ import { MAX_NESTING_DEPTH } from '../limits/index.js';
 import { tokenize, type Token } from './lexer.js';
 
 /** Words that start a statement. A statement keyword first on its line is where error recovery resumes. */
-export const STATEMENT_KEYWORDS = ['context', 'data', 'askable', 'rule', 'fact', 'guard', 'write', 'given', 'strict', 'source', 'sink'] as const;
+export const STATEMENT_KEYWORDS = ['context', 'data', 'askable', 'rule', 'fact', 'guard', 'write', 'given', 'strict', 'source', 'sink', 'requires'] as const;
 
 const COMPARISONS: readonly string[] = ['=', '!=', '<', '<=', '>', '>='];
 
@@ -114,6 +114,8 @@ class Parser {
         return this.sourceDeclaration(keyword.pos);
       case 'sink':
         return this.sinkDeclaration(keyword.pos);
+      case 'requires':
+        return this.requiresDeclaration(keyword.pos);
       case 'given':
       case 'strict': {
         const tool = this.expectIdentifier('a tool name').text;
@@ -166,7 +168,7 @@ class Parser {
       const path = this.peek();
       if (path.kind !== 'path') this.fail('expected a JSON path starting with $', 'e.g. $.status or $.flights[*].date');
       this.index++;
-      outputs.push({ variable: variable.text, path: path.text, pos: path.pos });
+      outputs.push({ variable: variable.text, path: path.text, pos: path.pos, ...this.outputDefault() });
     } while (this.optional(','));
     let ttlMs: number | undefined;
     if (this.optionalKeyword('ttl')) {
@@ -177,6 +179,23 @@ class Parser {
     }
     this.endDeclaration('data');
     return { kind: 'data', predicate, params, tool, toolArgs, outputs, ...(ttlMs !== undefined ? { ttlMs } : {}), pos };
+  }
+
+  /** `requires said(offered_insurance) before book_reservation.`: a condition every guard of the tool also needs. */
+  private requiresDeclaration(pos: Position): Declaration {
+    const goal = this.explained();
+    this.expectKeyword('before');
+    const tool = this.expectIdentifier('the tool that needs it').text;
+    this.expect('.', "expected '.' at the end of the requires declaration");
+    return { kind: 'requires', goal, tool, pos };
+  }
+
+  /** `default value` after a JSON path: what the fact holds when the record has no such field. */
+  private outputDefault(): { default?: string | number | boolean | null } {
+    if (!this.optionalKeyword('default')) return {};
+    const value = this.term();
+    if (value.kind !== 'constant') this.fail('expected a constant after default', 'e.g. default active, default 0, default "none"');
+    return { default: (value as { value: string | number | boolean | null }).value };
   }
 
   private askableDeclaration(pos: Position): Declaration {

@@ -8,6 +8,7 @@ import type {
   Declaration,
   GuardDeclaration,
   LiteralNode,
+  RequiresDeclaration,
   RuleDeclaration,
   SinkDeclaration,
   SourceDeclaration,
@@ -129,6 +130,7 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
   const strict = new Map<string, Set<string>>();
   const sources: SourceDeclaration[] = [];
   const sinks = new Map<string, SinkDeclaration[]>();
+  const requires: RequiresDeclaration[] = [];
   for (const declaration of declarations) {
     switch (declaration.kind) {
       case 'context':
@@ -164,6 +166,9 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
       case 'sink':
         append(sinks, declaration.tool, declaration);
         break;
+      case 'requires':
+        requires.push(declaration);
+        break;
       case 'given':
       case 'strict': {
         const byTool = declaration.kind === 'given' ? given : strict;
@@ -174,7 +179,16 @@ function indexRulebase(declarations: Declaration[], source: string, warnings: Di
       }
     }
   }
+  addRequirements(guards, requires);
   return { source, declarations, contexts, data, dataByTool, askables, rules, guards, writes, given, strict, sources, sinks, confirmationsByTool, warnings };
+}
+
+/** Each `requires ... before tool` becomes the first condition of every guard of that tool (a duty is checked first). */
+function addRequirements(guards: Map<string, GuardDeclaration[]>, requires: readonly RequiresDeclaration[]): void {
+  for (const requirement of requires) {
+    const list = guards.get(requirement.tool);
+    if (list) guards.set(requirement.tool, list.map((guard) => ({ ...guard, body: [requirement.goal, ...guard.body] })));
+  }
 }
 
 /** Adds to the list under `key` in place: copying the list per entry made 32,000 facts of one predicate take 10 s. */

@@ -28,6 +28,7 @@ export function evaluateConstraint(constraint: TemporalConstraint, trace: readon
   const { trigger, target, condition } = constraint;
   const end: Verdict = closed ? 'satisfied' : 'pending';
 
+  if (constraint.each && (constraint.type === 'precedence' || constraint.type === 'response')) return evaluateEach(constraint, trace, closed);
   switch (constraint.type) {
     case 'eventually':
       if (someIn(trace, target)) return 'satisfied';
@@ -80,6 +81,29 @@ export function evaluateConstraint(constraint: TemporalConstraint, trace: readon
       if (!closed) return 'pending';
       return isIn(trace[trace.length - 1], trigger) ? 'violated' : 'satisfied';
   }
+}
+
+/**
+ * `each: true`: every trigger needs its own target. `precedence`: a target strictly between the previous trigger (or
+ * the start) and the trigger; `response`: a target strictly after the trigger and before the next trigger (a state
+ * that is both answers the open trigger and opens its own). Neither is satisfied before the trace closes.
+ */
+function evaluateEach(constraint: TemporalConstraint, trace: readonly string[], closed: boolean): Verdict {
+  const { trigger, target } = constraint;
+  let previous = -1;
+  for (let i = 0; i < trace.length; i++) {
+    if (!isIn(trace[i], trigger)) continue;
+    if (constraint.type === 'precedence') {
+      if (!someIn(trace, target, previous + 1, i)) return 'violated';
+    } else {
+      let j = i + 1;
+      while (j < trace.length && !isIn(trace[j], target) && !isIn(trace[j], trigger)) j++;
+      if (j === trace.length) return closed ? 'violated' : 'pending';
+      if (!isIn(trace[j], target)) return 'violated';
+    }
+    previous = i;
+  }
+  return closed ? 'satisfied' : 'pending';
 }
 
 /** Whether `state` exists and is in `selector`; an absent selector names no state. */

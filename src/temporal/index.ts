@@ -5,6 +5,7 @@
 export {
   CONSTRAINT_PARAMETERS,
   CONSTRAINT_TYPES,
+  EACH_TYPES,
   type ConstraintParameter,
   type ConstraintType,
   type MonitorState,

@@ -26,8 +26,10 @@ export function describeViolation(compiled: CompiledConstraint, monitorState: Mo
     case 'always':
       return `${entered}, which is not ${group(condition, 'one of')}. Every state must be ${group(condition, 'one of')}.`;
     case 'precedence':
+      if (compiled.constraint.each) return `${entered} with no ${group(target, 'any of')} since the previous '${violation.state}' (or the start). Each '${violation.state}' needs its own ${group(target)} before it.`;
       return `${entered} before ${group(target, 'any of', true)}. ${capitalise(group(target))} must come before '${violation.state}'.`;
     case 'response':
+      if (compiled.constraint.each && !violation.atClose) return `${entered} while '${open?.state}' at trace position ${open?.step} was still unanswered. Each '${open?.state}' needs its own ${group(target)} after it.`;
       return `${at(open)} and the session ended without ${group(target, 'any of')} after it. ${capitalise(group(target))} must follow '${open?.state}'.`;
     case 'until': {
       const rule = `Once ${group(trigger)} is entered, ${group(target)} must be reached with only ${group(trigger, 'one of')} in between.`;

@@ -61,6 +61,18 @@ export function stepMonitor(compiled: CompiledConstraint, state: MonitorState, e
   const at: TracePoint = { step: state.steps + 1, state: enteredState };
   const trigger = compiled.trigger?.matches(enteredState) ?? false;
   const target = compiled.target?.matches(enteredState) ?? false;
+  if (compiled.constraint.each) {
+    if (compiled.type === 'precedence') {
+      // `open` is the fresh target since the last trigger: a trigger uses it up (the trigger's own target is not before it).
+      if (trigger) return state.open ? advance(at, undefined) : decide(at, 'violated', state.open);
+      return advance(at, target ? at : state.open);
+    }
+    if (compiled.type === 'response') {
+      // `open` is the trigger waiting for its own target; another trigger before it is a violation.
+      if (state.open && !target) return trigger ? decide(at, 'violated', state.open) : advance(at, state.open);
+      return advance(at, trigger ? at : undefined);
+    }
+  }
   switch (compiled.type) {
     case 'eventually':
       return target ? decide(at, 'satisfied', state.open) : advance(at, state.open);
@@ -99,7 +111,9 @@ export function closeMonitor(compiled: CompiledConstraint, state: MonitorState):
   if (state.verdict !== 'pending') return { ...state, closed: true };
   // What is still owed when the trace ends: a target never reached, a second state that never came, or an open
   // obligation (unanswered trigger, unfinished `until`, trigger as the last state).
-  const owed = compiled.type === 'eventually' || (compiled.type === 'next' && !compiled.trigger) || state.open !== undefined;
+  // A `precedence` with `each` keeps its fresh target in `open`: nothing is owed.
+  const eachPrecedence = compiled.type === 'precedence' && compiled.constraint.each === true;
+  const owed = compiled.type === 'eventually' || (compiled.type === 'next' && !compiled.trigger) || (state.open !== undefined && !eachPrecedence);
   const closed: MonitorState = { ...state, verdict: owed ? 'violated' : 'satisfied', closed: true };
   if (owed) closed.violation = { step: state.steps, state: null, atClose: true };
   return closed;
@@ -140,6 +154,11 @@ export function wouldViolate(compiled: CompiledConstraint, state: MonitorState, 
  * wouldViolate(compiled, ignoreTargetsAfter(compiled, state, 2, 2), 'process_refund'); // false
  */
 export function ignoreTargetsAfter(compiled: CompiledConstraint, state: MonitorState, seen: number, length: number): MonitorState {
+  // `each` precedence: a fresh target entered after `seen` is not fresh for this move.
+  if (compiled.type === 'precedence' && compiled.constraint.each) {
+    if (state.verdict !== 'pending' || state.closed || state.open === undefined || state.open.step <= seen) return state;
+    return { verdict: 'pending', steps: length, closed: false };
+  }
   // A decided monitor's `steps` is the position that decided it.
   if (state.verdict !== 'satisfied' || state.closed || state.steps <= seen) return state;
   if (compiled.type !== 'precedence' && compiled.type !== 'until') return state;

@@ -21,7 +21,15 @@ export interface TemporalConstraint {
   trigger?: StateSelector;
   target?: StateSelector;
   condition?: StateSelector;
+  /**
+   * `precedence` and `response` only: every occurrence needs its own target. `precedence`: a target since the previous
+   * trigger, for every trigger; `response`: a target after each trigger before the next trigger. @default false
+   */
+  each?: boolean;
 }
+
+/** The types `each` applies to. */
+export const EACH_TYPES: readonly ConstraintType[] = ['precedence', 'response'];
 
 /**
  * Which parameters each type requires and which it also accepts. `until` reads `trigger` as A and `target` as B;

@@ -44,3 +44,4 @@ export { lintWorkflow } from './lint.js';
 export { describeConstraint, describeRule, workflowToMermaid } from './mermaid.js';
 export { findWorkflowCounterexamples, type ConstraintCounterexample, type WorkflowCounterexampleOptions } from './counterexamples.js';
 export { workflowSummary, type WorkflowSummary } from './summary.js';
+export { anchorOf, classifyUserTurn, hasEachConstraints, hasUserTurnStates, isTransparentState, isTransparentTool, isUserTurnState } from './transparent.js';

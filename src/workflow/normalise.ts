@@ -96,11 +96,13 @@ export function normalise(raw: RawWorkflow, indices: SourceIndices = {}): { defi
         type: constraint.type,
         ...definedOnly({ trigger: constraint.trigger, target: constraint.target, condition: constraint.condition }),
         severity: constraint.severity,
+        ...(constraint.each ? { each: true } : {}),
         ...definedOnly({ intervention: constraint.intervention, userMessage: constraint.user_message, description: constraint.description }),
       }),
     ),
     interventions: Object.fromEntries(Object.entries(raw.interventions).map(([name, value]) => [name, intervention(name, value)])),
     onDeviation: deviation(raw.on_invalid_transition),
+    ...(raw.transparent_tools && raw.transparent_tools.length > 0 ? { transparentTools: raw.transparent_tools } : {}),
     initialState: states.find((state) => state.initial)?.name ?? '',
   };
   return { definition, paths };
@@ -118,7 +120,9 @@ function normaliseState(state: RawState): StateDefinition {
       patterns: classification?.patterns ?? [],
       exemplars: classification?.exemplars ?? [],
       minSimilarity: classification?.min_similarity ?? 0.7,
+      ...(classification?.turn === 'user' ? { turn: 'user' as const } : {}),
     },
+    ...(state.transparent ? { transparent: true as const } : {}),
   };
 }
 

@@ -19,6 +19,10 @@ const classificationSchema = closedObject(
     patterns: names('Regular expressions matched case-insensitively against the response text (confidence 0.9).'),
     exemplars: names('Example responses compared by embedding similarity.'),
     min_similarity: z.number().gt(0).lte(1).default(0.7).describe('Lowest cosine similarity to an exemplar that counts, in (0, 1].'),
+    turn: z
+      .enum(['assistant', 'user'])
+      .optional()
+      .describe("Whose message `patterns` are matched against: the assistant's response (default) or the user's message (a yes to a confirmation: the user's words, not the agent's)."),
   },
   { description: 'How a model response is recognised as this state: tool calls, then patterns, then exemplars.' },
 );
@@ -69,6 +73,10 @@ const stateSchema = closedObject(
     is_terminal: z.boolean().optional().describe('Marks a state that ends the workflow.'),
     terminal: z.boolean().optional().describe('Alias of `is_terminal`.'),
     classification: classificationSchema.optional(),
+    transparent: z
+      .boolean()
+      .optional()
+      .describe('A step that changes nothing (a lookup, a `think` call): constraints that do not name this state skip it, and moves into and out of it are judged from the last state before it that is not transparent.'),
     transitions: z
       .array(inlineTransitionSchema)
       .optional()
@@ -100,6 +108,10 @@ const constraintSchema = closedObject({
   target: stateSelector.optional(),
   condition: stateSelector.optional(),
   severity: z.enum(['warning', 'error', 'critical']).default('error').describe('`critical` escalates straight to a block.'),
+  each: z
+    .boolean()
+    .optional()
+    .describe('`precedence` and `response` only: every trigger needs its own target (a fresh one since the last trigger; one after it before the next). Repeated tool calls in one state count as separate triggers.'),
   intervention: z.string().optional().describe('Name of the intervention to schedule on violation.'),
   user_message: userMessage,
   description,
@@ -144,6 +156,7 @@ export const rawWorkflowSchema = closedObject({
   constraints: z.array(constraintSchema).default([]).describe('Temporal constraints over the sequence of states.'),
   interventions: z.record(z.string(), interventionSchema).default({}).describe('Named correction templates.'),
   on_invalid_transition: deviationSchema,
+  transparent_tools: names('Tools whose calls are no step at all (a `think` tool): they enter no state, even one that lists them.'),
 });
 
 /** A workflow document as written, after shape validation. */

@@ -62,6 +62,11 @@ export interface WorkflowSnapshot {
    */
   trace: string[];
   traceLength: number;
+  /**
+   * In a transparent state: the last state before it that is not transparent, from which the next move is judged.
+   * Absent otherwise.
+   */
+  anchor?: string;
   historyLimit: number;
   /** Incremental constraint monitor states, by constraint name. */
   monitors: Record<string, MonitorState>;

@@ -14,6 +14,7 @@ import {
   type Verdict,
 } from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
+import { anchorOf, hasEachConstraints, isTransparentState, monitorSees } from './transparent.js';
 import type { ClassificationMethod, DeviationRecord, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
 import type { ConstraintDefinition } from './types.js';
 import { deepFreeze, type Workflow } from './workflow.js';
@@ -157,7 +158,8 @@ export function transition(workflow: Workflow, snapshot: WorkflowSnapshot, event
   switch (event.type) {
     case 'enter':
       assertKnownState(workflow, event.state);
-      if (event.state === snapshot.state) return { snapshot, effects: [] }; // staying adds nothing to the trace
+      // Staying adds nothing to the trace; a repeated tool call is another occurrence for constraints with `each`.
+      if (event.state === snapshot.state && !((event.method ?? 'tool_call') === 'tool_call' && hasEachConstraints(workflow))) return { snapshot, effects: [] };
       return enter(workflow, snapshot, event, false);
     case 'refuse':
       assertKnownState(workflow, event.state);
@@ -209,12 +211,14 @@ export interface EnterPreviewContext {
  */
 export function previewEnter(workflow: Workflow, snapshot: WorkflowSnapshot, state: string, context: EnterPreviewContext = {}): EnterPreview {
   assertKnownState(workflow, state);
-  if (snapshot.status !== 'active' || state === snapshot.state) return { allowed: true, violations: [], refuse: false };
-  const allowed = isMoveAllowed(workflow, snapshot.state, state, context);
+  const toolCall = (context.method ?? 'tool_call') === 'tool_call';
+  if (snapshot.status !== 'active' || (state === snapshot.state && !(toolCall && hasEachConstraints(workflow)))) return { allowed: true, violations: [], refuse: false };
+  const allowed = isJudgedMoveAllowed(workflow, snapshot, state, context);
   const violations: EnterPreview['violations'] = [];
   const { seenLength } = context;
   for (const compiled of compiledConstraints(workflow)) {
     const definition = compiled.constraint as ConstraintDefinition;
+    if (!monitorSees(workflow, snapshot, compiled, state, toolCall)) continue;
     const before = snapshot.monitors[definition.name]!;
     const after = stepMonitor(compiled, before, state);
     if (before.verdict === 'pending' && after.verdict === 'violated') {
@@ -251,12 +255,14 @@ export function verdictsOf(snapshot: WorkflowSnapshot): Record<string, Verdict> 
 function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<WorkflowEvent, { type: 'enter' }>, initial: boolean): TransitionResult {
   const from = snapshot.state;
   const to = event.state;
-  const position = snapshot.traceLength + 1;
+  // A tool call repeating the current state: no new trace position, another occurrence for constraints with `each`.
+  const repeat = !initial && to === from;
+  const position = repeat ? snapshot.traceLength : snapshot.traceLength + 1;
   const effects: WorkflowEffect[] = [];
   const confidence = event.confidence ?? 1;
   const method = event.method ?? 'tool_call';
-  const allowed = initial || isMoveAllowed(workflow, from, to, { confidence, method, metadata: event.metadata });
-  if (!initial) effects.push({ type: 'state-entered', from, to, at: event.at, position });
+  const allowed = initial || repeat || isJudgedMoveAllowed(workflow, snapshot, to, { confidence, method, metadata: event.metadata });
+  if (!initial && !repeat) effects.push({ type: 'state-entered', from, to, at: event.at, position });
 
   let interventions = snapshot.interventions;
   let variables: PendingIntervention['variables'] | undefined; // rendered only when something is scheduled
@@ -282,7 +288,8 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
 
   const where: Pick<ViolationRecord, 'position' | 'state' | 'at' | 'step'> = { position, state: to, at: event.at };
   if (event.step !== undefined) where.step = event.step;
-  const stepped = advanceMonitors(workflow, snapshot, (compiled, monitor) => stepMonitor(compiled, monitor, to), where);
+  const toolCall = method === 'tool_call';
+  const stepped = advanceMonitors(workflow, snapshot, (compiled, monitor) => (initial || monitorSees(workflow, snapshot, compiled, to, toolCall) ? stepMonitor(compiled, monitor, to) : monitor), where);
   const { monitors } = stepped;
   for (const { constraint, violation } of stepped.violated) {
     effects.push({ type: 'constraint-violated', violation });
@@ -301,13 +308,12 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
     schedule({ name: `doomed:${name}`, reason: 'doomed', constraint: name, block: false, variables: { ...variablesOfMove(), constraint: name, details: message } });
   }
 
-  return {
-    // Every field listed, in the interface's order (no spread): each entry costs a plain allocation.
-    snapshot: {
+  const next: WorkflowSnapshot = {
+      // Every field listed, in the interface's order (no spread): each entry costs a plain allocation.
       status: snapshot.status,
       workflow: snapshot.workflow,
       state: to,
-      trace: appendBounded(snapshot.trace, to, snapshot.historyLimit),
+      trace: repeat ? snapshot.trace : appendBounded(snapshot.trace, to, snapshot.historyLimit),
       traceLength: position,
       historyLimit: snapshot.historyLimit,
       monitors,
@@ -318,9 +324,10 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
       interventions,
       startedAt: snapshot.startedAt,
       updatedAt: event.at,
-    },
-    effects,
   };
+  // In a transparent state the next move is judged from the last state before it.
+  if (!initial && isTransparentState(workflow, to)) next.anchor = anchorOf(snapshot);
+  return { snapshot: next, effects };
 }
 
 /**
@@ -440,6 +447,16 @@ function violationIntervention(constraint: ConstraintDefinition, variables: Pend
     block,
     variables: { ...variables, constraint: constraint.name, severity: constraint.severity },
   };
+}
+
+/**
+ * Whether a move is one the workflow allows, judged from the last state that is not transparent: a lookup between a
+ * confirmation and a write leaves the write judged from the confirmation (a return to that state is staying), and a
+ * lookup after a transfer is judged from the transfer.
+ */
+function isJudgedMoveAllowed(workflow: Workflow, snapshot: WorkflowSnapshot, to: string, context: { confidence?: number; method?: ClassificationMethod; metadata?: Record<string, unknown> | undefined }): boolean {
+  const from = anchorOf(snapshot);
+  return to === from || isMoveAllowed(workflow, from, to, context);
 }
 
 function isMoveAllowed(

@@ -17,6 +17,8 @@ export interface ClassificationDefinition {
   exemplars: string[];
   /** Lowest cosine similarity to an exemplar that counts. @default 0.7 */
   minSimilarity: number;
+  /** `user`: the patterns are matched against the user's messages, not the assistant's. Absent for the assistant. */
+  turn?: 'user';
 }
 
 export interface StateDefinition {
@@ -25,6 +27,8 @@ export interface StateDefinition {
   initial: boolean;
   terminal: boolean;
   classification: ClassificationDefinition;
+  /** Constraints that do not name it skip it; moves into and out of it are judged from the state before it. */
+  transparent?: true;
 }
 
 /** Extra conditions a transition needs besides its endpoints. All given conditions must hold. */
@@ -87,6 +91,8 @@ export interface WorkflowDefinition {
   constraints: ConstraintDefinition[];
   interventions: Record<string, InterventionDefinition>;
   onDeviation: DeviationPolicy;
+  /** Tools whose calls enter no state (`transparent_tools`). Absent when none. */
+  transparentTools?: string[];
   /** Name of the one initial state. */
   initialState: string;
 }

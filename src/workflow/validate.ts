@@ -1,5 +1,5 @@
 import { closestName, createDidYouMean, DEFAULT_SUGGESTION_LIMIT, didYouMean as suggestType } from '../diagnostics/index.js';
-import { CONSTRAINT_PARAMETERS, CONSTRAINT_TYPES, type ConstraintParameter, type ConstraintType, type StateSelector } from '../temporal/types.js';
+import { CONSTRAINT_PARAMETERS, CONSTRAINT_TYPES, EACH_TYPES, type ConstraintParameter, type ConstraintType, type StateSelector } from '../temporal/types.js';
 import { listNames, type Finding, type Where } from './findings.js';
 import type { DefinitionPaths } from './normalise.js';
 import { formatPath, type Path } from './path.js';
@@ -155,6 +155,12 @@ function checkConstraints(
     report({ severity: 'error', code: 'unknown-intervention', message: `unknown intervention '${name}'`, path, hint: `${known}${suggestion ? `; ${suggestion}` : ''}` });
   };
   const names = new Map<string, Path>();
+  definition.states.forEach((state, index) => {
+    const { classification } = state;
+    if (classification.turn !== 'user' || (classification.toolCalls.length === 0 && classification.exemplars.length === 0)) return;
+    const path = [...(paths.states[index]?.item ?? ['states', index]), 'classification', 'turn'];
+    report({ severity: 'error', code: 'user-turn-classification', message: `state '${state.name}' is recognised in the user's turn, which has no tool calls and no exemplars here`, path, hint: 'use `patterns` only with `turn: user`, or move the tool calls and exemplars to another state' });
+  });
   definition.constraints.forEach((constraint, index) => {
     const item = paths.constraints[index]!;
     const first = names.get(constraint.name);
@@ -169,6 +175,9 @@ function checkConstraints(
       const suggestion = suggestType(constraint.type, CONSTRAINT_TYPES); // seven names: no budget needed
       report({ severity: 'error', code: 'unknown-constraint-type', message: `unknown constraint type '${constraint.type}'`, path: [...item, 'type'], hint: `expected one of: ${CONSTRAINT_TYPES.join(', ')}${suggestion ? `; ${suggestion}` : ''}` });
       return;
+    }
+    if (constraint.each && !EACH_TYPES.includes(constraint.type)) {
+      report({ severity: 'error', code: 'each-not-supported', message: `\`each\` does not apply to type '${constraint.type}'`, path: [...item, 'each'], at: 'key', hint: `\`each\` applies to ${EACH_TYPES.join(' and ')}; remove it` });
     }
     const { required, optional } = CONSTRAINT_PARAMETERS[constraint.type];
     for (const parameter of PARAMETERS) {

@@ -365,7 +365,7 @@ describe('panoptes rules check', () => {
     const result = await panoptes('rules', 'check', broken);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`✗ ${broken}`);
-    expect(result.stdout).toContain(`  ${broken}:180:52 error rule free_bags: predicate 'membership' is not defined by any rule, data or askable declaration; did you mean 'membershp'?`);
+    expect(result.stdout).toContain(`  ${broken}:191:52 error rule free_bags: predicate 'membership' is not defined by any rule, data or askable declaration; did you mean 'membershp'?`);
     expect(result.stdout).toContain('1 file: 1 with errors (3 errors, 0 warnings)');
   });
 
@@ -384,7 +384,7 @@ describe('panoptes rules check', () => {
     copyFileSync(join(ROOT, 'examples/airline/data/tools.json'), tools);
     const result = await panoptes('rules', 'check', '--tools', tools, 'examples/airline/policy.rules');
     expect(result.code).toBe(1); // the example adds get_flight_status, which the published tool list lacks
-    expect(result.stdout).toContain("examples/airline/policy.rules:56:1 error data flight: tool 'get_flight_status' is not one of the agent's tools");
+    expect(result.stdout).toContain("examples/airline/policy.rules:64:1 error data flight: tool 'get_flight_status' is not one of the agent's tools");
     const missing = await panoptes('rules', 'check', '--tools', join(dir, 'none.json'), 'examples/airline/policy.rules');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(`${join(dir, 'none.json')}: no such file; check the --tools path\n`);

@@ -36,7 +36,7 @@ it('npm run example:airline: refused until the customer is known and has answere
   // The yes is bound to this exact call: the goal ends with the call's reference (issue 14).
   const recorded = at('tool      record_confirmation -> Recorded: confirms_cancellation("1YVFB9", "cancel_reservation#', asks);
   const proved = at('panoptes  proved cancel_reservation allowed before it ran:', recorded);
-  at('cancellable("1YVFB9")  [rule, policy.rules:102]', proved);
+  at('cancellable("1YVFB9")  [rule, policy.rules:113]', proved);
   at('cancellation_reason("1YVFB9", change_of_plan)  [askable, user]', proved);
   at('tool      cancel_reservation -> {"reservation_id":"1YVFB9"', proved);
   at('agent     Done: reservation 1YVFB9 is cancelled.', proved);

@@ -3,8 +3,10 @@ import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
 import { MemorySaver } from '@langchain/langgraph';
 import { createAgent, HumanMessage } from 'langchain';
-import { createAirlineSession } from '../../examples/airline/sentinel.js';
-import type { AirlineTool } from '../../examples/airline/tools.js';
+import { readFileSync } from 'node:fs';
+import { AIRLINE_RULES_PATH, createAirlineSession } from '../../examples/airline/sentinel.js';
+import { AIRLINE_TOOL_SCHEMAS, type AirlineTool } from '../../examples/airline/tools.js';
+import { parseRulebase, type Rulebase } from '../../src/rules/index.js';
 import { panoptesMiddleware, textOf } from '../../adapters/langchain/index.js';
 import type { SentinelOptions } from '../../src/guards/index.js';
 
@@ -27,12 +29,24 @@ export const goalsAskedBy = (messages: BaseMessage[], name: string, predicate: s
   [...textOf(lastResult(messages, name)?.content).matchAll(/goal `([^`]+)`/g)].map((match) => match[1]!).filter((goal) => goal.startsWith(`${predicate}(`));
 
 /**
+ * The airline rulebase with its confirmations bound to the call but not grounded (`for tool`, no parameters named)
+ * and without the insurance duty: what these scripted agents, which confirm through `record_confirmation` without
+ * restating the call, were written against (issue 14). The grounded form has its own tests.
+ */
+export function callBoundAirlineRules(): Rulebase {
+  const text = readFileSync(AIRLINE_RULES_PATH, 'utf8')
+    .replace(/ for (\w+)\([^)]*\)/g, ' for $1')
+    .replace(/^requires .*$/m, '');
+  return parseRulebase(text, { source: AIRLINE_RULES_PATH, tools: AIRLINE_TOOL_SCHEMAS as never });
+}
+
+/**
  * A LangChain `createAgent` agent over the airline example (its database, tools and rulebase), guarded by
  * `panoptesMiddleware({ sentinel })`, whose model plays `steps` in order. `ran` lists the tool calls that ran (not
  * those refused), with their arguments.
  */
 export async function airlineAgent({ userId, steps, ...options }: { userId: string; steps: Step[] } & Partial<SentinelOptions>) {
-  const session = await createAirlineSession({ userId, ...options });
+  const session = await createAirlineSession({ userId, rulebase: callBoundAirlineRules(), ...options });
   const ran: Array<{ name: string; args: Record<string, unknown> }> = [];
   const failing = new Set<string>();
   const tools = Object.values(session.tools).map((airlineTool: AirlineTool) =>

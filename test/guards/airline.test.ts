@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAirlineSession } from '../../examples/airline/sentinel.js';
-import { createPolicyTools, type Sentinel } from '../../src/guards/index.js';
+import { createPolicyTools, exchangeOf, type Sentinel } from '../../src/guards/index.js';
 
 /** The customer said yes to this exact call: the confirmations its check asks for, recorded for it. */
 async function approve(sentinel: Sentinel, tool: string, args: Record<string, unknown>) {
@@ -219,7 +219,8 @@ describe('airline: a scripted conversation through the tools for the model', () 
     expect(second.text).toContain("replace _Reason with the user's answer");
     expect(second.text).toContain('Ask the user: "Cancel the whole reservation 1YVFB9?');
 
-    // User: "Change of plans. Yes, cancel it."
+    // User: "Yes, cancel it." (the host passes the conversation: the question the user answered, and the answer)
+    facts.noteExchange(exchangeOf([{ role: 'assistant', text: 'Cancel the whole reservation 1YVFB9? The refund goes to the original payment methods in 5 to 7 business days. (yes/no)' }, { role: 'user', text: 'Yes, cancel it, my plans changed.' }])!);
     expect((await confirm!.execute({ goal: 'cancellation_reason(reservation_of_interest, change_of_plan)', answer: 'yes' })).isError).toBe(false);
     // The yes is for this exact call: the goal the refusal gave ends with the call's reference.
     const goal = second.text.match(/goal `(confirms_cancellation\([^`]+\))`/)![1]!;

@@ -32,7 +32,7 @@ describe('JSON paths', () => {
   });
 
   it('say where a result does not fit', () => {
-    expect(evaluateJsonPath({ a: 1 }, path('$.b'))).toEqual({ mismatch: "$ has no key 'b'" });
+    expect(evaluateJsonPath({ a: 1 }, path('$.b'))).toEqual({ mismatch: "$ has no key 'b'", absent: true });
     expect(evaluateJsonPath({ a: 1 }, path('$.a.b'))).toEqual({ mismatch: "$.a is number 1, not an object with 'b'" });
     expect(evaluateJsonPath({ a: 1 }, path('$.a[*]'))).toEqual({ mismatch: '$.a is number 1, not a list or an object' });
     expect(evaluateJsonPath({ a: [] }, path('$.a[0]'))).toEqual({ mismatch: '$.a has 0 elements, no [0]' });

@@ -21,11 +21,14 @@ export const constraintArbitrary: fc.Arbitrary<TemporalConstraint> = fc
     target: selectorArbitrary,
     condition: selectorArbitrary,
     withTrigger: fc.boolean(),
+    each: fc.boolean(),
   })
-  .map(({ type, trigger, target, condition, withTrigger }): TemporalConstraint => {
+  .map(({ type, trigger, target, condition, withTrigger, each }): TemporalConstraint => {
     if (type === 'always') return { name: 'c', type, condition };
     if (type === 'eventually' || type === 'never') return { name: 'c', type, target };
     if (type === 'next' && !withTrigger) return { name: 'c', type, target };
+    // `each: true` on the types that take it: every trigger needs its own target.
+    if (each && (type === 'precedence' || type === 'response')) return { name: 'c', type, trigger, target, each };
     return { name: 'c', type, trigger, target };
   });
 

@@ -111,7 +111,7 @@ describe('parsing YAML text', () => {
     expect(message).toBe(
       [
         'Invalid workflow (2 errors):',
-        "  two.yaml:5:5 error states[0].colour: unknown key 'colour'; known keys: name, description, is_initial, initial, is_terminal, terminal, classification, transitions, source",
+        "  two.yaml:5:5 error states[0].colour: unknown key 'colour'; known keys: name, description, is_initial, initial, is_terminal, terminal, classification, transparent, transitions, source",
         "  two.yaml:7:24 error transitions[0].to: unknown state 'nowhere'; known states: start",
       ].join('\n'),
     );

@@ -35,7 +35,7 @@ describe('shape of a workflow document', () => {
     const diagnostic = diagnosticOf(yaml('name: x', 'states: [{ name: a, initial: true }]', 'owner: me'), 'unknown-key');
     expect(diagnostic).toMatchObject({ path: 'owner', line: 3, column: 1 });
     expect(diagnostic.hint).toBe(
-      'known keys: $schema, name, version, description, states, transitions, constraints, interventions, on_invalid_transition',
+      'known keys: $schema, name, version, description, states, transitions, constraints, interventions, on_invalid_transition, transparent_tools',
     );
   });
 

@@ -49,7 +49,7 @@ async function connect(server: ReturnType<typeof createGuardedMcpServer>, answer
 
 /** The airline example's tools served by a guarding server; `ran` lists the calls that reached a tool. */
 async function airlineServer(options: Partial<GuardedMcpServerOptions> = {}) {
-  const session = await createAirlineSession({ userId: EMMA });
+  const session = await createAirlineSession({ userId: EMMA, said: ['offered_insurance'] });
   const ran: Array<{ name: string; args: Record<string, unknown> }> = [];
   const failing = new Set<string>();
   const upstream = Object.fromEntries(
@@ -82,7 +82,7 @@ describe('createGuardedMcpServer: confirmations asked through MCP elicitation', 
     const result = await client.callTool(book('2024-05-20'));
     expect(result.isError).toBeFalsy();
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatch(/^Book exactly this for user emma_smith_9363: book_reservation\(user_id: emma_smith_9363, .*date: "2024-05-20".*\)\? \(yes\/no\)$/);
+    expect(asked[0]).toMatch(/^Book exactly this for user emma_smith_9363: book_reservation\(flights: .*date: "2024-05-20".*insurance: no\)\? \(yes\/no\)$/);
     expect(bookings(ran)).toEqual(['2024-05-20']);
     const booked = JSON.parse(textOf(result)) as { reservation_id: string };
     expect(db.reservations[booked.reservation_id]).toMatchObject({ user_id: EMMA, origin: 'DEN' });
@@ -122,7 +122,7 @@ describe('createGuardedMcpServer: confirmations asked through MCP elicitation', 
     expect(bookings(ran)).toEqual(['2024-05-20']);
   });
 
-  it('a client without the elicitation capability gets the refusal, and the model confirms through record_confirmation', async () => {
+  it("a client without the elicitation capability gets the refusal; the model's record_confirmation alone does not confirm a grounded askable", async () => {
     const { server, ran } = await airlineServer();
     const { client } = await connect(server);
     const { tools } = await client.listTools();
@@ -132,9 +132,12 @@ describe('createGuardedMcpServer: confirmations asked through MCP elicitation', 
     expect(textOf(refused)).toMatch(/^book_reservation is not allowed yet\. To proceed:\n- Ask the user: "Book exactly this for user emma_smith_9363: book_reservation\(/);
     const goal = /goal `([^`]+)`/.exec(textOf(refused))![1]!;
     expect(goal).toMatch(/^confirms_booking\(emma_smith_9363, "book_reservation#[0-9a-z]+"\)$/);
-    expect((await client.callTool({ name: 'record_confirmation', arguments: { goal, answer: 'yes' } })).isError).toBeFalsy();
-    expect((await client.callTool(book('2024-05-20'))).isError).toBeFalsy();
-    expect(bookings(ran)).toEqual(['2024-05-20']);
+    // An MCP server sees no conversation, so nothing shows the user's yes to this call: the model's word is not enough.
+    const reported = await client.callTool({ name: 'record_confirmation', arguments: { goal, answer: 'yes' } });
+    expect(reported.isError).toBe(true);
+    expect(textOf(reported)).toContain('this host passes no messages');
+    expect((await client.callTool(book('2024-05-20'))).isError).toBe(true);
+    expect(bookings(ran)).toEqual([]);
     expect(server.misses()).toEqual({}); // the server never tried to ask this client
   });
 
@@ -206,7 +209,7 @@ describe('createGuardedMcpServer: a client that cancels its call while the user 
 
 describe('createGuardedMcpServer: Panoptes\' own failure to record an approval', () => {
   it('refuses the approved call rather than run it unconfirmed, counted and logged once', async () => {
-    const session = await createAirlineSession({ userId: EMMA });
+    const session = await createAirlineSession({ userId: EMMA, said: ['offered_insurance'] });
     const sentinel = { ...session.sentinel, recordApproval: () => { throw new Error('fact store is read-only'); } };
     const logger = recordingLogger();
     const ran: string[] = [];
