@@ -5,7 +5,7 @@
  *   2 ms, open loop), each timed from send to the last byte, straight to the fake upstream (`direct`), through a
  *   plain Fastify + undici pass-through (`plain`, the same framework without Panoptes), through `panoptes serve`'s
  *   proxy with the in-memory store, and with the Redis store (a real redis-server, when installed);
- * - **throughput**: autocannon with 16 connections and a fixed request count against `plain` and the proxy;
+ * - **throughput**: 16 connections sending back to back until a fixed count is answered, against `plain` and the proxy;
  * - **time to first streamed token**: a streamed completion whose first text delta comes at once, timed to that
  *   delta's arrival at the client, direct, plain, and through the proxy.
  *
@@ -13,7 +13,6 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import { summarize, type BenchRow } from './harness.js';
 
@@ -109,20 +108,24 @@ async function firstToken(base: string, index: number): Promise<number> {
 }
 
 /**
- * Requests per second at saturation: 16 connections, a fixed request count. `sessions` is how many sessions the
- * requests cycle through: one is a single busy conversation (its calls queue for its turn), many is a fleet.
+ * Requests per second at saturation: 16 connections, each sending its next request as soon as its last is answered,
+ * until a fixed count is answered; timed here (autocannon's own clock ticks once a second, too coarse for a run of one
+ * or two seconds). `sessions` is how many sessions the requests cycle through: one is a single busy conversation (its
+ * calls queue for their turn), many is a fleet.
  */
 async function throughput(base: string, sessions = 1): Promise<number> {
   let sent = 0;
-  const result = await autocannon({
-    url: `${base}/chat/completions`,
-    connections: 16,
-    amount: THROUGHPUT_REQUESTS,
-    requests: [{ method: 'POST', body, setupRequest: (req) => ({ ...req, headers: { 'content-type': 'application/json', 'x-session-id': `bench-throughput-${sent++ % sessions}` } }) }],
-  });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`throughput run against ${base}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  // Requests over the run's own duration: autocannon's per-second average is coarse for a run of a few seconds.
-  return result.requests.total / ((new Date(result.finish).getTime() - new Date(result.start).getTime()) / 1000);
+  const connection = async () => {
+    while (sent < THROUGHPUT_REQUESTS) {
+      const index = sent++;
+      const response = await request(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-session-id': `bench-throughput-${index % sessions}` }, body, dispatcher: client });
+      await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`throughput run against ${base}: status ${response.statusCode}`);
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: 16 }, connection));
+  return THROUGHPUT_REQUESTS / ((performance.now() - start) / 1000);
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -1,25 +1,9 @@
 /** `panoptes serve` configuration of readiness, rate limits and OpenTelemetry export: file, variables, and errors. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadServeConfig, ProxyConfigError } from '../../src/proxy/config.js';
+import { loadServeConfig } from '../../src/proxy/config.js';
+import { configFile, errorOf } from './config-helpers.js';
 
 const BASE = 'upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\n';
-
-function configFile(text: string): string {
-  const folder = mkdtempSync(join(tmpdir(), 'panoptes-serve-'));
-  writeFileSync(join(folder, 'support.yaml'), '# stands in for a workflow\n');
-  const path = join(folder, 'panoptes.yaml');
-  writeFileSync(path, text);
-  return path;
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(ProxyConfigError.isInstance(error)).toBe(true);
-  return (error as Error).message;
-}
 
 describe('production keys', () => {
   it('reads ready_when_degraded, rate_limit and telemetry from the file; variables override them', async () => {

@@ -4,26 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROXY_CONFIG } from '../../src/cli/init/proxy.js';
-import { loadServeConfig, ProxyConfigError } from '../../src/proxy/config.js';
+import { loadServeConfig } from '../../src/proxy/config.js';
 import { startServe } from '../../src/proxy/serve.js';
 import { SUPPORT_WORKFLOW, quietLogger } from './helpers.js';
+import { configFile, errorOf } from './config-helpers.js';
 
 const HEAD = 'upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\n';
 const KEY = 'sk-embeddings-0123456789';
-
-function configFile(text: string): string {
-  const folder = mkdtempSync(join(tmpdir(), 'panoptes-semantic-'));
-  writeFileSync(join(folder, 'support.yaml'), '# a stand-in: serve checks the path\n');
-  const path = join(folder, 'panoptes.yaml');
-  writeFileSync(path, text);
-  return path;
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(ProxyConfigError.isInstance(error)).toBe(true);
-  return (error as Error).message;
-}
 
 /** A folder laid out as a transformers.js model (files present, contents not a model). */
 function modelFolder(): string {

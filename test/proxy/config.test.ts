@@ -1,25 +1,11 @@
 /** `panoptes serve` configuration: file, PANOPTES_* variables and flags, with positioned errors. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadServeConfig, ProxyConfigError } from '../../src/proxy/config.js';
+import { loadServeConfig } from '../../src/proxy/config.js';
 import { proxyKeyId } from '../../src/proxy/index.js';
 import { SUPPORT_WORKFLOW } from './helpers.js';
-
-function configFile(text: string): string {
-  const folder = mkdtempSync(join(tmpdir(), 'panoptes-serve-'));
-  writeFileSync(join(folder, 'support.yaml'), '# stands in for a workflow: serve checks the path; loading it checks the rest\n');
-  const path = join(folder, 'panoptes.yaml');
-  writeFileSync(path, text);
-  return path;
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(ProxyConfigError.isInstance(error)).toBe(true);
-  return (error as Error).message;
-}
+import { configFile, errorOf } from './config-helpers.js';
 
 describe('loadServeConfig', () => {
   it('reads a file, with defaults, paths relative to it, and nested sections', async () => {
