@@ -8,7 +8,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
 
 /** Issue 18, item 7: `npm run example:proxy` runs the demo through the proxy with the openai client, streamed and not. */
-it.each([[], ['--stream']])('npm run example:proxy %s: the early refund is refused, the next call corrected, the procedure followed', async (...args: string[]) => {
+it.each([{ args: [] as string[], shown: '' }, { args: ['--stream'], shown: ' --stream' }])('npm run example:proxy$shown: the early refund is refused, the next call corrected, the procedure followed', async ({ args }) => {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' };
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', TSX, 'examples/proxy/conversation.ts', ...args], { cwd: ROOT, env });
   const lines = stdout.split('\n').map((line) => line.trimEnd()).filter((line) => /^(agent|tool|customer)/.test(line));
