@@ -1,0 +1,84 @@
+/**
+ * Grounded confirmations behind the proxy, with the official `openai` client: the rules count the user's yes only for
+ * a call whose flights, cabin and payment method the assistant's message before it stated, and only once. The proxy
+ * reads the conversation's last exchange from each request, as the in-process hosts pass theirs.
+ */
+import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadWorkflow } from '../../src/index.js';
+import { loadRulebase } from '../../src/rules/index.js';
+import { createProxyRules } from '../../src/proxy/index.js';
+import type { ScriptedTurn } from './fake-upstream.js';
+import { nextGuidance, startProxy, type Running } from './helpers.js';
+import { BOOKING_RULES, OPEN_WORKFLOW } from './rules-helpers.js';
+
+const TOOLS: ChatCompletionTool[] = [{ type: 'function', function: { name: 'book_reservation', parameters: { type: 'object', properties: {} } } }];
+const AGREED = { user_id: 'mia_li_3818', flights: [{ flight_number: 'HAT001', date: '2024-05-20' }], cabin: 'economy', payment_id: 'credit_card_7815826' };
+const RESTATED: ScriptedTurn = { content: 'I will book flight HAT001 on May 20, 2024 in economy, paid with credit card 7815826. Shall I go ahead?' };
+const book = (id: string, args: Record<string, unknown>): ScriptedTurn => ({ content: '', toolCalls: [{ id, name: 'book_reservation', args }] });
+const SESSION = { 'x-panoptes-session-id': 'booking-1' };
+
+let running: Running | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+async function start(turns: ScriptedTurn[]): Promise<Running> {
+  const rules = createProxyRules({ rulebase: await loadRulebase(BOOKING_RULES) });
+  running = await startProxy(() => turns.shift() ?? { content: 'Done.' }, { monitor: { workflow: await loadWorkflow(OPEN_WORKFLOW) }, proxy: { rules } });
+  return running;
+}
+const guidance = () => nextGuidance(running!.monitor, 'booking-1');
+const names = (message: ChatCompletionMessage) => (message.tool_calls ?? []).map((call) => call.type === 'function' && call.function.name);
+
+describe.each([false, true])('grounded confirmation through the proxy (stream: %s)', (stream) => {
+  async function ask(messages: ChatCompletionMessageParam[]): Promise<ChatCompletionMessage> {
+    const { client } = running!;
+    if (!stream) return (await client.chat.completions.create({ model: 'fake-model', messages, tools: TOOLS }, { headers: SESSION })).choices[0]!.message;
+    return (await client.chat.completions.stream({ model: 'fake-model', messages, tools: TOOLS }, { headers: SESSION }).finalChatCompletion()).choices[0]!.message;
+  }
+  const assistant = (message: ChatCompletionMessage): ChatCompletionMessageParam => ({ role: 'assistant', content: message.content ?? '', ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}) }) as ChatCompletionMessageParam;
+  /** The user asks, the model restates the booking, the user says yes: the messages of the request that follows. */
+  async function agreed(): Promise<ChatCompletionMessageParam[]> {
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Book HAT001 on May 20 in economy with my card ending 7815826.' }];
+    messages.push(assistant(await ask(messages)), { role: 'user', content: 'Yes, please go ahead.' });
+    return messages;
+  }
+
+  it('lets the agreed call through once: the same call again, without a new yes, is refused', async () => {
+    await start([RESTATED, book('call_1', AGREED), book('call_2', AGREED)]);
+    const messages = await agreed();
+    let answer = await ask(messages);
+    expect(names(answer)).toEqual(['book_reservation']);
+    messages.push(assistant(answer), { role: 'tool', tool_call_id: answer.tool_calls![0]!.id, content: '{"reservation_id": "ZFA04Y"}' });
+    answer = await ask(messages);
+    expect(names(answer)).toEqual([]);
+    expect(answer.content).toContain("I can't do that.");
+    expect(await guidance()).toContain("The user's last yes already confirmed a call; a yes counts once.");
+  });
+
+  it.each([
+    ['payment_id', { ...AGREED, payment_id: 'gift_card_1234' }],
+    ['cabin', { ...AGREED, cabin: 'business' }],
+  ])('refuses a call whose %s differs from the restatement, naming it', async (param, args) => {
+    await start([RESTATED, book('call_1', args)]);
+    const answer = await ask(await agreed());
+    expect(names(answer)).toEqual([]);
+    const text = await guidance();
+    expect(text).toContain(`The user's yes answered a message that did not state ${param} of this call.`);
+    expect(text).toContain('Restate the call to the user with its flights, cabin, payment_id');
+  });
+
+  it('does not count a plain yes to a question that stated nothing', async () => {
+    await start([book('call_1', AGREED), { content: 'Shall I book it?' }, book('call_2', AGREED)]);
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Book HAT001 for me.' }];
+    let answer = await ask(messages);
+    expect(names(answer)).toEqual([]);
+    messages.push(assistant(answer));
+    messages.push(assistant(await ask(messages)), { role: 'user', content: 'yes' });
+    answer = await ask(messages);
+    expect(names(answer)).toEqual([]);
+    expect(await guidance()).toContain('did not state flights, cabin, payment_id of this call');
+  });
+});
