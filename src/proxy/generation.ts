@@ -460,9 +460,12 @@ function both(first: ToolGuard | undefined, second: ToolGuard): ToolGuard {
   };
 }
 
-/** The refusals with the user-facing message they are shown as, when one is set. */
+/**
+ * The refusals with the user-facing message they are shown as, when one is set: a refusal that brings its own (the
+ * question a rule waits on) keeps it, since the user must read the question to answer it.
+ */
 function shownAs(refused: Map<FoundCall, RefusedToolCall>, message: string | undefined): Map<FoundCall, RefusedToolCall> {
-  if (message !== undefined) for (const [call, refusal] of refused) refused.set(call, { ...refusal, message });
+  if (message !== undefined) for (const [call, refusal] of refused) if (refusal.message === undefined) refused.set(call, { ...refusal, message });
   return refused;
 }
 

@@ -16,6 +16,8 @@ const TOOLS: ChatCompletionTool[] = [{ type: 'function', function: { name: 'book
 const AGREED = { user_id: 'mia_li_3818', flights: [{ flight_number: 'HAT001', date: '2024-05-20' }], cabin: 'economy', payment_id: 'credit_card_7815826' };
 const RESTATED: ScriptedTurn = { content: 'I will book flight HAT001 on May 20, 2024 in economy, paid with credit card 7815826. Shall I go ahead?' };
 const book = (id: string, args: Record<string, unknown>): ScriptedTurn => ({ content: '', toolCalls: [{ id, name: 'book_reservation', args }] });
+/** What the user reads in place of the refused booking: the askable's question, its call filled in. */
+const QUESTION = 'Book for mia_li_3818 exactly as follows: book_reservation(flights: [{flight_number: "HAT001", date: "2024-05-20"}], cabin: economy, payment_id: credit_card_7815826)? (yes/no)';
 const SESSION = { 'x-panoptes-session-id': 'booking-1' };
 
 let running: Running | undefined;
@@ -54,7 +56,7 @@ describe.each([false, true])('grounded confirmation through the proxy (stream: %
     messages.push(assistant(answer), { role: 'tool', tool_call_id: answer.tool_calls![0]!.id, content: '{"reservation_id": "ZFA04Y"}' });
     answer = await ask(messages);
     expect(names(answer)).toEqual([]);
-    expect(answer.content).toContain("I can't do that.");
+    expect(answer.content).toBe(QUESTION);
     expect(await guidance()).toContain("The user's last yes already confirmed a call; a yes counts once.");
   });
 
@@ -70,12 +72,25 @@ describe.each([false, true])('grounded confirmation through the proxy (stream: %
     expect(text).toContain('Restate the call to the user with its flights, cabin, payment_id');
   });
 
-  it('does not count a plain yes to a question that stated nothing', async () => {
+  it('shows the user the question, with the call, in its place: a yes to it lets the call through', async () => {
+    await start([book('call_1', AGREED), book('call_2', AGREED)]);
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Book HAT001 on May 20 in economy with my card ending 7815826.' }];
+    let answer = await ask(messages);
+    expect(names(answer)).toEqual([]);
+    expect(answer.content).toBe(QUESTION);
+    expect(await guidance()).toContain('Restate the call to the user with its flights, cabin, payment_id');
+    messages.push(assistant(answer), { role: 'user', content: 'yes' });
+    answer = await ask(messages);
+    expect(names(answer)).toEqual(['book_reservation']);
+  });
+
+  it('does not count a plain yes to a message that stated nothing', async () => {
     await start([book('call_1', AGREED), { content: 'Shall I book it?' }, book('call_2', AGREED)]);
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Book HAT001 for me.' }];
     let answer = await ask(messages);
     expect(names(answer)).toEqual([]);
-    messages.push(assistant(answer));
+    // The user answers the question shown with another question; the model's next message states nothing of the call.
+    messages.push(assistant(answer), { role: 'user', content: 'Which card would that use?' });
     messages.push(assistant(await ask(messages)), { role: 'user', content: 'yes' });
     answer = await ask(messages);
     expect(names(answer)).toEqual([]);

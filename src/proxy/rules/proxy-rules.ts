@@ -147,9 +147,13 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
           session.refused.add(call.id);
           if (session.refused.size > MAX_OPEN_CALLS) session.refused.delete(session.refused.values().next().value!);
         }
+        const reason = proxyRefusalText(check, session.sentinel.toolNames, rulebase.askables);
+        if (!asksOnly(check)) return { allowed: false, reason };
         // Bounded: an answer asks at most once per call, and the user's next message clears them.
-        if (asksOnly(check) && session.asked.length < MAX_OPEN_CALLS) session.asked.push(check);
-        return { allowed: false, reason: proxyRefusalText(check, session.sentinel.toolNames, rulebase.askables) };
+        if (session.asked.length < MAX_OPEN_CALLS) session.asked.push(check);
+        // The user reads the question in the call's place and answers it in their next message; the model reads the reason.
+        const question = questionOf(check);
+        return question === undefined ? { allowed: false, reason } : { allowed: false, reason, userMessage: question };
       };
     },
   };
@@ -201,6 +205,16 @@ function asksOnly(check: CheckResult): boolean {
   if (needsOnlyApproval(check)) return true;
   const blockers = check.blockers.filter((blocker) => !(blocker.kind === 'condition' && blocker.decisive === false));
   return check.status === 'blocked' && blockers.length > 0 && blockers.every((blocker) => blocker.kind === 'ask');
+}
+
+/**
+ * The user-facing text of a refusal that waits only on the user: its questions, each once, with their variables
+ * filled. `undefined` when a question still has an unknown in it (the model has to find it out first).
+ */
+function questionOf(check: CheckResult): string | undefined {
+  const asks = check.blockers.flatMap((blocker) => (blocker.kind === 'ask' ? [blocker] : []));
+  if (asks.length === 0 || asks.some((ask) => ask.args.some((arg) => arg === null))) return undefined;
+  return [...new Set(asks.map((ask) => ask.question))].join('\n');
 }
 
 /**
