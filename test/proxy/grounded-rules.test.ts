@@ -97,3 +97,38 @@ describe.each([false, true])('grounded confirmation through the proxy (stream: %
     expect(await guidance()).toContain('did not state flights, cabin, payment_id of this call');
   });
 });
+
+describe.each([false, true])('Responses API continued by previous_response_id (stream: %s)', (stream) => {
+  // A continuation carries only its new items: the yes answers the answer the proxy delivered before it.
+  const tools = [{ type: 'function' as const, name: 'book_reservation', parameters: { type: 'object', properties: {} }, strict: false }];
+  type Params = { input: string | Array<Record<string, unknown>>; previous_response_id?: string };
+  const respond = async (params: Params) => {
+    const { client } = running!;
+    const body = { model: 'fake-model', tools, ...params } as Parameters<typeof client.responses.create>[0] & { stream?: false };
+    return stream ? client.responses.stream(body as never, { headers: SESSION }).finalResponse() : client.responses.create(body, { headers: SESSION });
+  };
+  const callIds = (response: { output: Array<{ type: string }> }) => response.output.flatMap((item) => (item.type === 'function_call' ? [(item as unknown as { call_id: string }).call_id] : []));
+  const calls = (response: { output: Array<{ type: string }> }) => callIds(response).length;
+
+  it('counts a yes to the restatement the previous answer made, once', async () => {
+    await start([RESTATED, book('call_1', AGREED), RESTATED, book('call_2', { ...AGREED, cabin: 'business' })]);
+    let response = await respond({ input: 'Book HAT001 on May 20 in economy with my card ending 7815826.' });
+    response = await respond({ previous_response_id: response.id, input: 'Yes, please go ahead.' });
+    expect(calls(response)).toBe(1);
+    // A new restatement and a new yes: a new exchange, whose yes does not cover another cabin.
+    const output = { type: 'function_call_output', call_id: callIds(response)[0], output: '{"reservation_id": "ZFA04Y"}' };
+    response = await respond({ previous_response_id: response.id, input: [output, { role: 'user', content: 'And the same again for my return?' }] });
+    response = await respond({ previous_response_id: response.id, input: 'Yes, please go ahead.' });
+    expect(calls(response)).toBe(0);
+    expect(await guidance()).toContain('did not state cabin of this call');
+  });
+
+  it('shows the question in place of the refused call; a yes to it lets the call through', async () => {
+    await start([book('call_1', AGREED), book('call_2', AGREED)]);
+    let response = await respond({ input: 'Book HAT001 on May 20 in economy with my card ending 7815826.' });
+    expect(calls(response)).toBe(0);
+    expect(response.output_text).toBe(QUESTION);
+    response = await respond({ previous_response_id: response.id, input: 'yes' });
+    expect(calls(response)).toBe(1);
+  });
+});

@@ -13,7 +13,8 @@
  */
 import type { Clock } from '../../clock/index.js';
 import { systemClock } from '../../clock/index.js';
-import { createFactStore, type TrustOf } from '../../facts/index.js';
+import { createFactStore, MAX_EXCHANGE_TEXT, type Exchange, type TrustOf } from '../../facts/index.js';
+import { hashString } from '../../hash/cyrb53.js';
 import { createSentinel, exchangeOf, needsOnlyApproval, type CheckResult, type ConversationTurn, type Sentinel, type ToolHandler } from '../../guards/index.js';
 import { isGrounded } from '../../guards/grounded-confirmation.js';
 import type { ChatMessage, ToolCall } from '../../messages/index.js';
@@ -51,6 +52,12 @@ export interface ProxyRules {
    * user's plain yes to the question a refusal asked for.
    */
   observe(sessionId: string, messages: readonly ChatMessage[]): void;
+  /**
+   * What the user received of the session's latest answer (its text, refusal questions included). A request that
+   * carries no assistant text before its last user message (a Responses API continuation by `previous_response_id`
+   * carries only the new items) answers this text: a grounded confirmation reads it as the message the yes answered.
+   */
+  noteAnswer(sessionId: string, text: string): void;
   /** The guard of the session's next answer: the rules decide each call the workflow allows. */
   guard(sessionId: string): ToolGuard;
   /** The session's sentinel (its facts), created on first use; for tests and embedding. */
@@ -68,6 +75,8 @@ interface RulesSession {
   refused: Set<string>;
   /** The tool results recorded, so a request that repeats the history records none twice. */
   recorded: ReturnType<typeof recordedResults>;
+  /** What the user received of the latest answer (cut to {@link MAX_EXCHANGE_TEXT}), for requests that do not carry it. */
+  lastAnswer?: string;
 }
 
 /**
@@ -126,7 +135,7 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
       }
       // A request that repeats the history keeps the exchange (and whether its yes was spent): its id is the user's message.
       const exchange = exchangeOf(turns);
-      if (exchange !== undefined) sentinel.facts.noteExchange(exchange);
+      if (exchange !== undefined) sentinel.facts.noteExchange(exchange.asked === '' && session.lastAnswer ? answeringLast(exchange, session.lastAnswer) : exchange);
       // The user's reply to the question asked: the request ends with it, after the answer that asked.
       const asked = session.asked;
       if (asked.length === 0) return;
@@ -134,6 +143,9 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
       if (last?.role !== 'user') return;
       session.asked = [];
       if (isExplicitYes(last.content)) for (const check of asked) confirm(rulebase, sentinel, check);
+    },
+    noteAnswer(sessionId, text) {
+      sessionOf(sessionId).lastAnswer = text.slice(0, MAX_EXCHANGE_TEXT);
     },
     guard(sessionId) {
       const session = sessionOf(sessionId);
@@ -198,6 +210,15 @@ function remember(session: RulesSession, call: ToolCall): void {
 function openKey(session: RulesSession, message: ToolMessage): string | undefined {
   if (message.toolCallId !== undefined) return message.toolCallId;
   return message.name === undefined ? undefined : `#${message.name}`;
+}
+
+/**
+ * An exchange whose request did not carry what the user answered, read as answering the session's latest answer. Its
+ * id names that answer too: such a request holds one user message, so its position alone would make every "yes" the
+ * same exchange, and a yes spent on one call would stay spent for the next question.
+ */
+function answeringLast(exchange: Exchange, lastAnswer: string): Exchange {
+  return { ...exchange, id: `${exchange.id}@${hashString(lastAnswer).toString(36)}`, asked: lastAnswer };
 }
 
 /** Whether a refusal waits on nothing but the user's answers (incidental failures of other alternatives aside). */
