@@ -3,6 +3,7 @@
  * a call whose flights, cabin and payment method the assistant's message before it stated, and only once. The proxy
  * reads the conversation's last exchange from each request, as the in-process hosts pass theirs.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadWorkflow } from '../../src/index.js';
@@ -26,9 +27,9 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function start(turns: ScriptedTurn[]): Promise<Running> {
+async function start(turns: ScriptedTurn[], anthropic = false): Promise<Running> {
   const rules = createProxyRules({ rulebase: await loadRulebase(BOOKING_RULES) });
-  running = await startProxy(() => turns.shift() ?? { content: 'Done.' }, { monitor: { workflow: await loadWorkflow(OPEN_WORKFLOW) }, proxy: { rules } });
+  running = await startProxy(() => turns.shift() ?? { content: 'Done.' }, { monitor: { workflow: await loadWorkflow(OPEN_WORKFLOW) }, proxy: { rules }, anthropic });
   return running;
 }
 const guidance = () => nextGuidance(running!.monitor, 'booking-1');
@@ -130,5 +131,28 @@ describe.each([false, true])('Responses API continued by previous_response_id (s
     expect(response.output_text).toBe(QUESTION);
     response = await respond({ previous_response_id: response.id, input: 'yes' });
     expect(calls(response)).toBe(1);
+  });
+});
+
+describe.each([false, true])('Anthropic Messages (stream: %s)', (stream) => {
+  it('counts a yes to the restatement for the agreed call only, and shows the question in place of the other', async () => {
+    const { url } = await start([RESTATED, book('call_1', { ...AGREED, payment_id: 'gift_card_1234' }), book('call_2', { ...AGREED, payment_id: 'gift_card_1234' })], true);
+    const client = new Anthropic({ baseURL: url, apiKey: 'sk-ant-test', maxRetries: 0, defaultHeaders: SESSION });
+    const tools = [{ name: 'book_reservation', input_schema: { type: 'object' as const, properties: {} } }];
+    const create = async (messages: Anthropic.MessageParam[]) =>
+      stream ? client.messages.stream({ model: 'claude-fake', max_tokens: 256, messages, tools }).finalMessage() : client.messages.create({ model: 'claude-fake', max_tokens: 256, messages, tools });
+    const text = (message: Anthropic.Message) => message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
+    const uses = (message: Anthropic.Message) => message.content.filter((block) => block.type === 'tool_use').length;
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Book HAT001 on May 20 in economy with my card ending 7815826.' }];
+    let message = await create(messages);
+    messages.push({ role: 'assistant', content: message.content }, { role: 'user', content: 'Yes, please go ahead.' });
+    // The call pays with a gift card the restatement never named: refused, the user reads the question with that card.
+    message = await create(messages);
+    expect(uses(message)).toBe(0);
+    expect(text(message)).toContain('payment_id: gift_card_1234)? (yes/no)');
+    expect(await guidance()).toContain('did not state payment_id of this call');
+    messages.push({ role: 'assistant', content: message.content }, { role: 'user', content: 'yes' });
+    message = await create(messages);
+    expect(uses(message)).toBe(1);
   });
 });
