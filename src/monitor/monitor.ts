@@ -437,7 +437,7 @@ export function createMonitor({
       });
     const guarded = (): MaybePromise<ToolGuardVerdict> => (guard ? runGuard(guard, toolCall, guardTimeoutMs, timers) : ALLOWED);
     if (index === undefined) {
-      return andThen(guarded(), (verdict) => finish(session, verdict.allowed ? { action: 'allow', effects } : { action: 'deny', by: 'guard', reason: verdict.reason, constraints: [], effects }));
+      return andThen(guarded(), (verdict) => finish(session, verdict.allowed ? { action: 'allow', effects } : { action: 'deny', by: 'guard', reason: verdict.reason, ...userMessageOf(verdict), constraints: [], effects }));
     }
     const pending = session.pendingToolStates[index]!;
     const { state, step } = pending;
@@ -455,7 +455,7 @@ export function createMonitor({
     return andThen(guarded(), (verdict) =>
       verdict.allowed
         ? finish(settle(session, index, true, effects), { action: 'allow', state, effects })
-        : finish(refused(verdict.reason, [], 'guard'), { action: 'deny', by: 'guard', state, reason: verdict.reason, constraints: [], effects }),
+        : finish(refused(verdict.reason, [], 'guard'), { action: 'deny', by: 'guard', state, reason: verdict.reason, ...userMessageOf(verdict), constraints: [], effects }),
     );
   }
 
@@ -675,6 +675,11 @@ function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDete
 }
 
 const ALLOWED: ToolGuardVerdict = { allowed: true };
+
+/** A refusing verdict's user-facing text, as the deny result carries it (nothing when the guard gave none). */
+function userMessageOf(verdict: ToolGuardVerdict): { userMessage?: string } {
+  return !verdict.allowed && verdict.userMessage !== undefined ? { userMessage: verdict.userMessage } : {};
+}
 
 /** The monitor's calls that read or write a session: refused once it is closed. */
 const SESSION_CALLS = ['beforeModel', 'afterModel', 'watchText', 'beforeTool', 'observeToolResults', 'observeCondensation', 'peek', 'endSession', 'report', 'session', 'validNextStates', 'history', 'resetSession'] as const;

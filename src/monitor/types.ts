@@ -220,8 +220,12 @@ export interface AfterModelResult {
   loop: LoopReport | null;
 }
 
-/** What a tool guard (a sentinel, or any check of the caller's) says about a call the workflow would allow. */
-export type ToolGuardVerdict = { allowed: true } | { allowed: false; reason: string };
+/**
+ * What a tool guard (a sentinel, or any check of the caller's) says about a call the workflow would allow. A refusal
+ * may carry `userMessage`, what the user should read in its place (a question the refusal waits on), for hosts that
+ * show the user something instead of the call; `reason` is for the model.
+ */
+export type ToolGuardVerdict = { allowed: true } | { allowed: false; reason: string; userMessage?: string };
 
 /** A check run inside `beforeTool` after the workflow allows the call and before its state is entered. */
 export type ToolGuard = (toolCall: ToolCall) => ToolGuardVerdict | Promise<ToolGuardVerdict>;
@@ -245,6 +249,8 @@ export type BeforeToolResult =
       state?: string;
       /** Short text for the model: why the call was refused and what to do instead. */
       reason: string;
+      /** What the user should read in the call's place, when the guard that refused it said (its verdict's `userMessage`). */
+      userMessage?: string;
       /** The constraints the call would have violated. */
       constraints: string[];
       effects: WorkflowEffect[];

@@ -58,7 +58,7 @@ export interface RefusedToolCall {
   name: string;
   /** Why, written for the model ("The call to X was refused ..."). */
   reason: string;
-  /** What the client's user reads in the call's place. @default DEFAULT_REFUSAL_MESSAGE */
+  /** What the client's user reads in the call's place: the guard's question, when it waits on one. @default the proxy's `refusalMessage` */
   message?: string;
   constraints: string[];
   /** Its position in the turn's `toolCalls`, when a check of that turn refused it (ids and names can repeat). */
@@ -83,7 +83,10 @@ export async function checkTurn(monitor: Monitor, sessionId: string, turn: Assis
   const refused: RefusedToolCall[] = [];
   for (const [index, call] of turn.toolCalls.entries()) {
     const decision = await monitor.beforeTool(sessionId, call, guard ? { guard } : undefined);
-    if (decision.action === 'deny') refused.push({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: decision.reason, constraints: decision.constraints, index });
+    if (decision.action === 'deny') {
+      const message = decision.userMessage === undefined ? {} : { message: decision.userMessage };
+      refused.push({ ...(call.id === undefined ? {} : { id: call.id }), name: call.name, reason: decision.reason, ...message, constraints: decision.constraints, index });
+    }
   }
   return refused;
 }

@@ -163,7 +163,16 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
           if (entry) byFound.set(found[at]!, entry);
         });
       }
-      if (placed) await recordAnswer(conversations, placed, delivered(byFound), log);
+      const received = placed || rules ? delivered(byFound) : undefined;
+      if (placed) await recordAnswer(conversations, placed, received!, log);
+      // What the user read of this answer: the message a yes in a request that does not carry it answers.
+      if (rules) {
+        try {
+          rules.noteAnswer(sessionId, received!.content);
+        } catch (error) {
+          log('rules-observe-failed', `Noting an answer for the rules failed (${(error as Error)?.message}); a yes in a request that does not carry it counts for no grounded confirmation.`);
+        }
+      }
       if (id !== undefined && route.answered) await route.answered(id, sessionId, byFound).catch((error: unknown) => log('record-failed', `Recording a response for the requests that continue it failed (${(error as Error)?.message}); they start a session of their own.`));
       return byFound;
     };
@@ -460,9 +469,12 @@ function both(first: ToolGuard | undefined, second: ToolGuard): ToolGuard {
   };
 }
 
-/** The refusals with the user-facing message they are shown as, when one is set. */
+/**
+ * The refusals with the user-facing message they are shown as, when one is set: a refusal that brings its own (the
+ * question a rule waits on) keeps it, since the user must read the question to answer it.
+ */
 function shownAs(refused: Map<FoundCall, RefusedToolCall>, message: string | undefined): Map<FoundCall, RefusedToolCall> {
-  if (message !== undefined) for (const [call, refusal] of refused) refused.set(call, { ...refusal, message });
+  if (message !== undefined) for (const [call, refusal] of refused) if (refusal.message === undefined) refused.set(call, { ...refusal, message });
   return refused;
 }
 

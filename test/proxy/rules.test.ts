@@ -2,7 +2,7 @@
  * A rulebase in the proxy, with the official clients: `issue_refund` needs the order's identity verified, a fact only
  * `verify_identity`'s result gives, and the customer's yes. The proxy runs no tool: it refuses the refund (telling the
  * model which call to make first), lets the verification through, records its result when the client sends it back,
- * refuses again asking for the customer's yes, and lets the refund through after a plain yes. On every route.
+ * refuses again showing the user the question to answer, and lets the refund through after a plain yes. On every route.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
@@ -44,6 +44,8 @@ async function start(turns: Array<ScriptedTurn | Record<string, unknown>>, optio
 const SESSION = { 'x-panoptes-session-id': 'refund-1' };
 /** What the user reads in place of a refused call; the model reads the reason in its next call's system prompt. */
 const REFUSED = "I can't do that.";
+/** What the user reads in place of a call refused only for want of their yes: the question, to answer in their next message. */
+const ASKED = 'Does the customer confirm the refund for order A-1042?';
 /** The guidance the session's next call carries: the reasons of the calls just refused. */
 const guidance = () => nextGuidance(running!.monitor, 'refund-1');
 
@@ -74,7 +76,7 @@ describe.each([false, true])('chat completions (stream: %s)', (stream) => {
     // 3. Verified, but the customer has not agreed: refused, asking the model to ask.
     answer = await ask(client, messages);
     expect(answer.tool_calls ?? []).toEqual([]);
-    expect(answer.content).toContain(REFUSED);
+    expect(answer.content).toBe(ASKED);
     expect(await guidance()).toContain('Ask the user: "Does the customer confirm the refund for order A-1042?"');
     expect(rules.sentinel('refund-1').facts.match('verified', ['A-1042', undefined]).map((fact) => fact.args)).toEqual([['A-1042', true]]);
     messages.push(assistant(answer));
@@ -129,7 +131,7 @@ describe('the other routes', () => {
     messages.push({ role: 'assistant', content: null, function_call: message.function_call! }, { role: 'function', name: 'verify_identity', content: '{"verified": true}' });
     message = await create();
     expect(message.function_call ?? undefined).toBeUndefined();
-    expect(message.content).toContain(REFUSED);
+    expect(message.content).toBe(ASKED);
     expect(await guidance()).toContain('Ask the user: "Does the customer confirm the refund for order A-1042?"');
     messages.push({ role: 'assistant', content: message.content }, { role: 'user', content: 'I confirm.' });
     message = await create();
@@ -149,7 +151,7 @@ describe('the other routes', () => {
     response = await respond({ previous_response_id: response.id, input: 'Please check.' });
     expect(calls(response).map((call) => call.name)).toEqual(['verify_identity']);
     response = await respond({ previous_response_id: response.id, input: [{ type: 'function_call_output', call_id: calls(response)[0]!.call_id, output: '{"verified": true}' }] });
-    expect(response.output_text).toContain(REFUSED);
+    expect(response.output_text).toBe(ASKED);
     expect(await guidance()).toContain('Ask the user: "Does the customer confirm the refund for order A-1042?"');
     response = await respond({ previous_response_id: response.id, input: 'Yes.' });
     expect(calls(response).map((call) => call.name)).toEqual(['issue_refund']);
@@ -173,7 +175,7 @@ describe('the other routes', () => {
     expect(uses(message).map((block) => block.name)).toEqual(['verify_identity']);
     messages.push({ role: 'assistant', content: message.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: uses(message)[0]!.id, content: '{"verified": true}' }] });
     message = await create(messages);
-    expect(text(message)).toContain(REFUSED);
+    expect(text(message)).toBe(ASKED);
     expect(await guidance()).toContain('Ask the user');
     messages.push({ role: 'assistant', content: message.content }, { role: 'user', content: 'yes' });
     message = await create(messages);

@@ -4,15 +4,19 @@
  * becomes facts when the client sends it back (a `tool` message, a `function_call_output` item, a `tool_result`
  * block) for a call this proxy let through, once per result, as the in-process adapters record the results of the
  * calls they guarded; the user's words count for `given` parameters, and a plain yes after a question the refusal
- * told the model to ask records that confirmation. Every message is also a provenance source, in message order and
+ * told the model to ask records that confirmation. The conversation's last exchange (the user's last message and the
+ * assistant's words it answered) goes to the sentinel as in-process hosts pass it, so a grounded confirmation counts a
+ * yes only for a call whose named arguments that message stated, once. Every message is also a provenance source, in message order and
  * once: the system prompt and the user's messages trusted, each tool result with the trust the rulebase's `source`
  * declarations give it, including results of calls this proxy did not let through (as sources only, not facts).
  * @module
  */
 import type { Clock } from '../../clock/index.js';
 import { systemClock } from '../../clock/index.js';
-import { createFactStore, type TrustOf } from '../../facts/index.js';
-import { createSentinel, needsOnlyApproval, type CheckResult, type Sentinel, type ToolHandler } from '../../guards/index.js';
+import { createFactStore, MAX_EXCHANGE_TEXT, type Exchange, type TrustOf } from '../../facts/index.js';
+import { hashString } from '../../hash/cyrb53.js';
+import { createSentinel, exchangeOf, needsOnlyApproval, type CheckResult, type ConversationTurn, type Sentinel, type ToolHandler } from '../../guards/index.js';
+import { isGrounded } from '../../guards/grounded-confirmation.js';
 import type { ChatMessage, ToolCall } from '../../messages/index.js';
 import type { ToolGuard, ToolGuardVerdict } from '../../monitor/index.js';
 import { trustOfResult, type Rulebase, type Value } from '../../rules/index.js';
@@ -48,6 +52,12 @@ export interface ProxyRules {
    * user's plain yes to the question a refusal asked for.
    */
   observe(sessionId: string, messages: readonly ChatMessage[]): void;
+  /**
+   * What the user received of the session's latest answer (its text, refusal questions included). A request that
+   * carries no assistant text before its last user message (a Responses API continuation by `previous_response_id`
+   * carries only the new items) answers this text: a grounded confirmation reads it as the message the yes answered.
+   */
+  noteAnswer(sessionId: string, text: string): void;
   /** The guard of the session's next answer: the rules decide each call the workflow allows. */
   guard(sessionId: string): ToolGuard;
   /** The session's sentinel (its facts), created on first use; for tests and embedding. */
@@ -65,6 +75,8 @@ interface RulesSession {
   refused: Set<string>;
   /** The tool results recorded, so a request that repeats the history records none twice. */
   recorded: ReturnType<typeof recordedResults>;
+  /** What the user received of the latest answer (cut to {@link MAX_EXCHANGE_TEXT}), for requests that do not carry it. */
+  lastAnswer?: string;
 }
 
 /**
@@ -107,22 +119,33 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
       const { provenance } = sentinel.facts;
       // The tool of each call id, from the assistant turns this request carries (a result names only its call).
       const toolOf = new Map<string, string>();
+      // The user's and the assistant's words, in order: a grounded confirmation reads the user's last yes and the message it answered.
+      const turns: ConversationTurn[] = [];
       // In message order, so the provenance log's steps follow the conversation; each message once, however many
       // requests repeat it (the log skips a message text it has, `recorded` a result it has).
       for (const message of messages) {
         if (message.role === 'system') provenance.recordMessage('system', message.content);
-        else if (message.role === 'user') sentinel.facts.noteUserWords([message.content]);
-        else if (message.role === 'assistant') {
+        else if (message.role === 'user') {
+          sentinel.facts.noteUserWords([message.content]);
+          turns.push({ role: 'user', text: message.content });
+        } else if (message.role === 'assistant') {
+          if (message.content !== '') turns.push({ role: 'assistant', text: message.content });
           for (const call of message.toolCalls ?? []) if (call.id !== undefined) toolOf.set(call.id, call.name);
         } else if (message.role === 'tool') observeResult(session, message, toolOf, trustOf);
       }
+      // A request that repeats the history keeps the exchange (and whether its yes was spent): its id is the user's message.
+      const exchange = exchangeOf(turns);
+      if (exchange !== undefined) sentinel.facts.noteExchange(exchange.asked === '' && session.lastAnswer ? answeringLast(exchange, session.lastAnswer) : exchange);
       // The user's reply to the question asked: the request ends with it, after the answer that asked.
       const asked = session.asked;
       if (asked.length === 0) return;
       const last = messages.at(-1);
       if (last?.role !== 'user') return;
       session.asked = [];
-      if (isExplicitYes(last.content)) for (const check of asked) confirm(sentinel, check);
+      if (isExplicitYes(last.content)) for (const check of asked) confirm(rulebase, sentinel, check);
+    },
+    noteAnswer(sessionId, text) {
+      sessionOf(sessionId).lastAnswer = text.slice(0, MAX_EXCHANGE_TEXT);
     },
     guard(sessionId) {
       const session = sessionOf(sessionId);
@@ -136,9 +159,13 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
           session.refused.add(call.id);
           if (session.refused.size > MAX_OPEN_CALLS) session.refused.delete(session.refused.values().next().value!);
         }
+        const reason = proxyRefusalText(check, session.sentinel.toolNames, rulebase.askables);
+        if (!asksOnly(check)) return { allowed: false, reason };
         // Bounded: an answer asks at most once per call, and the user's next message clears them.
-        if (asksOnly(check) && session.asked.length < MAX_OPEN_CALLS) session.asked.push(check);
-        return { allowed: false, reason: proxyRefusalText(check, session.sentinel.toolNames) };
+        if (session.asked.length < MAX_OPEN_CALLS) session.asked.push(check);
+        // The user reads the question in the call's place and answers it in their next message; the model reads the reason.
+        const question = questionOf(check);
+        return question === undefined ? { allowed: false, reason } : { allowed: false, reason, userMessage: question };
       };
     },
   };
@@ -185,6 +212,15 @@ function openKey(session: RulesSession, message: ToolMessage): string | undefine
   return message.name === undefined ? undefined : `#${message.name}`;
 }
 
+/**
+ * An exchange whose request did not carry what the user answered, read as answering the session's latest answer. Its
+ * id names that answer too: such a request holds one user message, so its position alone would make every "yes" the
+ * same exchange, and a yes spent on one call would stay spent for the next question.
+ */
+function answeringLast(exchange: Exchange, lastAnswer: string): Exchange {
+  return { ...exchange, id: `${exchange.id}@${hashString(lastAnswer).toString(36)}`, asked: lastAnswer };
+}
+
 /** Whether a refusal waits on nothing but the user's answers (incidental failures of other alternatives aside). */
 function asksOnly(check: CheckResult): boolean {
   if (needsOnlyApproval(check)) return true;
@@ -192,10 +228,25 @@ function asksOnly(check: CheckResult): boolean {
   return check.status === 'blocked' && blockers.length > 0 && blockers.every((blocker) => blocker.kind === 'ask');
 }
 
-/** Records the user's yes: a confirmation of the exact call it was asked for, and every other question asked. */
-function confirm(sentinel: Sentinel, check: CheckResult): void {
-  sentinel.recordApproval(check);
-  for (const blocker of check.blockers) {
+/**
+ * The user-facing text of a refusal that waits only on the user: its questions, each once, with their variables
+ * filled. `undefined` when a question still has an unknown in it (the model has to find it out first).
+ */
+function questionOf(check: CheckResult): string | undefined {
+  const asks = check.blockers.flatMap((blocker) => (blocker.kind === 'ask' ? [blocker] : []));
+  if (asks.length === 0 || asks.some((ask) => ask.args.some((arg) => arg === null))) return undefined;
+  return [...new Set(asks.map((ask) => ask.question))].join('\n');
+}
+
+/**
+ * Records the user's yes: a confirmation of the exact call it was asked for, and every other question asked. A grounded
+ * confirmation is not recorded here: the sentinel counts the yes itself, for a call whose named arguments the message
+ * the user answered stated (the exchange `observe` notes).
+ */
+function confirm(rulebase: Rulebase, sentinel: Sentinel, check: CheckResult): void {
+  const ungrounded = check.blockers.filter((blocker) => !(blocker.kind === 'ask' && isGrounded(rulebase.askables.get(blocker.predicate))));
+  sentinel.recordApproval({ ...check, blockers: ungrounded });
+  for (const blocker of ungrounded) {
     if (blocker.kind !== 'ask' || blocker.call !== undefined || blocker.args.some((arg) => arg === null)) continue;
     sentinel.facts.assert(blocker.predicate, blocker.args as Value[], { source: 'user' });
   }
