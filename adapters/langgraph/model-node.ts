@@ -2,7 +2,12 @@ import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import {
   andThen,
+  appendToSystem,
+  assertFactSummaryOption,
   assertOnViolatingText,
+  assertSentinelOption,
+  FACT_SUMMARY_FAILURE,
+  factSummaryBlock,
   attempt,
   InvalidOptionError,
   lazyModelRequest,
@@ -13,6 +18,7 @@ import {
   type MaybePromise,
   type Monitor,
   type OnViolatingText,
+  type SentinelSource,
 } from '../../src/index.js';
 import { blockedResponse, defaultBlockMessage, type BlockMessage } from '../langchain/block-message.js';
 import { createFailureLog } from '../langchain/fail-open.js';
@@ -46,6 +52,17 @@ export interface WrapModelNodeOptions {
    * @default 'replace'
    */
   onViolatingText?: OnViolatingText;
+  /**
+   * The sentinel that guards the tools (the one your `GuardedToolNode` has): its known facts go into the system
+   * prompt of every call. Per-conversation sentinels (`createSentinelSessions`) give each thread its own.
+   */
+  sentinel?: SentinelSource;
+  /**
+   * Put the sentinel's known facts (`facts.summarize()`, under `[KNOWN FACTS]`) at the end of the system prompt your
+   * node receives, read afresh for each call. `false` leaves the messages as they are.
+   * @default true when a sentinel is given
+   */
+  factSummary?: boolean;
   /** Where Panoptes reports its own failures, once per place. @default console */
   logger?: Logger;
 }
@@ -75,11 +92,13 @@ export type ModelNode<State extends PanoptesGraphState, Update extends ModelNode
  */
 export function wrapModelNode<State extends PanoptesGraphState, Update extends ModelNodeUpdate>(
   node: ModelNode<State, Update>,
-  { monitor, systemPrompt, sessionId, onBlock = 'end', blockMessage = defaultBlockMessage, onViolatingText = 'replace', logger = console }: WrapModelNodeOptions,
+  { monitor, systemPrompt, sessionId, onBlock = 'end', blockMessage = defaultBlockMessage, onViolatingText = 'replace', sentinel, factSummary = sentinel !== undefined, logger = console }: WrapModelNodeOptions,
 ): (state: State, config: LangGraphRunnableConfig) => Promise<(Update & { panoptes?: string }) | { messages: BaseMessage[]; panoptes?: string }> {
   if (!monitor || typeof monitor.beforeModel !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createGraphMonitor() or createMonitor().' });
   if (onBlock !== 'end' && onBlock !== 'throw') throw new InvalidOptionError({ parameter: 'onBlock', value: onBlock, fix: "Pass 'end' (the default) or 'throw'." });
   assertOnViolatingText(onViolatingText);
+  assertSentinelOption(sentinel);
+  assertFactSummaryOption(factSummary, sentinel);
   // Panoptes' own failures let the node run; LangGraph's interrupts are control flow and pass through.
   const failed = createFailureLog(logger, isGraphBubbleUp);
   // Sync-first: with the session in memory the monitor answers at once, and a step pays no promise of Panoptes'
@@ -93,12 +112,19 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     const session = modelCallSessionId(sessionId, stored, config, monitor);
     const request = system ? [system, ...stored] : stored;
 
+    /** The messages with the sentinel's facts as they are now (read for each call), or as they are when it has none to give. */
+    const withFacts = (sent: BaseMessage[]): BaseMessage[] => {
+      const block = sentinel && factSummary ? factSummaryBlock(sentinel, session, (error) => failed(FACT_SUMMARY_FAILURE, error)) : undefined;
+      return block === undefined ? sent : fromChatMessages(appendToSystem(toChatMessages(sent), block));
+    };
     /** Your node on these messages: its update (without what only the request held) and its answer. */
-    const run = (sent: BaseMessage[]): MaybePromise<NodeAnswer<Update>> =>
-      andThen(node({ ...state, messages: sent }, config), (output) => {
+    const run = (sent: BaseMessage[]): MaybePromise<NodeAnswer<Update>> => {
+      const asked = withFacts(sent);
+      return andThen(node({ ...state, messages: asked }, config), (output) => {
         const response = lastAiMessage(output);
-        return { update: withoutRequestOnly(output, sent, stored), response, turn: response && toAssistantTurn(response) };
+        return { update: withoutRequestOnly(output, asked, stored), response, turn: response && toAssistantTurn(response) };
       });
+    };
     // An answer the monitor withholds never leaves the node: replaced, or asked for again (settleAnswer).
     const settle = (first: NodeAnswer<Update>, sent: BaseMessage[]) =>
       settleAnswer(onViolatingText, first, {
