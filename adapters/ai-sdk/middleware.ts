@@ -1,7 +1,12 @@
 import type { LanguageModelMiddleware } from 'ai';
 import {
   andThen,
+  appendToSystem,
+  assertFactSummaryOption,
   assertOnViolatingText,
+  assertSentinelOption,
+  FACT_SUMMARY_FAILURE,
+  factSummaryBlock,
   attempt,
   conversationSessionsOf,
   InvalidOptionError,
@@ -16,6 +21,7 @@ import {
   type MaybePromise,
   type Monitor,
   type OnViolatingText,
+  type SentinelSource,
   type TextWatch,
 } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
@@ -43,6 +49,18 @@ export interface PanoptesMiddlewareOptions {
    * @default undefined
    */
   sessionId?: string;
+  /**
+   * The sentinel that guards the tools (the one `guardTools` has): its known facts go into the system prompt of every
+   * call. Per-conversation sentinels (`createSentinelSessions`) give each session its own.
+   */
+  sentinel?: SentinelSource;
+  /**
+   * Put the sentinel's known facts (`facts.summarize()`, under `[KNOWN FACTS]`) at the end of the first system
+   * message of every call (a system message of its own at the front when the prompt has none), read afresh each
+   * time. `false` leaves the prompt as the caller built it.
+   * @default true when a sentinel is given
+   */
+  factSummary?: boolean;
   /** Receives the adapter's own failures, once per cause. @default console */
   logger?: Logger;
   /**
@@ -98,6 +116,8 @@ export interface PanoptesMiddlewareOptions {
 export function panoptesMiddleware({
   monitor,
   sessionId,
+  sentinel,
+  factSummary = sentinel !== undefined,
   logger = console,
   cutLoopingStreams = true,
   onViolatingText = 'replace',
@@ -112,6 +132,8 @@ export function panoptesMiddleware({
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Pass a non-empty string, or leave it out to take the id from each call.' });
   }
   assertOnViolatingText(onViolatingText);
+  assertSentinelOption(sentinel);
+  assertFactSummaryOption(factSummary, sentinel);
   if (textPolicy !== 'stream' && textPolicy !== 'hold') throw new InvalidOptionError({ parameter: 'textPolicy', value: textPolicy, fix: "Pass 'stream' (the default) or 'hold'." });
   for (const [parameter, value] of [['holdMaxBytes', holdMaxBytes], ['holdMaxMs', holdMaxMs]] as const) {
     if (!(typeof value === 'number' && value > 0 && value <= 2_147_483_647)) throw new InvalidOptionError({ parameter, value, fix: 'Pass a positive number.' });
@@ -157,6 +179,14 @@ export function panoptesMiddleware({
       (before) => (before.action === 'block' ? { next: params, blocked: before.error } : { next: before.interventions.length > 0 ? { ...params, prompt: withInterventions(params.prompt, convert(), before.messages) } : params }),
       (error) => (failOpen.failed('Applying interventions (monitor.beforeModel)', error), { next: params }),
     );
+
+  /** The params with the sentinel's facts as they are now at the end of the system text; as they are when there is none to give. */
+  const withFacts = (id: string, params: CallOptions): CallOptions => {
+    const block = sentinel && factSummary ? factSummaryBlock(sentinel, id, (error) => failOpen.failed(FACT_SUMMARY_FAILURE, error)) : undefined;
+    if (block === undefined) return params;
+    const converted = toChatMessages(params.prompt);
+    return { ...params, prompt: withInterventions(params.prompt, converted, appendToSystem(converted.messages, block)) };
+  };
 
   /**
    * The call once more for `regenerate`, with the guidance the withheld response scheduled (`beforeModel` takes it);
@@ -212,8 +242,10 @@ export function panoptesMiddleware({
       const due = withDue(id, params, convert);
       const { next, blocked } = isPromiseLike(due) ? await due : due;
       if (blocked !== undefined) throw blocked; // a block is the monitor's answer, not its failure
-      sessions.set(next, id);
-      return next;
+      // A regenerated call starts from these params, so it carries the same facts.
+      const sent = withFacts(id, next);
+      sessions.set(sent, id);
+      return sent;
     },
 
     wrapGenerate: async function panoptesWrapGenerate({ doGenerate, params, model }) {
