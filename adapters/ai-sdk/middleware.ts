@@ -99,7 +99,8 @@ export interface PanoptesMiddlewareOptions {
 /**
  * AI SDK language-model middleware that keeps an agent on its workflow. Before each call it applies the
  * interventions due (guidance, reminders, notes) to this call's prompt only; after it, it classifies the response
- * (streams included, from the finished stream) and moves the session's workflow.
+ * (streams included, from the finished stream) and moves the session's workflow. With a `sentinel`, each call's system
+ * message also carries the known facts (`factSummary`).
  *
  * A response the monitor withholds (it breaks a critical constraint) never reaches the caller: `onViolatingText` and
  * `textPolicy` say what takes its place and how a stream is checked.

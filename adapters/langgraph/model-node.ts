@@ -81,7 +81,8 @@ export type ModelNode<State extends PanoptesGraphState, Update extends ModelNode
  * `toolsCondition` routing ends the run), or throws `WorkflowViolationError`. An answer the monitor withholds (it
  * breaks a critical constraint) is replaced in the update by an AI message with the workflow's user message, or, with
  * `onViolatingText: 'regenerate'`, by your node's second answer when it complies. The session goes back into graph state
- * (`PanoptesAnnotation`) with the node's update.
+ * (`PanoptesAnnotation`) with the node's update. With a `sentinel`, the messages your node receives carry its known
+ * facts at the end of the system message (`factSummary`).
  *
  * Your node should return only its new messages, as LangGraph's message reducer expects; if it returns the whole
  * list, the messages Panoptes added for this call are taken out of the update.
