@@ -37,10 +37,13 @@ type StreamingModel = { doStream: (params: CallOptions) => PromiseLike<{ stream:
 /** A response's checks, with the classification the stream runs at its end. */
 type ResponseChecks = StreamChecks & { classify: ClassifyResponse };
 
-/** Options of {@link panoptesMiddleware}. */
+/** Options of {@link panoptesMiddleware}. Give a monitor, a sentinel, or both. */
 export interface PanoptesMiddlewareOptions {
-  /** The monitor that classifies responses and decides interventions. Share it with `guardTools` and the stop condition. */
-  monitor: Monitor;
+  /**
+   * The monitor that classifies responses and decides interventions. Share it with `guardTools` and the stop
+   * condition. Without one (a sentinel only), the middleware only puts the known facts into each call.
+   */
+  monitor?: Monitor;
   /**
    * The session every call through this model belongs to. When absent, each call names its own:
    * `providerOptions.panoptes.sessionId`, then the `x-panoptes-session-id` header; a call that names none continues
@@ -109,7 +112,8 @@ export interface PanoptesMiddlewareOptions {
  * not retry, so `generateText` rejects with it and `streamText` reports it as an `error` part. Add
  * `panoptesStopCondition` to `stopWhen` to end a tool loop cleanly before that call instead. Panoptes' own failures
  * never fail the call. Each response's `providerMetadata.panoptes.sessionId` names its session.
- * @throws {InvalidOptionError} at construction when `monitor` is not a monitor or `sessionId` is empty.
+ * @throws {InvalidOptionError} at construction when neither `monitor` nor `sentinel` is given, `monitor` is not a
+ * monitor, or `sessionId` is empty.
  * @example
  * const monitor = createMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });
  * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
@@ -126,7 +130,8 @@ export function panoptesMiddleware({
   holdMaxBytes = 65_536,
   holdMaxMs = 30_000,
 }: PanoptesMiddlewareOptions): LanguageModelMiddleware {
-  if (typeof monitor?.beforeModel !== 'function' || typeof monitor.afterModel !== 'function') {
+  if (monitor === undefined && sentinel === undefined) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createMonitor(), a sentinel from createSentinel(), or both.' });
+  if (monitor !== undefined && (typeof monitor?.beforeModel !== 'function' || typeof monitor.afterModel !== 'function')) {
     throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
   }
   if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
@@ -140,6 +145,16 @@ export function panoptesMiddleware({
     if (!(typeof value === 'number' && value > 0 && value <= 2_147_483_647)) throw new InvalidOptionError({ parameter, value, fix: 'Pass a positive number.' });
   }
   const failOpen = createFailOpen(logger);
+  /** The params with the sentinel's facts as they are now at the end of the system text; as they are when there is none to give. */
+  const withFacts = (id: string | undefined, params: CallOptions): CallOptions => {
+    const block = sentinel && factSummary ? factSummaryBlock(sentinel, id, (error) => failOpen.failed(FACT_SUMMARY_FAILURE, error)) : undefined;
+    if (block === undefined) return params;
+    const converted = toChatMessages(params.prompt);
+    return { ...params, prompt: withInterventions(params.prompt, converted, appendToSystem(converted.messages, block)) };
+  };
+
+  // Without a monitor there is nothing to classify or correct: the middleware only gives each call the facts.
+  if (monitor === undefined) return { specificationVersion: 'v3', transformParams: async ({ params }) => withFacts(namedSessionIdOf(params, sessionId), params) };
   const conversations = conversationSessionsOf(monitor);
   const withhold = onViolatingText !== 'deliver';
   // The session found in transformParams, for wrapGenerate/wrapStream: they see the edited prompt, which carries
@@ -180,14 +195,6 @@ export function panoptesMiddleware({
       (before) => (before.action === 'block' ? { next: params, blocked: before.error } : { next: before.interventions.length > 0 ? { ...params, prompt: withInterventions(params.prompt, convert(), before.messages) } : params }),
       (error) => (failOpen.failed('Applying interventions (monitor.beforeModel)', error), { next: params }),
     );
-
-  /** The params with the sentinel's facts as they are now at the end of the system text; as they are when there is none to give. */
-  const withFacts = (id: string, params: CallOptions): CallOptions => {
-    const block = sentinel && factSummary ? factSummaryBlock(sentinel, id, (error) => failOpen.failed(FACT_SUMMARY_FAILURE, error)) : undefined;
-    if (block === undefined) return params;
-    const converted = toChatMessages(params.prompt);
-    return { ...params, prompt: withInterventions(params.prompt, converted, appendToSystem(converted.messages, block)) };
-  };
 
   /**
    * The call once more for `regenerate`, with the guidance the withheld response scheduled (`beforeModel` takes it);

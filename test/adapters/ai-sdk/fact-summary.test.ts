@@ -35,6 +35,12 @@ describe('panoptesMiddleware (AI SDK) with a sentinel: the fact summary', () => 
     expect(text).toBe('Booking B1 it is.');
   });
 
+  it('with a sentinel and no monitor, only the facts are added', async () => {
+    const { systems, text } = await run(refundSetup({}).sentinel, { monitor: undefined });
+    expect(systems).toEqual([[EMPTY], [BOUND]]);
+    expect(text).toBe('Booking B1 it is.');
+  });
+
   it('reaches a streamed call too', async () => {
     const { systems } = await run(refundSetup({}).sentinel, {}, true);
     expect(systems).toEqual([[EMPTY], [BOUND]]);
@@ -62,6 +68,10 @@ describe('panoptesMiddleware (AI SDK) with a sentinel: the fact summary', () => 
     expect(systems).toEqual([[SYSTEM], [SYSTEM]]);
     expect(text).toBe('Booking B1 it is.');
     expect(logger.warnings.filter((warning) => warning.includes('sentinel.facts.summarize'))).toHaveLength(1);
+  });
+
+  it('refuses neither a monitor nor a sentinel at construction', () => {
+    expect(() => panoptesMiddleware({})).toThrow(/Pass a monitor from createMonitor\(\), a sentinel from createSentinel\(\), or both/);
   });
 
   it('refuses factSummary without a sentinel at construction', () => {
