@@ -5,16 +5,16 @@ import { toolsCondition } from '@langchain/langgraph/prebuilt';
 import { describe, expect, it, vi } from 'vitest';
 import { policyTools } from '../../../adapters/langchain/index.js';
 import { createGraphMonitor, GuardedToolNode, PanoptesAnnotation, wrapModelNode, type WrapModelNodeOptions } from '../../../adapters/langgraph/index.js';
-import { InvalidOptionError, type Sentinel } from '../../../src/index.js';
+import { InvalidOptionError, type SentinelSource } from '../../../src/index.js';
 import { refundSetup } from '../../guards/helpers.js';
-import { callTool, recordingLogger, refundWorkflow, requestsOf } from '../langchain/helpers.js';
+import { callTool, recordingLogger, refundSentinels, refundWorkflow, requestsOf } from '../langchain/helpers.js';
 
 const SYSTEM = 'You are a support agent.';
 const EMPTY = `system:${SYSTEM}\n\n[KNOWN FACTS]\nContext: (none bound)\nFacts: (none)`;
 const State = Annotation.Root({ ...MessagesAnnotation.spec, ...PanoptesAnnotation.spec });
 
 /** A hand-built graph whose model names the booking (a policy tool call that binds a context), then answers. */
-async function run(sentinel: Sentinel, options: Partial<WrapModelNodeOptions> = {}) {
+async function run(sentinel: SentinelSource, options: Partial<WrapModelNodeOptions> = {}, threadId = 't1') {
   const model: FakeBuiltModel = fakeModel().respond(callTool('set_context', { name: 'booking_of_interest', value: 'B1' }, 's1')).respond(new AIMessage('Booking B1 it is.'));
   const logger = recordingLogger();
   const monitor = createGraphMonitor({ workflow: refundWorkflow, logger });
@@ -25,7 +25,7 @@ async function run(sentinel: Sentinel, options: Partial<WrapModelNodeOptions> = 
     .addConditionalEdges('agent', toolsCondition, ['tools', END])
     .addEdge('tools', 'agent')
     .compile();
-  const result = await graph.invoke({ messages: [new HumanMessage('About my booking B1.')] }, { configurable: { thread_id: 't1' } });
+  const result = await graph.invoke({ messages: [new HumanMessage('About my booking B1.')] }, { configurable: { thread_id: threadId } });
   return { systems: requestsOf(model).map((request) => request[0]), result, logger };
 }
 
@@ -36,6 +36,20 @@ describe('wrapModelNode with a sentinel: the fact summary', () => {
     expect(systems).toEqual([EMPTY, `system:${SYSTEM}\n\n[KNOWN FACTS]\nContext: booking_of_interest = "B1"\nFacts: (none)`]);
     // The summary was for those calls only: the thread stores no system message.
     expect(result.messages.map((message) => message.getType())).toEqual(['human', 'ai', 'tool', 'ai']);
+  });
+
+  it('with a sentinel and no monitor, only the facts are added', async () => {
+    const { systems, result } = await run(refundSetup({}).sentinel, { monitor: undefined });
+    expect(systems).toEqual([EMPTY, `system:${SYSTEM}\n\n[KNOWN FACTS]\nContext: booking_of_interest = "B1"\nFacts: (none)`]);
+    expect(result.messages.at(-1)?.content).toBe('Booking B1 it is.');
+  });
+
+  it('with per-conversation sentinels, each thread reads its own facts', async () => {
+    const sentinels = refundSentinels();
+    const first = await run(sentinels, { monitor: undefined }, 'a');
+    const second = await run(sentinels, { monitor: undefined }, 'b');
+    expect(first.systems[1]).toContain('Context: booking_of_interest = "B1"');
+    expect(second.systems[0]).toBe(EMPTY);
   });
 
   it('stays out with factSummary: false', async () => {
@@ -59,6 +73,10 @@ describe('wrapModelNode with a sentinel: the fact summary', () => {
     expect(systems).toEqual([`system:${SYSTEM}`, `system:${SYSTEM}`]);
     expect(result.messages.at(-1)?.content).toBe('Booking B1 it is.');
     expect(logger.warnings.filter((warning) => warning.includes('sentinel.facts.summarize'))).toHaveLength(1);
+  });
+
+  it('refuses neither a monitor nor a sentinel at construction', () => {
+    expect(() => wrapModelNode(async () => ({}), {})).toThrow(/Pass a monitor from createGraphMonitor\(\) or createMonitor\(\), a sentinel, or both/);
   });
 
   it('refuses factSummary without a sentinel, or that is not a boolean, at construction', () => {
