@@ -1,7 +1,12 @@
 import type { LanguageModelMiddleware } from 'ai';
 import {
   andThen,
+  appendToSystem,
+  assertFactSummaryOption,
   assertOnViolatingText,
+  assertSentinelOption,
+  FACT_SUMMARY_FAILURE,
+  factSummaryBlock,
   attempt,
   conversationSessionsOf,
   InvalidOptionError,
@@ -16,6 +21,7 @@ import {
   type MaybePromise,
   type Monitor,
   type OnViolatingText,
+  type SentinelSource,
   type TextWatch,
 } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
@@ -31,10 +37,13 @@ type StreamingModel = { doStream: (params: CallOptions) => PromiseLike<{ stream:
 /** A response's checks, with the classification the stream runs at its end. */
 type ResponseChecks = StreamChecks & { classify: ClassifyResponse };
 
-/** Options of {@link panoptesMiddleware}. */
+/** Options of {@link panoptesMiddleware}. Give a monitor, a sentinel, or both. */
 export interface PanoptesMiddlewareOptions {
-  /** The monitor that classifies responses and decides interventions. Share it with `guardTools` and the stop condition. */
-  monitor: Monitor;
+  /**
+   * The monitor that classifies responses and decides interventions. Share it with `guardTools` and the stop
+   * condition. Without one (a sentinel only), the middleware only puts the known facts into each call.
+   */
+  monitor?: Monitor;
   /**
    * The session every call through this model belongs to. When absent, each call names its own:
    * `providerOptions.panoptes.sessionId`, then the `x-panoptes-session-id` header; a call that names none continues
@@ -43,6 +52,18 @@ export interface PanoptesMiddlewareOptions {
    * @default undefined
    */
   sessionId?: string;
+  /**
+   * The sentinel that guards the tools (the one `guardTools` has): its known facts go into the system prompt of every
+   * call. Per-conversation sentinels (`createSentinelSessions`) give each session its own.
+   */
+  sentinel?: SentinelSource;
+  /**
+   * Put the sentinel's known facts (`facts.summarize()`, under `[KNOWN FACTS]`) at the end of the first system
+   * message of every call (a system message of its own at the front when the prompt has none), read afresh each
+   * time. `false` leaves the prompt as the caller built it.
+   * @default true when a sentinel is given
+   */
+  factSummary?: boolean;
   /** Receives the adapter's own failures, once per cause. @default console */
   logger?: Logger;
   /**
@@ -81,7 +102,8 @@ export interface PanoptesMiddlewareOptions {
 /**
  * AI SDK language-model middleware that keeps an agent on its workflow. Before each call it applies the
  * interventions due (guidance, reminders, notes) to this call's prompt only; after it, it classifies the response
- * (streams included, from the finished stream) and moves the session's workflow.
+ * (streams included, from the finished stream) and moves the session's workflow. With a `sentinel`, each call's system
+ * message also carries the known facts (`factSummary`).
  *
  * A response the monitor withholds (it breaks a critical constraint) never reaches the caller: `onViolatingText` and
  * `textPolicy` say what takes its place and how a stream is checked.
@@ -90,7 +112,8 @@ export interface PanoptesMiddlewareOptions {
  * not retry, so `generateText` rejects with it and `streamText` reports it as an `error` part. Add
  * `panoptesStopCondition` to `stopWhen` to end a tool loop cleanly before that call instead. Panoptes' own failures
  * never fail the call. Each response's `providerMetadata.panoptes.sessionId` names its session.
- * @throws {InvalidOptionError} at construction when `monitor` is not a monitor or `sessionId` is empty.
+ * @throws {InvalidOptionError} at construction when neither `monitor` nor `sentinel` is given, `monitor` is not a
+ * monitor, or `sessionId` is empty.
  * @example
  * const monitor = createMonitor({ workflow: await loadWorkflow('examples/workflows/customer-support.yaml') });
  * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
@@ -98,6 +121,8 @@ export interface PanoptesMiddlewareOptions {
 export function panoptesMiddleware({
   monitor,
   sessionId,
+  sentinel,
+  factSummary = sentinel !== undefined,
   logger = console,
   cutLoopingStreams = true,
   onViolatingText = 'replace',
@@ -105,18 +130,31 @@ export function panoptesMiddleware({
   holdMaxBytes = 65_536,
   holdMaxMs = 30_000,
 }: PanoptesMiddlewareOptions): LanguageModelMiddleware {
-  if (typeof monitor?.beforeModel !== 'function' || typeof monitor.afterModel !== 'function') {
+  if (monitor === undefined && sentinel === undefined) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createMonitor(), a sentinel from createSentinel(), or both.' });
+  if (monitor !== undefined && (typeof monitor?.beforeModel !== 'function' || typeof monitor.afterModel !== 'function')) {
     throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
   }
   if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Pass a non-empty string, or leave it out to take the id from each call.' });
   }
   assertOnViolatingText(onViolatingText);
+  assertSentinelOption(sentinel);
+  assertFactSummaryOption(factSummary, sentinel);
   if (textPolicy !== 'stream' && textPolicy !== 'hold') throw new InvalidOptionError({ parameter: 'textPolicy', value: textPolicy, fix: "Pass 'stream' (the default) or 'hold'." });
   for (const [parameter, value] of [['holdMaxBytes', holdMaxBytes], ['holdMaxMs', holdMaxMs]] as const) {
     if (!(typeof value === 'number' && value > 0 && value <= 2_147_483_647)) throw new InvalidOptionError({ parameter, value, fix: 'Pass a positive number.' });
   }
   const failOpen = createFailOpen(logger);
+  /** The params with the sentinel's facts as they are now at the end of the system text; as they are when there is none to give. */
+  const withFacts = (id: string | undefined, params: CallOptions): CallOptions => {
+    const block = sentinel && factSummary ? factSummaryBlock(sentinel, id, (error) => failOpen.failed(FACT_SUMMARY_FAILURE, error)) : undefined;
+    if (block === undefined) return params;
+    const converted = toChatMessages(params.prompt);
+    return { ...params, prompt: withInterventions(params.prompt, converted, appendToSystem(converted.messages, block)) };
+  };
+
+  // Without a monitor there is nothing to classify or correct: the middleware only gives each call the facts.
+  if (monitor === undefined) return { specificationVersion: 'v3', transformParams: async ({ params }) => withFacts(namedSessionIdOf(params, sessionId), params) };
   const conversations = conversationSessionsOf(monitor);
   const withhold = onViolatingText !== 'deliver';
   // The session found in transformParams, for wrapGenerate/wrapStream: they see the edited prompt, which carries
@@ -212,8 +250,10 @@ export function panoptesMiddleware({
       const due = withDue(id, params, convert);
       const { next, blocked } = isPromiseLike(due) ? await due : due;
       if (blocked !== undefined) throw blocked; // a block is the monitor's answer, not its failure
-      sessions.set(next, id);
-      return next;
+      // A regenerated call starts from these params, so it carries the same facts.
+      const sent = withFacts(id, next);
+      sessions.set(sent, id);
+      return sent;
     },
 
     wrapGenerate: async function panoptesWrapGenerate({ doGenerate, params, model }) {

@@ -3,7 +3,8 @@
  * tools, and the converters between LangChain messages and the core's neutral types.
  * @module panoptes/langchain
  */
-export { panoptesMiddleware, FACTS_HEADER, type PanoptesMiddlewareOptions } from './middleware.js';
+export { panoptesMiddleware, type PanoptesMiddlewareOptions } from './middleware.js';
+export { FACTS_HEADER } from '../../src/index.js';
 export { defaultBlockMessage, type BlockMessage } from './block-message.js';
 export { PanoptesCallbackHandler, type PanoptesCallbackHandlerOptions } from './callback-handler.js';
 export { wrapTools, type WrapToolsOptions } from './wrap-tools.js';

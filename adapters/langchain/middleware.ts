@@ -11,7 +11,6 @@ import {
   isSentinelSessions,
   lazyModelRequest,
   offeredToolNames,
-  sentinelFor,
   settleAnswer,
   syncFirst,
   systemTimers,
@@ -26,6 +25,9 @@ import {
   type PanoptesError,
   type SentinelSource,
   type SessionReport,
+  assertFactSummaryOption,
+  FACT_SUMMARY_FAILURE,
+  factSummaryBlock,
 } from '../../src/index.js';
 import { graphSessionAccess, onGraphSession, type GraphMonitor } from '../langgraph/graph-monitor.js';
 import { modelAnswerWithSession, panoptesAgentState, sessionTextOf, toolResultWithSession } from './agent-state-session.js';
@@ -39,13 +41,6 @@ import { refusalMessages, restorationForToolCall, unrestoredCalls, withoutRefuse
 import { decideToolCall, refusalMessage, refusalsOfAnswer, runRecorded } from './tool-decision.js';
 import { toAssistantTurn, toChatMessages, toToolCall } from './translate.js';
 import { REGENERATING, withheldMessage } from './withheld-message.js';
-
-/**
- * The header of the fact summary Panoptes adds to the system prompt when a sentinel guards the tools.
- * @example
- * systemPrompt.includes(FACTS_HEADER) // the request carried the sentinel's facts
- */
-export const FACTS_HEADER = '[KNOWN FACTS]';
 
 /** Default budget of the `onReport` hook, in milliseconds. */
 const ON_REPORT_TIMEOUT_MS = 5000;
@@ -110,6 +105,12 @@ export interface PanoptesMiddlewareOptions {
    * @default true when a sentinel is given
    */
   policyTools?: boolean;
+  /**
+   * Put the sentinel's known facts (`facts.summarize()`, under `[KNOWN FACTS]`) at the end of the system prompt of
+   * every model call, read afresh each time. `false` leaves the prompt as the agent built it.
+   * @default true when a sentinel is given
+   */
+  factSummary?: boolean;
   /** The middleware's name in the agent. @default 'PanoptesMiddleware' */
   name?: string;
   /** Where Panoptes reports its own failures, once per place. @default console */
@@ -162,10 +163,11 @@ export function panoptesMiddleware({
   onReportTimeoutMs = ON_REPORT_TIMEOUT_MS,
   closeSession = false,
   policyTools: withPolicyTools = sentinel !== undefined,
+  factSummary = sentinel !== undefined,
   name = 'PanoptesMiddleware',
   logger = console,
 }: PanoptesMiddlewareOptions): AgentMiddleware {
-  validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools });
+  validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools, factSummary });
   assertOnViolatingText(onViolatingText);
   // The workflow's states become facts of the rules (`said(State)`).
   if (monitor && sentinel) connectWorkflowStates(monitor, sentinel);
@@ -205,7 +207,12 @@ export function panoptesMiddleware({
       let thread: ChatMessage[] | undefined;
       const threadOf = () => (thread ??= toChatMessages(request.messages));
       const session = sessions.ofModelCall(request.runtime.configurable, threadOf);
-      const invoke = (next: typeof request) => handler(sentinel ? withSystemText(next, `${FACTS_HEADER}\n${sentinelFor(sentinel, session).facts.summarize()}`) : next);
+      // The facts as they are now, read afresh for each call (a regenerated one too); a summary that fails is left out.
+      const facts = () => (sentinel && factSummary ? factSummaryBlock(sentinel, session, (error) => failed(FACT_SUMMARY_FAILURE, error)) : undefined);
+      const invoke = (next: typeof request) => {
+        const block = facts();
+        return handler(block === undefined ? next : withSystemText(next, block));
+      };
       const callModel = (next: typeof request) => {
         const offered = offeredToolNames(next.tools);
         const answerOf = (response: AIMessage): Answer => ({ response, turn: toAssistantTurn(response, offered) });
@@ -318,7 +325,7 @@ interface Answer {
 }
 const checkedCall = (sessionId: string, toolCallId: string) => `${sessionId}\u0000${toolCallId}`;
 
-function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools }: { monitor?: Monitor; sentinel?: SentinelSource; sessionId?: string; onBlock: string; withPolicyTools: boolean }): void {
+function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools, factSummary }: { monitor?: Monitor; sentinel?: SentinelSource; sessionId?: string; onBlock: string; withPolicyTools: boolean; factSummary: unknown }): void {
   if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createMonitor(), a sentinel from createSentinel(), or both.' });
   if (monitor && typeof monitor.beforeModel !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
   assertSentinelOption(sentinel);
@@ -326,5 +333,6 @@ function validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools }: { 
     throw new InvalidOptionError({ parameter: 'sessionId', value: sessionId, fix: 'Pass a non-empty string, or leave it out to use the run’s thread_id.' });
   }
   if (onBlock !== 'end' && onBlock !== 'throw') throw new InvalidOptionError({ parameter: 'onBlock', value: onBlock, fix: "Pass 'end' (the default) or 'throw'." });
+  assertFactSummaryOption(factSummary, sentinel);
   if (withPolicyTools && !sentinel) throw new InvalidOptionError({ parameter: 'policyTools', value: withPolicyTools, fix: 'The policy tools act on a sentinel: pass `sentinel` too, or leave policyTools out.' });
 }

@@ -2,7 +2,13 @@ import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { isGraphBubbleUp, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import {
   andThen,
+  appendToSystem,
+  assertFactSummaryOption,
   assertOnViolatingText,
+  assertSentinelOption,
+  isSentinelSessions,
+  FACT_SUMMARY_FAILURE,
+  factSummaryBlock,
   attempt,
   InvalidOptionError,
   lazyModelRequest,
@@ -13,6 +19,7 @@ import {
   type MaybePromise,
   type Monitor,
   type OnViolatingText,
+  type SentinelSource,
 } from '../../src/index.js';
 import { blockedResponse, defaultBlockMessage, type BlockMessage } from '../langchain/block-message.js';
 import { createFailureLog } from '../langchain/fail-open.js';
@@ -24,8 +31,11 @@ import type { PanoptesGraphState } from './state.js';
 
 /** Options of {@link wrapModelNode}. */
 export interface WrapModelNodeOptions {
-  /** Best from `createGraphMonitor`, so the session lives in graph state; any monitor works. */
-  monitor: Monitor;
+  /**
+   * Best from `createGraphMonitor`, so the session lives in graph state; any monitor works. Without one (a sentinel
+   * only), the wrapper only puts the known facts into the messages your node receives.
+   */
+  monitor?: Monitor;
   /**
    * Your system prompt. Given here, it is put before the thread's messages for the monitor and for your node, so
    * workflow guidance lands in it; your node then sends `state.messages` as it receives them. Left out, guidance
@@ -46,6 +56,17 @@ export interface WrapModelNodeOptions {
    * @default 'replace'
    */
   onViolatingText?: OnViolatingText;
+  /**
+   * The sentinel that guards the tools (the one your `GuardedToolNode` has): its known facts go into the system
+   * prompt of every call. Per-conversation sentinels (`createSentinelSessions`) give each thread its own.
+   */
+  sentinel?: SentinelSource;
+  /**
+   * Put the sentinel's known facts (`facts.summarize()`, under `[KNOWN FACTS]`) at the end of the system prompt your
+   * node receives, read afresh for each call. `false` leaves the messages as they are.
+   * @default true when a sentinel is given
+   */
+  factSummary?: boolean;
   /** Where Panoptes reports its own failures, once per place. @default console */
   logger?: Logger;
 }
@@ -64,7 +85,8 @@ export type ModelNode<State extends PanoptesGraphState, Update extends ModelNode
  * `toolsCondition` routing ends the run), or throws `WorkflowViolationError`. An answer the monitor withholds (it
  * breaks a critical constraint) is replaced in the update by an AI message with the workflow's user message, or, with
  * `onViolatingText: 'regenerate'`, by your node's second answer when it complies. The session goes back into graph state
- * (`PanoptesAnnotation`) with the node's update.
+ * (`PanoptesAnnotation`) with the node's update. With a `sentinel`, the messages your node receives carry its known
+ * facts at the end of the system message (`factSummary`).
  *
  * Your node should return only its new messages, as LangGraph's message reducer expects; if it returns the whole
  * list, the messages Panoptes added for this call are taken out of the update.
@@ -75,18 +97,27 @@ export type ModelNode<State extends PanoptesGraphState, Update extends ModelNode
  */
 export function wrapModelNode<State extends PanoptesGraphState, Update extends ModelNodeUpdate>(
   node: ModelNode<State, Update>,
-  { monitor, systemPrompt, sessionId, onBlock = 'end', blockMessage = defaultBlockMessage, onViolatingText = 'replace', logger = console }: WrapModelNodeOptions,
+  { monitor, systemPrompt, sessionId, onBlock = 'end', blockMessage = defaultBlockMessage, onViolatingText = 'replace', sentinel, factSummary = sentinel !== undefined, logger = console }: WrapModelNodeOptions,
 ): (state: State, config: LangGraphRunnableConfig) => Promise<(Update & { panoptes?: string }) | { messages: BaseMessage[]; panoptes?: string }> {
-  if (!monitor || typeof monitor.beforeModel !== 'function') throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createGraphMonitor() or createMonitor().' });
+  if (monitor === undefined && sentinel === undefined) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createGraphMonitor() or createMonitor(), a sentinel, or both.' });
+  if (monitor !== undefined && (!monitor || typeof monitor.beforeModel !== 'function')) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createGraphMonitor() or createMonitor().' });
   if (onBlock !== 'end' && onBlock !== 'throw') throw new InvalidOptionError({ parameter: 'onBlock', value: onBlock, fix: "Pass 'end' (the default) or 'throw'." });
   assertOnViolatingText(onViolatingText);
+  assertSentinelOption(sentinel);
+  assertFactSummaryOption(factSummary, sentinel);
   // Panoptes' own failures let the node run; LangGraph's interrupts are control flow and pass through.
   const failed = createFailureLog(logger, isGraphBubbleUp);
+  /** The messages with the sentinel's facts as they are now (read for each call), or as they are when it has none to give. */
+  const withFacts = (sent: BaseMessage[], session: string | undefined): BaseMessage[] => {
+    const block = sentinel && factSummary ? factSummaryBlock(sentinel, session, (error) => failed(FACT_SUMMARY_FAILURE, error)) : undefined;
+    return block === undefined ? sent : fromChatMessages(appendToSystem(toChatMessages(sent), block));
+  };
+  const system = systemPrompt === undefined ? undefined : new SystemMessage(systemPrompt);
+  if (monitor === undefined) return factsOnlyNode(node, { sentinel: sentinel!, system, sessionId, withFacts });
   // Sync-first: with the session in memory the monitor answers at once, and a step pays no promise of Panoptes'
   // own beyond the node's (each costs microseconds inside a graph's run).
   const calls = syncFirst(monitor);
   const graphSession = graphSessionAccess(monitor);
-  const system = systemPrompt === undefined ? undefined : new SystemMessage(systemPrompt);
 
   return function panoptesModelNode(state, config) {
     const stored = state.messages ?? [];
@@ -94,11 +125,13 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     const request = system ? [system, ...stored] : stored;
 
     /** Your node on these messages: its update (without what only the request held) and its answer. */
-    const run = (sent: BaseMessage[]): MaybePromise<NodeAnswer<Update>> =>
-      andThen(node({ ...state, messages: sent }, config), (output) => {
+    const run = (sent: BaseMessage[]): MaybePromise<NodeAnswer<Update>> => {
+      const asked = withFacts(sent, session);
+      return andThen(node({ ...state, messages: asked }, config), (output) => {
         const response = lastAiMessage(output);
-        return { update: withoutRequestOnly(output, sent, stored), response, turn: response && toAssistantTurn(response) };
+        return { update: withoutRequestOnly(output, asked, stored), response, turn: response && toAssistantTurn(response) };
       });
+    };
     // An answer the monitor withholds never leaves the node: replaced, or asked for again (settleAnswer).
     const settle = (first: NodeAnswer<Update>, sent: BaseMessage[]) =>
       settleAnswer(onViolatingText, first, {
@@ -145,6 +178,27 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     } catch (error) {
       return Promise.reject(error); // a block with onBlock 'throw', or the node's own synchronous throw
     }
+  };
+}
+
+/**
+ * A model node with a sentinel and no monitor: your node receives the known facts, and its answer is recorded in the
+ * sentinels' session registry, so the tool node finds the session of its calls.
+ */
+function factsOnlyNode<State extends PanoptesGraphState, Update extends ModelNodeUpdate>(
+  node: ModelNode<State, Update>,
+  { sentinel, system, sessionId, withFacts }: { sentinel: SentinelSource; system: SystemMessage | undefined; sessionId: string | undefined; withFacts: (sent: BaseMessage[], session: string | undefined) => BaseMessage[] },
+) {
+  const perConversation = isSentinelSessions(sentinel);
+  return async function panoptesFactsNode(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+    const stored = state.messages ?? [];
+    const session = perConversation ? modelCallSessionId(sessionId, stored, config, sentinel) : undefined;
+    const request = system ? [system, ...stored] : stored;
+    const asked = withFacts(request, session);
+    const output = await node({ ...state, messages: asked }, config);
+    const response = lastAiMessage(output);
+    if (session !== undefined && response) answeredInSession(sentinel, session, toAssistantTurn(response));
+    return withoutRequestOnly(output, asked, stored);
   };
 }
 

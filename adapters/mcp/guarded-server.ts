@@ -2,7 +2,13 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolRequestParams,
   type CallToolResult,
   type Implementation,
@@ -11,8 +17,10 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
+  assertFactSummaryOption,
   createPolicyTools,
   declinedText,
+  factSummaryBlock,
   InvalidOptionError,
   needsOnlyApproval,
   sentinelFor,
@@ -34,8 +42,17 @@ export type McpRequestExtra = RequestHandlerExtra<ServerRequest, ServerNotificat
 /** Default of `GuardedMcpServerOptions.approvalTimeoutMs`: how long the server waits for the user's answer to an elicitation. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 
-/** Panoptes' own failures a guarding server counts (and logs once each): an approval nobody gave in time, a client that failed to ask, an approval that could not be recorded. */
-export type McpMissCause = 'approval-timeout' | 'approval-failed' | 'approval-record';
+/**
+ * Panoptes' own failures a guarding server counts (and logs once each): an approval nobody gave in time, a client
+ * that failed to ask, an approval that could not be recorded, a fact summary that could not be made.
+ */
+export type McpMissCause = 'approval-timeout' | 'approval-failed' | 'approval-record' | 'fact-summary';
+
+/**
+ * The URI of the resource a guarding server with a sentinel serves: the known facts as text (`[KNOWN FACTS]`, then
+ * `facts.summarize()`), for the host to put into its model's context.
+ */
+export const FACTS_RESOURCE_URI = 'panoptes://facts';
 
 /** Options of {@link createGuardedMcpServer}. Give a monitor, a sentinel, or both. */
 export interface GuardedMcpServerOptions extends McpGuardOptions<McpRequestExtra> {
@@ -54,6 +71,15 @@ export interface GuardedMcpServerOptions extends McpGuardOptions<McpRequestExtra
   approvalTimeoutMs?: number;
   /** Serve the sentinel's tools for the model (`query_policy`, `set_context`, `record_confirmation`) beside the upstream's. @default true */
   policyTools?: boolean;
+  /**
+   * Serve the sentinel's known facts as the resource `panoptes://facts` (text, read afresh on each `resources/read`),
+   * which the host puts into its model's context: an MCP server never sees the model's request, so it cannot add
+   * them itself. A client that subscribes to it is told (`notifications/resources/updated`) after each tool call
+   * that ran, since its result may have changed the facts. A `sessionId` function is called with the URI as the
+   * call's `name`. `false` serves no resource.
+   * @default true when a sentinel is given
+   */
+  factSummary?: boolean;
   /** How the server introduces itself to clients. @default { name: 'panoptes-guard', version: '1.0.0' } */
   serverInfo?: Implementation;
   /** Receives the server's own failures, once per kind. @default console */
@@ -82,8 +108,9 @@ export type GuardedMcpServer = Server & {
  * await server.connect(new StdioServerTransport());
  */
 export function createGuardedMcpServer(options: GuardedMcpServerOptions): GuardedMcpServer {
-  const { upstream, sentinel, approvals = false, approvalTimeoutMs = DEFAULT_APPROVAL_TIMEOUT_MS, policyTools = true, serverInfo = { name: 'panoptes-guard', version: '1.0.0' }, logger = console } = options;
+  const { upstream, sentinel, approvals = false, approvalTimeoutMs = DEFAULT_APPROVAL_TIMEOUT_MS, policyTools = true, factSummary = sentinel !== undefined, serverInfo = { name: 'panoptes-guard', version: '1.0.0' }, logger = console } = options;
   assertMcpGuardOptions(options);
+  assertFactSummaryOption(factSummary, sentinel);
   if (approvals && sentinel === undefined) throw new InvalidOptionError({ parameter: 'approvals', value: approvals, fix: 'Approvals record the confirmations of a sentinel: pass `sentinel` too.' });
   if (!(Number.isFinite(approvalTimeoutMs) && approvalTimeoutMs > 0)) {
     throw new InvalidOptionError({ parameter: 'approvalTimeoutMs', value: approvalTimeoutMs, fix: `Pass a positive number of milliseconds; the default is ${DEFAULT_APPROVAL_TIMEOUT_MS}.` });
@@ -93,7 +120,7 @@ export function createGuardedMcpServer(options: GuardedMcpServerOptions): Guarde
   const policy = new Map((sentinel && policyTools ? createPolicyTools(sentinel, { logger }) : []).map((tool) => [tool.name, tool]));
   const policyList: Tool[] = [...policy.values()].map(({ name, description, parameters }) => ({ name, description, inputSchema: { ...parameters } }));
   const misses = createMissCount(logger);
-  const server = new Server(serverInfo, { capabilities: { tools: {} } });
+  const server = new Server(serverInfo, { capabilities: { tools: {}, ...(factSummary ? { resources: { subscribe: true } } : {}) } });
 
   /** A check that only the user's yes to this call stands in the way of, and a client that can ask them. */
   const canAsk = (decision: ToolCallDecision): decision is Extract<ToolCallDecision, { allowed: false }> & { check: CheckResult } =>
@@ -130,7 +157,27 @@ export function createGuardedMcpServer(options: GuardedMcpServerOptions): Guarde
     const ownTool = policy.get(params.name);
     const result = ownTool ? await runPolicyTool(ownTool, params, guard.sessionOf(params, extra)) : await tools.call(params, extra.signal);
     guard.record(params, result as Record<string, unknown>, extra);
+    if (factsSubscribed) void server.sendResourceUpdated({ uri: FACTS_RESOURCE_URI }).catch(() => undefined); // a client gone is not a failure of the call
     return result;
+  }
+
+  // The facts as a resource: the host reads it into its model's context.
+  let factsSubscribed = false;
+  if (factSummary && sentinel) {
+    const known = (uri: string) => {
+      if (uri !== FACTS_RESOURCE_URI) throw new McpError(ErrorCode.InvalidParams, `No resource ${uri}: this server serves ${FACTS_RESOURCE_URI} only.`);
+    };
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({
+      resources: [{ uri: FACTS_RESOURCE_URI, name: 'known-facts', title: 'Known facts', description: 'What the policy knows of this conversation: context bindings, facts, derived conclusions. Put it in the model’s context.', mimeType: 'text/plain' }],
+    }));
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+      known(request.params.uri);
+      const block = factSummaryBlock(sentinel, guard.sessionOf({ name: FACTS_RESOURCE_URI }, extra), (error) => misses.record('fact-summary', 'Summarising the known facts (sentinel.facts.summarize) failed; the resource was read empty.', error));
+      // A summary that could not be made is left out, as every host leaves it out of the model's request.
+      return { contents: block === undefined ? [] : [{ uri: FACTS_RESOURCE_URI, mimeType: 'text/plain', text: block }] };
+    });
+    server.setRequestHandler(SubscribeRequestSchema, (request) => (known(request.params.uri), (factsSubscribed = true), {}));
+    server.setRequestHandler(UnsubscribeRequestSchema, (request) => (known(request.params.uri), (factsSubscribed = false), {}));
   }
 
   server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {

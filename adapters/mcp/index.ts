@@ -9,6 +9,7 @@ export { wrapMcpClient, type McpToolClient, type WrapMcpClientOptions } from './
 export {
   createGuardedMcpServer,
   DEFAULT_APPROVAL_TIMEOUT_MS,
+  FACTS_RESOURCE_URI,
   type GuardedMcpServer,
   type GuardedMcpServerOptions,
   type McpMissCause,

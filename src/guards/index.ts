@@ -17,6 +17,7 @@ export { blockerText, DEFAULT_POLICY_TOOL_NAMES, formatDerivation, type PolicyTo
 export { SentinelInputError } from './sentinel-input-error.js';
 export { ToolCallDeniedError } from './tool-call-denied-error.js';
 export { systemSleep, type Sleep } from './sleep.js';
+export { assertFactSummaryOption, FACT_SUMMARY_FAILURE, FACTS_HEADER, factSummaryBlock } from './fact-summary.js';
 export {
   assertSentinelOption,
   createSentinelSessions,

@@ -37,7 +37,13 @@ export function applyInterventions(messages: readonly ChatMessage[], interventio
   return result;
 }
 
-function appendToSystem(messages: ChatMessage[], block: string): ChatMessage[] {
+/**
+ * The messages with a block of text at the end of the system message (the first one), or in a new system message at
+ * the front when there is none. Only that message is new; every other is the caller's own object.
+ * @example
+ * appendToSystem([{ role: 'user', content: 'Hi' }], '[KNOWN FACTS]\n...') // [{ role: 'system', content: '[KNOWN FACTS]\n...' }, { role: 'user', content: 'Hi' }]
+ */
+export function appendToSystem(messages: readonly ChatMessage[], block: string): ChatMessage[] {
   const index = messages.findIndex((message) => message.role === 'system');
   if (index === -1) return [{ role: 'system', content: block }, ...messages];
   const system = messages[index]!;

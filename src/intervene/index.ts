@@ -1,4 +1,4 @@
-export { applyInterventions, GUIDANCE_HEADER, REMINDER_PREFIX, SYSTEM_NOTE_PREFIX, type RenderedIntervention } from './apply.js';
+export { appendToSystem, applyInterventions, GUIDANCE_HEADER, REMINDER_PREFIX, SYSTEM_NOTE_PREFIX, type RenderedIntervention } from './apply.js';
 export {
   DEFAULT_DEVIATION_TEMPLATE,
   DEFAULT_DOOMED_TEMPLATE,
