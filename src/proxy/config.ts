@@ -47,6 +47,8 @@ export interface ServeConfig extends ProductionConfig {
   textPolicy: 'stream' | 'hold';
   /** What a user reads in place of a refused tool call (`createProxy`'s `refusalMessage`); its default when absent. */
   refusalMessage?: string;
+  /** Whether a rulebase's known facts go into each request's system prompt (`createProxyRules`' `factSummary`). */
+  factSummary: boolean;
   limits: { bodyBytes: number; upstreamTimeoutMs: number; holdTextChars: number; holdTextMs: number };
   redis?: { url: string; keyPrefix?: string; ttlMs?: number; commandTimeoutMs?: number };
   /** Loop settings from the `loops:` section, mapped onto the loop detector's options; absent when none is set. */
@@ -65,7 +67,7 @@ export interface ServeConfigSources {
 }
 
 type Kind = 'custom' | 'url' | 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'rules-file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
-type FieldName = SemanticFieldName | ProductionField | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'refusal_message' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type FieldName = SemanticFieldName | ProductionField | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'refusal_message' | 'fact_summary' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true; custom?: CustomCheck }> = {
@@ -79,6 +81,7 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   strict: { kind: 'boolean', env: 'PANOPTES_STRICT' },
   proxy_keys: { kind: 'string-list', env: 'PANOPTES_PROXY_KEYS', secret: true },
   require_session_id: { kind: 'boolean', env: 'PANOPTES_REQUIRE_SESSION_ID' },
+  fact_summary: { kind: 'boolean', env: 'PANOPTES_FACT_SUMMARY' },
   text_policy: { kind: 'text-policy', env: 'PANOPTES_TEXT_POLICY' },
   refusal_message: { kind: 'string', env: 'PANOPTES_REFUSAL_MESSAGE' },
   'limits.body_bytes': { kind: 'positive-integer', env: 'PANOPTES_LIMITS__BODY_BYTES' },
@@ -223,6 +226,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     strict: get('strict', true),
     proxyKeys: get<string[]>('proxy_keys', []),
     requireSessionId: get('require_session_id', false),
+    factSummary: get('fact_summary', true),
     textPolicy: get<'stream' | 'hold'>('text_policy', 'stream'),
     ...(refusalMessage === undefined ? {} : { refusalMessage }),
     limits: {

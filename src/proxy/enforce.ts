@@ -5,7 +5,7 @@
  * @module
  */
 import type { Monitor, ToolGuard, WithheldResponse } from '../monitor/index.js';
-import type { RenderedIntervention } from '../intervene/index.js';
+import { appendToSystem, type RenderedIntervention } from '../intervene/index.js';
 import type { AssistantTurn, ChatMessage, ToolCall } from '../messages/index.js';
 import { lazyModelRequest } from '../monitor/index.js';
 import { DEFAULT_REFUSAL_MESSAGE } from './defaults.js';
@@ -37,7 +37,7 @@ const CHAT_EDITING: RequestEditing<ChatCompletionRequest> = {
  * when something is due); a hard block (a `block:` intervention, a critical violation, a loop that reached `stop`)
  * becomes a 403 `panoptes_violation` error whose message is the intervention's text.
  */
-export async function beforeCall<Body = ChatCompletionRequest>(monitor: Monitor, sessionId: string, body: Body, editing: RequestEditing<Body> = CHAT_EDITING as unknown as RequestEditing<Body>): Promise<BeforeCall<Body>> {
+export async function beforeCall<Body = ChatCompletionRequest>(monitor: Monitor, sessionId: string, body: Body, editing: RequestEditing<Body> = CHAT_EDITING as unknown as RequestEditing<Body>, context?: () => string | undefined): Promise<BeforeCall<Body>> {
   let chat: ChatMessage[] | undefined;
   const messages = () => (chat ??= editing.messages(body));
   const before = await monitor.beforeModel(sessionId, lazyModelRequest(messages));
@@ -45,8 +45,11 @@ export async function beforeCall<Body = ChatCompletionRequest>(monitor: Monitor,
     const code = before.error.code === 'LOOP_DETECTED' ? 'loop_detected' : 'workflow_blocked';
     return { action: 'block', intervention: before.intervention, error: proxyError(403, 'panoptes_violation', code, before.intervention.text) };
   }
-  if (before.interventions.length === 0) return { action: 'proceed', body, interventions: [] };
-  return { action: 'proceed', body: editing.edited(body, messages(), before.messages), interventions: before.interventions };
+  // What the rules know goes after the guidance, in the system prompt, as the in-process hosts put it.
+  const known = context?.();
+  if (before.interventions.length === 0 && known === undefined) return { action: 'proceed', body, interventions: [] };
+  const guided = before.interventions.length === 0 ? messages() : before.messages;
+  return { action: 'proceed', body: editing.edited(body, messages(), known === undefined ? guided : appendToSystem(guided, known)), interventions: before.interventions };
 }
 
 /**

@@ -115,7 +115,8 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     }
 
     const prepared = body;
-    const before = await beforeCall(monitor, sessionId, prepared, route).catch((error: unknown) => {
+    const known = rules ? () => rules.factSummary(sessionId, (error) => log('fact-summary-failed', `Summarising the known facts failed (${(error as Error)?.message}); the request went on without them.`)) : undefined;
+    const before = await beforeCall(monitor, sessionId, prepared, route, known).catch((error: unknown) => {
       // Fail-open: the monitor's own failure never stops the call (it is counted inside the monitor already).
       log('before-failed', `Preparing a request failed (${(error as Error)?.message}); it was sent unchanged.`);
       return { action: 'proceed' as const, body: prepared, interventions: [] };

@@ -44,7 +44,7 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     stores.push(store);
     return store;
   };
-  const rulesOf = async (file: string | undefined) => (file === undefined ? undefined : createProxyRules({ rulebase: await loadRulebase(file) }));
+  const rulesOf = async (file: string | undefined) => (file === undefined ? undefined : createProxyRules({ rulebase: await loadRulebase(file), factSummary: config.factSummary }));
   const workflow = await loadWorkflow(config.workflow, { strict: config.strict });
   // One embedder for every workflow: a model is loaded once.
   const embedder = config.embeddings ? await createServeEmbedder(config.embeddings, config.loopOptions?.timeoutMs) : undefined;

@@ -22,6 +22,7 @@ describe('loadServeConfig', () => {
       strict: true,
       proxyKeys: ['a', 'b'],
       requireSessionId: false,
+      factSummary: true,
       textPolicy: 'stream',
       limits: { bodyBytes: 2048, upstreamTimeoutMs: 300_000, holdTextChars: 65_536, holdTextMs: 10_000 },
       redis: { url: 'redis://127.0.0.1:6379' },
@@ -35,6 +36,7 @@ describe('loadServeConfig', () => {
     expect(fromEnv).toMatchObject({ port: 5000, proxyKeys: ['k1', 'k2'], loops: true, limits: { upstreamTimeoutMs: 1000 } });
     const held = await loadServeConfig({ configPath: path, env: { PANOPTES_TEXT_POLICY: 'hold', PANOPTES_LIMITS__HOLD_TEXT_MS: '500' } });
     expect(held).toMatchObject({ textPolicy: 'hold', limits: { holdTextMs: 500 } });
+    expect((await loadServeConfig({ configPath: path, env: { PANOPTES_FACT_SUMMARY: 'false' } })).factSummary).toBe(false);
     await expect(loadServeConfig({ configPath: path, env: { PANOPTES_TEXT_POLICY: 'later' } })).rejects.toThrow();
     expect((await loadServeConfig({ configPath: path, env, flags: { port: '0' } })).port).toBe(0);
     const flagsOnly = await loadServeConfig({ env: {}, flags: { upstream: 'http://127.0.0.1:8000/v1', workflow: SUPPORT_WORKFLOW, port: '0' } });

@@ -15,7 +15,7 @@ import type { Clock } from '../../clock/index.js';
 import { systemClock } from '../../clock/index.js';
 import { createFactStore, MAX_EXCHANGE_TEXT, type Exchange, type TrustOf } from '../../facts/index.js';
 import { hashString } from '../../hash/cyrb53.js';
-import { createSentinel, exchangeOf, needsOnlyApproval, type CheckResult, type ConversationTurn, type Sentinel, type ToolHandler } from '../../guards/index.js';
+import { createSentinel, exchangeOf, factSummaryBlock, needsOnlyApproval, type CheckResult, type ConversationTurn, type Sentinel, type ToolHandler } from '../../guards/index.js';
 import { isGrounded } from '../../guards/grounded-confirmation.js';
 import type { ChatMessage, ToolCall } from '../../messages/index.js';
 import type { ToolGuard, ToolGuardVerdict } from '../../monitor/index.js';
@@ -41,6 +41,11 @@ export interface ProxyRulesOptions {
   maxSessions?: number;
   /** @default systemClock */
   clock?: Clock;
+  /**
+   * Put the session's known facts in the system prompt of each request (`[KNOWN FACTS]`, as the in-process hosts do),
+   * so the model reads what the rules already know instead of asking for it again. @default true
+   */
+  factSummary?: boolean;
 }
 
 /** The rules of one workflow in the proxy, per session. */
@@ -62,6 +67,11 @@ export interface ProxyRules {
   guard(sessionId: string): ToolGuard;
   /** The session's sentinel (its facts), created on first use; for tests and embedding. */
   sentinel(sessionId: string): Sentinel;
+  /**
+   * The block of known facts for the session's next request (`factSummary`), or `undefined` when it is off or the
+   * summary failed (`onError` is told; the request goes on without it).
+   */
+  factSummary(sessionId: string, onError: (error: unknown) => void): string | undefined;
 }
 
 /** What the proxy keeps of one conversation beside its sentinel. */
@@ -87,7 +97,7 @@ interface RulesSession {
  * const rules = createProxyRules({ rulebase: await loadRulebase('refunds.rules') });
  * const proxy = createProxy({ upstream, monitor, rules });
  */
-export function createProxyRules({ rulebase, strict = false, unguardedTools = 'deny', ttlMs = DEFAULT_SESSION_TTL_MS, maxSessions = DEFAULT_MAX_SESSIONS, clock = systemClock }: ProxyRulesOptions): ProxyRules {
+export function createProxyRules({ rulebase, strict = false, unguardedTools = 'deny', ttlMs = DEFAULT_SESSION_TTL_MS, maxSessions = DEFAULT_MAX_SESSIONS, clock = systemClock, factSummary = true }: ProxyRulesOptions): ProxyRules {
   const tools: Record<string, ToolHandler> = {};
   for (const tool of rulebase.dataByTool.keys()) {
     tools[tool] = {
@@ -113,6 +123,7 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
   return {
     rulebase,
     sentinel: (sessionId) => sessionOf(sessionId).sentinel,
+    factSummary: (sessionId, onError) => (factSummary ? factSummaryBlock(sessionOf(sessionId).sentinel, undefined, onError) : undefined),
     observe(sessionId, messages) {
       const session = sessionOf(sessionId);
       const { sentinel } = session;
