@@ -16,7 +16,7 @@ import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS
 import { normalisePrefix } from './request-path.js';
 import type { CheckedValue, CustomCheck, Origin } from './config/field.js';
 import { buildSemanticConfig, SEMANTIC_FIELDS, SEMANTIC_SECTIONS, type SemanticFieldName, type ServeEmbeddingsConfig, type ServeLoopOptions } from './config/semantic.js';
-import { PRODUCTION_FIELDS, PRODUCTION_SECTIONS, productionConfig, type ProductionConfig, type ProductionField } from './config-production.js';
+import { PRODUCTION_FIELDS, PRODUCTION_SECTIONS, productionConfig, type ProductionConfig, type ProductionField } from './config/production.js';
 import { checkWorkflows, loopSettingsOf, readWorkflowsNode, type ReadWorkflows, type WorkflowEntry } from './config/workflows.js';
 
 export type { WorkflowEntry } from './config/workflows.js';

@@ -3,8 +3,8 @@
  * from config.ts, which reads and checks them with the others.
  * @module
  */
-import type { RateLimitSettings } from './rate-limit.js';
-import type { TelemetrySettings } from './otel.js';
+import type { RateLimitSettings } from '../rate-limit.js';
+import type { TelemetrySettings } from '../otel.js';
 
 /** The keys, each with its kind and `PANOPTES_*` variable (nested keys: `SECTION__KEY`). */
 export const PRODUCTION_FIELDS = {
