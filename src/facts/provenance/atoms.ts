@@ -53,8 +53,10 @@ const QUANTITY = /(?:([$€£¥])\s?(\d[\d,]*(?:\.\d+)?))|(?:\b(\d[\d,]*(?:\.\d+
 // A dot between two word characters, or an `@`: where an address, a link or a host can be.
 const DOT_OR_AT = /[A-Za-z0-9-]\.[A-Za-z]|@/g;
 // What ends a token around an anchor: white space and the brackets, quotes and separators around addresses.
-const TOKEN_END = new Set([...' \t\n\r\f\v<>"\'`()[]{}|\\,;'].map((char) => char.charCodeAt(0)));
-const isTokenEnd = (code: number) => TOKEN_END.has(code) || code === 0xa0 || code === 0x2028 || code === 0x2029;
+// A table, not a Set: it is read for every character around every anchor.
+const TOKEN_END = new Uint8Array(128);
+for (const char of ' \t\n\r\f\v<>"\'`()[]{}|\\,;') TOKEN_END[char.charCodeAt(0)] = 1;
+const isTokenEnd = (code: number) => (code < 128 ? TOKEN_END[code] === 1 : code === 0xa0 || code === 0x2028 || code === 0x2029);
 const MAX_TOKEN = 2_300;
 
 /** Calls `visit` with each whitespace-delimited token (bounded) that holds a match of `anchor`, each token once. */
@@ -161,12 +163,26 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
  * `https://www.Example.com/a/` and `www.example.com/a` are one value.
  */
 export function normaliseUrl(raw: string): string {
-  let url = raw.replace(/[.,;:!?'"]+$/, '').replace(/^https?:\/\//i, '');
-  const slash = url.indexOf('/');
-  const host = (slash === -1 ? url : url.slice(0, slash)).toLowerCase();
-  const rest = slash === -1 ? '' : url.slice(slash);
-  url = (host + rest).replace(/\/+$/, '');
-  return url;
+  // Plain loops, not regular expressions: a dense megabyte holds thousands of links.
+  let end = raw.length;
+  while (end > 0 && URL_TRAILING.includes(raw[end - 1]!)) end--;
+  const start = schemeLength(raw, end);
+  const slash = raw.indexOf('/', start);
+  const hostEnd = slash === -1 || slash >= end ? end : slash;
+  let restEnd = end;
+  while (restEnd > hostEnd && raw.charCodeAt(restEnd - 1) === 0x2f) restEnd--;
+  return raw.slice(start, hostEnd).toLowerCase() + raw.slice(hostEnd, restEnd);
+}
+
+// Sentence punctuation after a link, not part of it.
+const URL_TRAILING = '.,;:!?\'"';
+
+/** Length of a leading `http://` or `https://` (any case) within `raw[0, end)`, or 0. */
+function schemeLength(raw: string, end: number): number {
+  if (end < 7 || (raw.charCodeAt(0) | 0x20) !== 0x68 || (raw.charCodeAt(1) | 0x20) !== 0x74 || (raw.charCodeAt(2) | 0x20) !== 0x74 || (raw.charCodeAt(3) | 0x20) !== 0x70) return 0;
+  let at = 4;
+  if ((raw.charCodeAt(at) | 0x20) === 0x73) at++;
+  return at + 3 <= end && raw.startsWith('://', at) ? at + 3 : 0;
 }
 
 /** Lower case, one space between words, no surrounding space: how quoted strings and free text are compared. */
@@ -177,10 +193,18 @@ export function normaliseText(text: string): string {
 function addUrl(raw: string, add: (kind: AtomKind, value: string, derived?: boolean) => boolean): boolean {
   const url = normaliseUrl(raw);
   if (!url.includes('.')) return true;
-  const host = url.split('/')[0]!.replace(/:\d+$/, '');
+  const slash = url.indexOf('/');
+  const host = withoutPort(slash === -1 ? url : url.slice(0, slash));
   if (!add('url', url)) return false;
   if (host !== url && !add('host', host, true)) return false;
   return !host.startsWith('www.') || add('host', host.slice(4), true);
+}
+
+/** A host without its `:port` (digits to the end). */
+function withoutPort(host: string): string {
+  let at = host.length;
+  while (at > 0 && host.charCodeAt(at - 1) >= 0x30 && host.charCodeAt(at - 1) <= 0x39) at--;
+  return at < host.length && at > 0 && host.charCodeAt(at - 1) === 0x3a ? host.slice(0, at - 1) : host;
 }
 
 function unitOf(unit: string): string {
