@@ -10,7 +10,7 @@ const PIECES = [
   'example', 'Example.COM', '.com', '.io', '.txt', 'notes.txt', 'pay.example.com/i/3', 'bob@example.com', 'a.b@c.co.uk', '.x@y.org',
   'GB29 NWBK 6016 1331 9268 19', 'us133000000121212121212', 'DE10000000000000000000', '+1 (555) 123-4567', '4111111111111111',
   '2024-05-15', '12:30', '10.30', 'BK-004211', 'bk-12345', 'USD', ' eur', '%', ' nights', ' kg', 'hours', 'people', 'dollars',
-  '"Riverside  View"', "'it''s'", 'é', '\u2028', '\uD800', '0x', 'sub.domain-x.net:8080/path?q=1#f', 'https://x.com/a).',
+  '$1.5,3kg', 'x1,2kg', '5%1,2%', '1,kg', '1,,2 usd', '.5,5 m', '_1,2g', '"Riverside  View"', "'it''s'", 'é', '\u2028', '\uD800', '0x', 'sub.domain-x.net:8080/path?q=1#f', 'https://x.com/a).',
 ];
 const piecesText = fc.array(fc.constantFrom(...PIECES), { maxLength: 60 }).map((parts) => parts.join(''));
 const anyText = fc.oneof(piecesText, fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 100 }));

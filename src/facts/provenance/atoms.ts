@@ -48,7 +48,10 @@ const BARE_HOST = new RegExp(String.raw`(?<![@\w.\/-])(?:[a-z0-9](?:[a-z0-9-]{0,
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/gi;
 const DIGIT_RUN = /(?<![\w.])\+?\d[\d ().-]{5,40}\d(?![\w])/g;
 const QUOTED = /"([^"\n]{1,200})"|'([^'\n]{1,200})'/g;
-const QUANTITY = /(?:([$€£¥])\s?(\d[\d,]*(?:\.\d+)?))|(?:\b(\d[\d,]*(?:\.\d+)?)\s?(%|usd|eur|chf|gbp|jpy|dollars?|euros?|francs?|pounds?|kg|g|km|m|cm|mi|miles?|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|nights?|people|persons?|guests?)\b)/gi;
+// An amount followed by its unit is tried only from the first place in a run of digits and commas it can start: the
+// unit follows the whole run or none of it, and trying every `,1` of `1,1,1,...` again made a CSV row quadratic.
+// (Digits right after a `.` do not count as that first place: a previous amount may have ended among them.)
+const QUANTITY = /(?:([$€£¥])\s?(\d[\d,]*(?:\.\d+)?))|(?:\b(?<!(?<![\w.])\d[\d,]*?)(\d[\d,]*(?:\.\d+)?)\s?(%|usd|eur|chf|gbp|jpy|dollars?|euros?|francs?|pounds?|kg|g|km|m|cm|mi|miles?|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|nights?|people|persons?|guests?)\b)/gi;
 
 // A dot between two word characters, or an `@`: where an address, a link or a host can be.
 const DOT_OR_AT = /[A-Za-z0-9-]\.[A-Za-z]|@/g;
