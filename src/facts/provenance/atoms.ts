@@ -46,15 +46,31 @@ const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'`)\]}|\\]{1,2048}/gi;
 const BARE_HOST = new RegExp(String.raw`(?<![@\w.\/-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,8}(?:${HOST_TLDS})(?![\w-])(?:\/[^\s<>"'\x60)\]}|\\]{0,2048})?`, 'gi');
 // Any case: people type IBANs in lower case too.
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/gi;
-const DIGIT_RUN = /(?<![\w.])\+?\d[\d ().-]{5,40}\d(?![\w])/g;
+// `(?<![\w.])\+?\d...` written to start with a character rather than a look-behind, so the engine can skip ahead.
+const DIGIT_RUN = /(?:\+(?<![\w.]\+)\d|\d(?<![\w.]\d))[\d ().-]{5,40}\d(?![\w])/g;
 const QUOTED = /"([^"\n]{1,200})"|'([^'\n]{1,200})'/g;
 // An amount followed by its unit is tried only from the first place in a run of digits and commas it can start: the
 // unit follows the whole run or none of it, and trying every `,1` of `1,1,1,...` again made a CSV row quadratic.
 // (Digits right after a `.` do not count as that first place: a previous amount may have ended among them.)
 const QUANTITY = /(?:([$€£¥])\s?(\d[\d,]*(?:\.\d+)?))|(?:\b(?<!(?<![\w.])\d[\d,]*?)(\d[\d,]*(?:\.\d+)?)\s?(%|usd|eur|chf|gbp|jpy|dollars?|euros?|francs?|pounds?|kg|g|km|m|cm|mi|miles?|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|nights?|people|persons?|guests?)\b)/gi;
 
-// A dot between two word characters, or an `@`: where an address, a link or a host can be.
-const DOT_OR_AT = /[A-Za-z0-9-]\.[A-Za-z]|@/g;
+/**
+ * Where the next anchor at or after `from` is: a dot between a letter, digit or `-` and a letter, or an `@`, where
+ * an address, a link or a host can be. Found with `indexOf` (the same places as `/[A-Za-z0-9-]\.[A-Za-z]|@/g`).
+ * Returns the anchor's start and end, or -1.
+ */
+function nextAnchor(text: string, from: number): [start: number, end: number] | -1 {
+  const at = text.indexOf('@', from);
+  let dot = text.indexOf('.', from + 1);
+  while (dot !== -1 && (at === -1 || dot - 1 < at)) {
+    if (isHostChar(text.charCodeAt(dot - 1)) && isLetter(text.charCodeAt(dot + 1))) return [dot - 1, dot + 2];
+    dot = text.indexOf('.', dot + 1);
+  }
+  return at === -1 ? -1 : [at, at + 1];
+}
+const isLetter = (code: number) => (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a;
+const isHostChar = (code: number) => isLetter(code) || (code >= 0x30 && code <= 0x39) || code === 0x2d;
+
 // What ends a token around an anchor: white space and the brackets, quotes and separators around addresses.
 // A table, not a Set: it is read for every character around every anchor.
 const TOKEN_END = new Uint8Array(128);
@@ -62,16 +78,16 @@ for (const char of ' \t\n\r\f\v<>"\'`()[]{}|\\,;') TOKEN_END[char.charCodeAt(0)]
 const isTokenEnd = (code: number) => (code < 128 ? TOKEN_END[code] === 1 : code === 0xa0 || code === 0x2028 || code === 0x2029);
 const MAX_TOKEN = 2_300;
 
-/** Calls `visit` with each whitespace-delimited token (bounded) that holds a match of `anchor`, each token once. */
-function forEachToken(text: string, anchor: RegExp, visit: (token: string) => boolean): void {
-  anchor.lastIndex = 0;
-  for (let match = anchor.exec(text); match !== null; match = anchor.exec(text)) {
-    let start = match.index;
-    while (start > 0 && match.index - start < MAX_TOKEN && !isTokenEnd(text.charCodeAt(start - 1))) start--;
-    let end = match.index + match[0].length;
-    while (end < text.length && end - match.index < MAX_TOKEN && !isTokenEnd(text.charCodeAt(end))) end++;
+/** Calls `visit` with each whitespace-delimited token (bounded) that holds an anchor (see {@link nextAnchor}), each token once. */
+function forEachToken(text: string, visit: (token: string) => boolean): void {
+  for (let anchor = nextAnchor(text, 0); anchor !== -1; ) {
+    const [index, anchorEnd] = anchor;
+    let start = index;
+    while (start > 0 && index - start < MAX_TOKEN && !isTokenEnd(text.charCodeAt(start - 1))) start--;
+    let end = anchorEnd;
+    while (end < text.length && end - index < MAX_TOKEN && !isTokenEnd(text.charCodeAt(end))) end++;
     if (!visit(text.slice(start, end))) return;
-    anchor.lastIndex = Math.max(end, anchor.lastIndex);
+    anchor = nextAnchor(text, Math.max(end, anchorEnd));
   }
 }
 
@@ -117,7 +133,7 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
   // E-mails, URLs and hosts are looked for only in the tokens around an `@` or a dot between letters: prose has
   // few, and running their patterns over every word of a megabyte cost ten times more.
   let full = false;
-  forEachToken(text, DOT_OR_AT, (token) => {
+  forEachToken(text, (token) => {
     if (token.includes('@')) {
       scanIn(token, EMAIL, (match) => {
         const email = match[0].toLowerCase().replace(/^[._%+-]+/, '');
