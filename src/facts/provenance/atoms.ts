@@ -113,10 +113,12 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
   const text = input.length > maxChars ? input.slice(0, maxChars) : input;
   let truncated = input.length > maxChars;
   const found = new Map<string, Atom>();
+  // Set once an atom was refused for the cap: from then on no pass can change the result, so none runs.
+  let capped = false;
   const add = (kind: AtomKind, value: string, derived = false): boolean => {
     if (value === '' || found.has(value)) return true;
     if (found.size >= maxAtoms) {
-      truncated = true;
+      truncated = capped = true;
       return false;
     }
     found.set(value, derived ? { kind, value, derived: true } : { kind, value });
@@ -145,8 +147,11 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
     if (!full) scanIn(token, BARE_HOST, (match) => (full = !addUrl(match[0], add)) === false);
     return !full;
   });
+  const done = (): AtomExtraction => ({ atoms: [...found.values()], truncated });
+  if (capped) return done();
   const hasDigits = /\d/.test(text);
   if (hasDigits) scan(IBAN, (match) => add('iban', match[0].replace(/ /g, '').toUpperCase()));
+  if (capped) return done();
   if (hasDigits) scan(DIGIT_RUN, (match) => {
     const raw = match[0];
     const digits = raw.replace(/\D/g, '');
@@ -156,25 +161,29 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
     const kind: AtomKind = /[+()]/.test(raw) || /[ .-]/.test(raw.trim()) ? 'phone' : 'account';
     return add(kind, (raw.startsWith('+') ? '+' : '') + digits);
   });
+  if (capped) return done();
   for (const pattern of idPatterns) {
     try {
       if (!pattern.global) continue;
       scan(pattern, (match) => add('id', match[0].toLowerCase()));
+      if (capped) return done();
     } catch {
       // A pattern the application passed that cannot run here is its own mistake; the other atoms still count.
     }
   }
+  if (capped) return done();
   if (text.includes('"') || text.includes("'")) scan(QUOTED, (match) => {
     const quoted = normaliseText(match[1] ?? match[2] ?? '');
     return quoted.length < 2 || add('quoted', quoted);
   });
+  if (capped) return done();
   if (hasDigits) scan(QUANTITY, (match) => {
     const symbol = match[1];
     const number = (symbol ? match[2] : match[3])!.replace(/,/g, '');
     const unit = symbol ? CURRENCY_SYMBOLS[symbol]! : unitOf(match[4]!.toLowerCase());
     return add('quantity', `${Number(number)} ${unit}`);
   });
-  return { atoms: [...found.values()], truncated };
+  return done();
 }
 
 /**
