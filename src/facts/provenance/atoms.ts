@@ -135,7 +135,11 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
   // E-mails, URLs and hosts are looked for only in the tokens around an `@` or a dot between letters: prose has
   // few, and running their patterns over every word of a megabyte cost ten times more.
   let full = false;
+  // A token met again gives only atoms already kept (a signature's address on every message): it is not read again.
+  const tokens = new Set<string>();
   forEachToken(text, (token) => {
+    if (tokens.has(token)) return true;
+    tokens.add(token);
     if (token.includes('@')) {
       scanIn(token, EMAIL, (match) => {
         const email = match[0].toLowerCase().replace(/^[._%+-]+/, '');
