@@ -197,7 +197,7 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
 export function normaliseUrl(raw: string): string {
   // Plain loops, not regular expressions: a dense megabyte holds thousands of links.
   let end = raw.length;
-  while (end > 0 && URL_TRAILING.includes(raw[end - 1]!)) end--;
+  while (end > 0 && isUrlTrailing(raw.charCodeAt(end - 1))) end--;
   const start = schemeLength(raw, end);
   const slash = raw.indexOf('/', start);
   const hostEnd = slash === -1 || slash >= end ? end : slash;
@@ -206,8 +206,8 @@ export function normaliseUrl(raw: string): string {
   return raw.slice(start, hostEnd).toLowerCase() + raw.slice(hostEnd, restEnd);
 }
 
-// Sentence punctuation after a link, not part of it.
-const URL_TRAILING = '.,;:!?\'"';
+// Sentence punctuation after a link, not part of it: . , ; : ! ? ' "
+const isUrlTrailing = (code: number) => code === 0x2e || code === 0x2c || code === 0x3b || code === 0x3a || code === 0x21 || code === 0x3f || code === 0x27 || code === 0x22;
 
 /** Length of a leading `http://` or `https://` (any case) within `raw[0, end)`, or 0. */
 function schemeLength(raw: string, end: number): number {
