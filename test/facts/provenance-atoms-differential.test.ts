@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { extractAtoms, type AtomOptions } from '../../src/facts/index.js';
-import { extractAtoms as oracle } from './provenance-atoms-oracle.js';
+import { extractAtoms, normaliseText, normaliseUrl, type AtomOptions } from '../../src/facts/index.js';
+import { normaliseText as oldNormaliseText, normaliseUrl as oldNormaliseUrl, extractAtoms as oracle } from './provenance-atoms-oracle.js';
 
 // Pieces that make atoms, near-atoms and the separators around them, so random texts hit the patterns' edges.
 const PIECES = [
@@ -48,5 +48,11 @@ describe('the optimised extractor returns exactly what the previous one did', ()
         expect(extractAtoms(text, opts)).toEqual(oracle(text, opts));
       }
     }
+  });
+
+  it('normalises text and links exactly as before', () => {
+    const spaces = fc.array(fc.constantFrom(' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2028', '\ufeff', 'a', 'B', 'é', 'x y'), { maxLength: 30 }).map((parts) => parts.join(''));
+    fc.assert(fc.property(fc.oneof(spaces, anyText), (text) => { expect(normaliseText(text)).toBe(oldNormaliseText(text)); }), { numRuns: 3000 });
+    fc.assert(fc.property(anyText, (text) => { expect(normaliseUrl(text)).toBe(oldNormaliseUrl(text)); }), { numRuns: 3000 });
   });
 });
