@@ -1,6 +1,6 @@
 /**
  * Provenance rules: extracting atoms from a 1 MB tool output (dense with addresses, links, IBANs and amounts, and
- * plain prose), and a guard decision on a sink argument when the session's provenance log holds 10,000 atoms.
+ * plain prose), recording each in a provenance log, and a guard decision on a sink argument when the session's provenance log holds 10,000 atoms.
  */
 import { createFactStore, createProvenanceLog, createSentinel, extractAtoms, parseRulebase } from 'panoptes';
 import { createFakeClock } from 'panoptes/testing';
