@@ -57,6 +57,34 @@ describe('atom extraction', () => {
   });
 });
 
+describe('atom extraction stays linear on adversarial text', () => {
+  const MB = 1_048_576;
+  const csvRow = Array.from({ length: 200_000 }, (_, i) => i).join(',').slice(0, MB);
+  // Each a megabyte built to make one pattern try many starts or backtrack: a row of comma-separated numbers was
+  // quadratic (80 KB took 11 s) before an amount's unit was tried once per run of digits and commas.
+  const cases: Array<[string, string]> = [
+    ['a CSV row of numbers', csvRow],
+    ['1,1,1,...', '1,'.repeat(MB / 2)],
+    ['$1,1,1,...', `$${'1,'.repeat(MB / 2 - 1)}`],
+    ['digits', '1'.repeat(MB)],
+    ['a.a.a.', 'a.'.repeat(MB / 2)],
+    ['@@@', '@'.repeat(MB)],
+    ['a.b@a.b@', 'a.b@'.repeat(MB / 4)],
+    ['1 1 1', '1 '.repeat(MB / 2)],
+    ['1-1-1', '1-'.repeat(MB / 2)],
+    ['AB12 AB12', 'AB12 '.repeat(MB / 5)],
+    ['http://http://', 'http://'.repeat(Math.floor(MB / 7))],
+    ['"a"a"a', '"a'.repeat(MB / 2)],
+    ['a-a-a-.com', `${'a-'.repeat(MB / 2 - 4)}.com`],
+  ];
+  it.each(cases)('%s: 1 MiB in bounded time', (_name, text) => {
+    const start = performance.now();
+    extractAtoms(text);
+    // Linear cases take 5-60 ms here; the bound is generous for a shared machine and far below a quadratic minute.
+    expect(performance.now() - start).toBeLessThan(1_500);
+  });
+});
+
 describe('the provenance log bounds one result as a whole', () => {
   it('a result of many fields shares one character budget, and a result past the leaf bound fails closed', () => {
     const log = createProvenanceLog({ maxChars: 100 });

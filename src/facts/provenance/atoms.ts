@@ -46,27 +46,48 @@ const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'`)\]}|\\]{1,2048}/gi;
 const BARE_HOST = new RegExp(String.raw`(?<![@\w.\/-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,8}(?:${HOST_TLDS})(?![\w-])(?:\/[^\s<>"'\x60)\]}|\\]{0,2048})?`, 'gi');
 // Any case: people type IBANs in lower case too.
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/gi;
-const DIGIT_RUN = /(?<![\w.])\+?\d[\d ().-]{5,40}\d(?![\w])/g;
+// `(?<![\w.])\+?\d...` written to start with a character rather than a look-behind, so the engine can skip ahead.
+const DIGIT_RUN = /(?:\+(?<![\w.]\+)\d|\d(?<![\w.]\d))[\d ().-]{5,40}\d(?![\w])/g;
 const QUOTED = /"([^"\n]{1,200})"|'([^'\n]{1,200})'/g;
-const QUANTITY = /(?:([$€£¥])\s?(\d[\d,]*(?:\.\d+)?))|(?:\b(\d[\d,]*(?:\.\d+)?)\s?(%|usd|eur|chf|gbp|jpy|dollars?|euros?|francs?|pounds?|kg|g|km|m|cm|mi|miles?|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|nights?|people|persons?|guests?)\b)/gi;
+// An amount followed by its unit is tried only from the first place in a run of digits and commas it can start: the
+// unit follows the whole run or none of it, and trying every `,1` of `1,1,1,...` again made a CSV row quadratic.
+// (Digits right after a `.` do not count as that first place: a previous amount may have ended among them.)
+const QUANTITY = /(?:([$€£¥])\s?(\d[\d,]*(?:\.\d+)?))|(?:\b(?<!(?<![\w.])\d[\d,]*?)(\d[\d,]*(?:\.\d+)?)\s?(%|usd|eur|chf|gbp|jpy|dollars?|euros?|francs?|pounds?|kg|g|km|m|cm|mi|miles?|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|nights?|people|persons?|guests?)\b)/gi;
 
-// A dot between two word characters, or an `@`: where an address, a link or a host can be.
-const DOT_OR_AT = /[A-Za-z0-9-]\.[A-Za-z]|@/g;
+/**
+ * Where the next anchor at or after `from` is: a dot between a letter, digit or `-` and a letter, or an `@`, where
+ * an address, a link or a host can be. Found with `indexOf` (the same places as `/[A-Za-z0-9-]\.[A-Za-z]|@/g`).
+ * Returns the anchor's start and end, or -1.
+ */
+function nextAnchor(text: string, from: number): [start: number, end: number] | -1 {
+  const at = text.indexOf('@', from);
+  let dot = text.indexOf('.', from + 1);
+  while (dot !== -1 && (at === -1 || dot - 1 < at)) {
+    if (isHostChar(text.charCodeAt(dot - 1)) && isLetter(text.charCodeAt(dot + 1))) return [dot - 1, dot + 2];
+    dot = text.indexOf('.', dot + 1);
+  }
+  return at === -1 ? -1 : [at, at + 1];
+}
+const isLetter = (code: number) => (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a;
+const isHostChar = (code: number) => isLetter(code) || (code >= 0x30 && code <= 0x39) || code === 0x2d;
+
 // What ends a token around an anchor: white space and the brackets, quotes and separators around addresses.
-const TOKEN_END = new Set([...' \t\n\r\f\v<>"\'`()[]{}|\\,;'].map((char) => char.charCodeAt(0)));
-const isTokenEnd = (code: number) => TOKEN_END.has(code) || code === 0xa0 || code === 0x2028 || code === 0x2029;
+// A table, not a Set: it is read for every character around every anchor.
+const TOKEN_END = new Uint8Array(128);
+for (const char of ' \t\n\r\f\v<>"\'`()[]{}|\\,;') TOKEN_END[char.charCodeAt(0)] = 1;
+const isTokenEnd = (code: number) => (code < 128 ? TOKEN_END[code] === 1 : code === 0xa0 || code === 0x2028 || code === 0x2029);
 const MAX_TOKEN = 2_300;
 
-/** Calls `visit` with each whitespace-delimited token (bounded) that holds a match of `anchor`, each token once. */
-function forEachToken(text: string, anchor: RegExp, visit: (token: string) => boolean): void {
-  anchor.lastIndex = 0;
-  for (let match = anchor.exec(text); match !== null; match = anchor.exec(text)) {
-    let start = match.index;
-    while (start > 0 && match.index - start < MAX_TOKEN && !isTokenEnd(text.charCodeAt(start - 1))) start--;
-    let end = match.index + match[0].length;
-    while (end < text.length && end - match.index < MAX_TOKEN && !isTokenEnd(text.charCodeAt(end))) end++;
+/** Calls `visit` with each whitespace-delimited token (bounded) that holds an anchor (see {@link nextAnchor}), each token once. */
+function forEachToken(text: string, visit: (token: string) => boolean): void {
+  for (let anchor = nextAnchor(text, 0); anchor !== -1; ) {
+    const [index, anchorEnd] = anchor;
+    let start = index;
+    while (start > 0 && index - start < MAX_TOKEN && !isTokenEnd(text.charCodeAt(start - 1))) start--;
+    let end = anchorEnd;
+    while (end < text.length && end - index < MAX_TOKEN && !isTokenEnd(text.charCodeAt(end))) end++;
     if (!visit(text.slice(start, end))) return;
-    anchor.lastIndex = Math.max(end, anchor.lastIndex);
+    anchor = nextAnchor(text, Math.max(end, anchorEnd));
   }
 }
 
@@ -92,10 +113,12 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
   const text = input.length > maxChars ? input.slice(0, maxChars) : input;
   let truncated = input.length > maxChars;
   const found = new Map<string, Atom>();
+  // Set once an atom was refused for the cap: from then on no pass can change the result, so none runs.
+  let capped = false;
   const add = (kind: AtomKind, value: string, derived = false): boolean => {
     if (value === '' || found.has(value)) return true;
     if (found.size >= maxAtoms) {
-      truncated = true;
+      truncated = capped = true;
       return false;
     }
     found.set(value, derived ? { kind, value, derived: true } : { kind, value });
@@ -112,7 +135,11 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
   // E-mails, URLs and hosts are looked for only in the tokens around an `@` or a dot between letters: prose has
   // few, and running their patterns over every word of a megabyte cost ten times more.
   let full = false;
-  forEachToken(text, DOT_OR_AT, (token) => {
+  // A token met again gives only atoms already kept (a signature's address on every message): it is not read again.
+  const tokens = new Set<string>();
+  forEachToken(text, (token) => {
+    if (tokens.has(token)) return true;
+    tokens.add(token);
     if (token.includes('@')) {
       scanIn(token, EMAIL, (match) => {
         const email = match[0].toLowerCase().replace(/^[._%+-]+/, '');
@@ -124,8 +151,11 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
     if (!full) scanIn(token, BARE_HOST, (match) => (full = !addUrl(match[0], add)) === false);
     return !full;
   });
+  const done = (): AtomExtraction => ({ atoms: [...found.values()], truncated });
+  if (capped) return done();
   const hasDigits = /\d/.test(text);
   if (hasDigits) scan(IBAN, (match) => add('iban', match[0].replace(/ /g, '').toUpperCase()));
+  if (capped) return done();
   if (hasDigits) scan(DIGIT_RUN, (match) => {
     const raw = match[0];
     const digits = raw.replace(/\D/g, '');
@@ -135,25 +165,29 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
     const kind: AtomKind = /[+()]/.test(raw) || /[ .-]/.test(raw.trim()) ? 'phone' : 'account';
     return add(kind, (raw.startsWith('+') ? '+' : '') + digits);
   });
+  if (capped) return done();
   for (const pattern of idPatterns) {
     try {
       if (!pattern.global) continue;
       scan(pattern, (match) => add('id', match[0].toLowerCase()));
+      if (capped) return done();
     } catch {
       // A pattern the application passed that cannot run here is its own mistake; the other atoms still count.
     }
   }
+  if (capped) return done();
   if (text.includes('"') || text.includes("'")) scan(QUOTED, (match) => {
     const quoted = normaliseText(match[1] ?? match[2] ?? '');
     return quoted.length < 2 || add('quoted', quoted);
   });
+  if (capped) return done();
   if (hasDigits) scan(QUANTITY, (match) => {
     const symbol = match[1];
     const number = (symbol ? match[2] : match[3])!.replace(/,/g, '');
     const unit = symbol ? CURRENCY_SYMBOLS[symbol]! : unitOf(match[4]!.toLowerCase());
     return add('quantity', `${Number(number)} ${unit}`);
   });
-  return { atoms: [...found.values()], truncated };
+  return done();
 }
 
 /**
@@ -161,26 +195,53 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
  * `https://www.Example.com/a/` and `www.example.com/a` are one value.
  */
 export function normaliseUrl(raw: string): string {
-  let url = raw.replace(/[.,;:!?'"]+$/, '').replace(/^https?:\/\//i, '');
-  const slash = url.indexOf('/');
-  const host = (slash === -1 ? url : url.slice(0, slash)).toLowerCase();
-  const rest = slash === -1 ? '' : url.slice(slash);
-  url = (host + rest).replace(/\/+$/, '');
-  return url;
+  // Plain loops, not regular expressions: a dense megabyte holds thousands of links.
+  let end = raw.length;
+  while (end > 0 && isUrlTrailing(raw.charCodeAt(end - 1))) end--;
+  const start = schemeLength(raw, end);
+  const slash = raw.indexOf('/', start);
+  const hostEnd = slash === -1 || slash >= end ? end : slash;
+  let restEnd = end;
+  while (restEnd > hostEnd && raw.charCodeAt(restEnd - 1) === 0x2f) restEnd--;
+  return raw.slice(start, hostEnd).toLowerCase() + raw.slice(hostEnd, restEnd);
 }
+
+// Sentence punctuation after a link, not part of it: . , ; : ! ? ' "
+const isUrlTrailing = (code: number) => code === 0x2e || code === 0x2c || code === 0x3b || code === 0x3a || code === 0x21 || code === 0x3f || code === 0x27 || code === 0x22;
+
+/** Length of a leading `http://` or `https://` (any case) within `raw[0, end)`, or 0. */
+function schemeLength(raw: string, end: number): number {
+  if (end < 7 || (raw.charCodeAt(0) | 0x20) !== 0x68 || (raw.charCodeAt(1) | 0x20) !== 0x74 || (raw.charCodeAt(2) | 0x20) !== 0x74 || (raw.charCodeAt(3) | 0x20) !== 0x70) return 0;
+  let at = 4;
+  if ((raw.charCodeAt(at) | 0x20) === 0x73) at++;
+  return at + 3 <= end && raw.startsWith('://', at) ? at + 3 : 0;
+}
+
+// A run of white space other than one plain space: a space followed by more, or any other white space and the rest.
+const COLLAPSIBLE_SPACE = / \s+|[^\S ]\s*/g;
 
 /** Lower case, one space between words, no surrounding space: how quoted strings and free text are compared. */
 export function normaliseText(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+  // Only runs that are not already one space are replaced: prose has a space between every two words, and rewriting
+  // each of them cost more than extracting the atoms of the same megabyte.
+  return text.replace(COLLAPSIBLE_SPACE, ' ').trim().toLowerCase();
 }
 
 function addUrl(raw: string, add: (kind: AtomKind, value: string, derived?: boolean) => boolean): boolean {
   const url = normaliseUrl(raw);
   if (!url.includes('.')) return true;
-  const host = url.split('/')[0]!.replace(/:\d+$/, '');
+  const slash = url.indexOf('/');
+  const host = withoutPort(slash === -1 ? url : url.slice(0, slash));
   if (!add('url', url)) return false;
   if (host !== url && !add('host', host, true)) return false;
   return !host.startsWith('www.') || add('host', host.slice(4), true);
+}
+
+/** A host without its `:port` (digits to the end). */
+function withoutPort(host: string): string {
+  let at = host.length;
+  while (at > 0 && host.charCodeAt(at - 1) >= 0x30 && host.charCodeAt(at - 1) <= 0x39) at--;
+  return at < host.length && at > 0 && host.charCodeAt(at - 1) === 0x3a ? host.slice(0, at - 1) : host;
 }
 
 function unitOf(unit: string): string {
