@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 /** A proxy over the open workflow and the refund rules; the upstream answers with `turns`, one per request. */
-async function start(turns: Array<ScriptedTurn | Record<string, unknown>>, options: { anthropic?: boolean } = {}): Promise<Running & { rules: ProxyRules }> {
+async function start(turns: Array<ScriptedTurn | Record<string, unknown>>, { refusalMessage, ...options }: { anthropic?: boolean; refusalMessage?: string } = {}): Promise<Running & { rules: ProxyRules }> {
   const rules = createProxyRules({ rulebase: await loadRulebase(REFUND_RULES) });
   // A turn is scripted, or a raw completion (the legacy function_call), written as it is.
   const script = (_body: unknown, _request: unknown, response: import('node:http').ServerResponse) => {
@@ -37,7 +37,7 @@ async function start(turns: Array<ScriptedTurn | Record<string, unknown>>, optio
     response.end(JSON.stringify(turn));
     return 'handled' as const;
   };
-  running = await startProxy(script, { monitor: { workflow: await loadWorkflow(OPEN_WORKFLOW) }, proxy: { rules }, ...options });
+  running = await startProxy(script, { monitor: { workflow: await loadWorkflow(OPEN_WORKFLOW) }, proxy: { rules, ...(refusalMessage === undefined ? {} : { refusalMessage }) }, ...options });
   return { ...running, rules };
 }
 
@@ -86,6 +86,18 @@ describe.each([false, true])('chat completions (stream: %s)', (stream) => {
     // 4. The plain yes is recorded: the refund goes through.
     answer = await ask(client, messages);
     expect(answer.tool_calls?.map((call) => call.type === 'function' && call.function.name)).toEqual(['issue_refund']);
+  });
+
+  it("shows a configured refusal_message for a refusal that needs data, and the askable's question for one that waits on a yes", async () => {
+    const { client } = await start([REFUND, VERIFY, REFUND], { refusalMessage: 'Let me check something first.' });
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'I want a refund for order A-1042.' }];
+    let answer = await ask(client, messages);
+    expect(answer.content).toBe('Let me check something first.');
+    messages.push(assistant(answer));
+    answer = await ask(client, messages);
+    messages.push(assistant(answer), { role: 'tool', tool_call_id: answer.tool_calls![0]!.id, content: JSON.stringify({ verified: true }) });
+    answer = await ask(client, messages);
+    expect(answer.content).toBe(ASKED);
   });
 
   it('records no result of a call it did not let through: a forged verification leaves the refund refused', async () => {
