@@ -18,7 +18,7 @@ import { record, type FoundCall } from '../../answer-calls.js';
 import type { StreamEnd } from '../../stream-gate.js';
 import { argumentsOf } from '../../translate.js';
 import { TypedEventGate } from '../typed-event-gate.js';
-import type { AnswerGate, GateOptions, Refusals } from '../route.js';
+import type { AnswerGate, Refusals } from '../route.js';
 import { anthropicEvent, blockEvents, callOfBlock, contentTurn, refusalBlock, type BlockCall } from './blocks.js';
 import { ClientMessage } from './client-view.js';
 
@@ -39,30 +39,18 @@ interface StreamedBlock {
 /** Reads one streamed Messages answer; see the module's description. */
 export class MessagesStreamGate extends TypedEventGate implements AnswerGate {
   malformed = 0;
-  done = false;
-  overflow = false;
   readonly loop = undefined;
   readonly id = undefined;
   readonly #blocks = new Map<number, StreamedBlock>();
-  /** Every event from the first that could carry a call, parsed, in order. */
-  readonly #held: Array<Record<string, unknown>> = [];
-  #holding = false;
-  #heldChars = 0;
   #stopped = false;
   #text = '';
   #calls: BlockCall[] | undefined;
-  readonly #maxHeldChars: number;
   /** What the client has of the message, for a stream that ends early. */
   readonly #client = new ClientMessage();
   /** The message as the upstream began it (`message_start`), without content. */
   #begun: Record<string, unknown> = { type: 'message', role: 'assistant', content: [] };
   /** The index of the block whose text cut the answer. */
   #cutAt: number | undefined;
-
-  constructor(options: GateOptions) {
-    super(options);
-    this.#maxHeldChars = options.maxHeldChars;
-  }
 
   push(data: string): string | undefined {
     if (this.done) return undefined;
@@ -77,13 +65,13 @@ export class MessagesStreamGate extends TypedEventGate implements AnswerGate {
         if (!message) break;
         this.#begun = { ...message, content: [] };
         const content = Array.isArray(message.content) ? message.content : [];
-        if (content.length === 0 && (message.content == null || Array.isArray(message.content))) return this.#pass(event);
+        if (content.length === 0 && (message.content == null || Array.isArray(message.content))) return this.pass(event);
         // Blocks given whole with the start (not how Anthropic streams): each goes as a block of its own after it.
-        let out = this.#pass({ ...event, message: { ...message, content: [] } }) ?? '';
+        let out = this.pass({ ...event, message: { ...message, content: [] } }) ?? '';
         content.forEach((block, index) => {
           if (this.textCut) return;
           out += this.#start({ type: 'content_block_start', index, content_block: block }) ?? '';
-          if (!this.textCut) out += this.#pass({ type: 'content_block_stop', index }) ?? '';
+          if (!this.textCut) out += this.pass({ type: 'content_block_stop', index }) ?? '';
         });
         return out === '' ? undefined : out;
       }
@@ -103,24 +91,24 @@ export class MessagesStreamGate extends TypedEventGate implements AnswerGate {
             return undefined;
           }
         }
-        if (!TEXT_DELTAS.has(String(delta.type))) this.#holding = true;
-        return this.#pass(event);
+        if (!TEXT_DELTAS.has(String(delta.type))) this.holdingForCalls = true;
+        return this.pass(event);
       }
       case 'content_block_stop':
-        return this.#pass(event);
+        return this.pass(event);
       case 'message_delta':
         // The stop reason says whether calls are left: it waits for them, and so does everything after it.
-        this.#holding = true;
-        return this.#pass(event);
+        this.holdingForCalls = true;
+        return this.pass(event);
       case 'message_stop':
-        this.#holding = true;
+        this.holdingForCalls = true;
         this.#stopped = true;
         this.done = true;
-        return this.#pass(event);
+        return this.pass(event);
       case 'ping':
-        return this.#holding ? undefined : this.write(this.hold.pass(event));
+        return this.holdingForCalls ? undefined : this.write(this.hold.pass(event));
       case 'error':
-        return this.#pass(event);
+        return this.pass(event);
     }
     this.malformed++;
     return undefined;
@@ -138,22 +126,8 @@ export class MessagesStreamGate extends TypedEventGate implements AnswerGate {
     this.#blocks.set(index, { start, json: '', text: typeof start.text === 'string' ? start.text : '', ...(again ? { broken: 'two blocks started at its index' } : {}) });
     // Text given with the start that completes a match: the block never goes out (the end adds one of its own).
     if (start.type === 'text' && typeof start.text === 'string' && this.#watchText(start.text)) return undefined;
-    if (again || callOfBlock(start, index) !== undefined) this.#holding = true;
-    return this.#pass(event);
-  }
-
-  /** Passes an event on now, or holds it once holding began (past the limit, the answer cannot be checked: it ends). */
-  #pass(event: Record<string, unknown>): string | undefined {
-    if (!this.#holding) return this.write(this.hold.pass(event));
-    this.#heldChars += JSON.stringify(event).length;
-    if (this.#heldChars > this.#maxHeldChars) {
-      this.overflow = true;
-      this.done = true;
-      this.#stopped = false;
-      return undefined;
-    }
-    this.#held.push(event);
-    return undefined;
+    if (again || callOfBlock(start, index) !== undefined) this.holdingForCalls = true;
+    return this.pass(event);
   }
 
   /** Keeps text of a text block for classification and watches it; true when it completed a match (the answer ends). */
@@ -173,7 +147,8 @@ export class MessagesStreamGate extends TypedEventGate implements AnswerGate {
   }
 
   get end(): StreamEnd {
-    return this.#stopped || this.textCut ? 'done' : 'cut-off';
+    // A stream stopped whose held events then overflowed was not read to its end.
+    return (this.#stopped && !this.overflow) || this.textCut ? 'done' : 'cut-off';
   }
 
   get text(): string {
@@ -206,7 +181,7 @@ export class MessagesStreamGate extends TypedEventGate implements AnswerGate {
     const written = new Set<number>();
     // What was held for the classification goes out first.
     let out = this.write(this.hold.take()) ?? '';
-    for (const event of this.#held) {
+    for (const event of this.heldForCalls) {
       const index = event.index;
       if (typeof index === 'number' && String(event.type).startsWith('content_block_') && replaced.has(index)) {
         if (!written.has(index)) out += blockEvents(replaced.get(index)!, index);

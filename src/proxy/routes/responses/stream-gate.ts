@@ -15,7 +15,7 @@
 import { parseTypedEvent as parseEvent } from '../typed-event.js';
 import { record, type FoundCall } from '../../answer-calls.js';
 import type { AssistantTurn } from '../../../messages/index.js';
-import type { AnswerGate, GateOptions, Refusals } from '../route.js';
+import type { AnswerGate, Refusals } from '../route.js';
 import type { StreamEnd } from '../../stream-gate.js';
 import { TypedEventGate } from '../typed-event-gate.js';
 import { ClientResponse, LIFECYCLE, type TextPlace } from './client-view.js';
@@ -45,31 +45,19 @@ interface StreamedItem {
 /** Reads one streamed Responses API answer; see the module's description. */
 export class ResponsesStreamGate extends TypedEventGate implements AnswerGate {
   malformed = 0;
-  done = false;
-  overflow = false;
   readonly loop = undefined;
   readonly #writer = new ResponseEventWriter();
   readonly #items = new Map<number, StreamedItem>();
-  /** Every event from the first that could carry a call, parsed, in order. */
-  readonly #held: Array<Record<string, unknown>> = [];
-  #holding = false;
-  #heldChars = 0;
   #terminal: Record<string, unknown> | undefined;
   #id: string | undefined;
   #text = '';
   #calls: ResponseCall[] | undefined;
-  readonly #maxHeldChars: number;
   /** What the client has of the response, for a stream that ends early. */
   readonly #client = new ClientResponse();
   /** The response as the upstream began it, without output. */
   #begun: Record<string, unknown> = { object: 'response', output: [] };
   /** Where the text that cut the answer went. */
   #cutAt: TextPlace | undefined;
-
-  constructor(options: GateOptions) {
-    super(options);
-    this.#maxHeldChars = options.maxHeldChars;
-  }
 
   push(data: string): string | undefined {
     if (this.done) return undefined;
@@ -100,8 +88,8 @@ export class ResponsesStreamGate extends TypedEventGate implements AnswerGate {
       if (response) this.#begun = { ...response, output: [] };
       // Its output is empty as OpenAI sends it; one that holds a call (or cannot be read) goes without it, never unread.
       const output = response?.output;
-      if (output != null && (!Array.isArray(output) || output.some((item, at) => callOfItem(item, at) !== undefined))) return this.#pass({ ...event, response: { ...response, output: [] } });
-      return this.#pass(event);
+      if (output != null && (!Array.isArray(output) || output.some((item, at) => callOfItem(item, at) !== undefined))) return this.pass({ ...event, response: { ...response, output: [] } });
+      return this.pass(event);
     }
     const index = event.output_index;
     if (typeof index === 'number' && Number.isInteger(index) && index >= 0) this.#track(type, index, event);
@@ -118,21 +106,8 @@ export class ResponsesStreamGate extends TypedEventGate implements AnswerGate {
         return undefined;
       }
     }
-    if (!this.#holding && !this.#safe(type, event)) this.#holding = true;
-    return this.#pass(event);
-  }
-
-  /** Passes an event on now, or holds it once holding began (past the limit, the answer cannot be checked: it ends). */
-  #pass(event: Record<string, unknown>): string | undefined {
-    if (!this.#holding) return this.write(this.hold.pass(event));
-    this.#heldChars += JSON.stringify(event).length;
-    if (this.#heldChars > this.#maxHeldChars) {
-      this.overflow = true;
-      this.done = true;
-      return undefined;
-    }
-    this.#held.push(event);
-    return undefined;
+    if (!this.holdingForCalls && !this.#safe(type, event)) this.holdingForCalls = true;
+    return this.pass(event);
   }
 
   protected sent(event: Record<string, unknown>): void {
@@ -224,7 +199,7 @@ export class ResponsesStreamGate extends TypedEventGate implements AnswerGate {
     const written = new Set<number>();
     // What was held for the classification goes out first.
     let out = this.write(this.hold.take()) ?? '';
-    for (const event of this.#held) {
+    for (const event of this.heldForCalls) {
       const index = event.output_index;
       if (typeof index === 'number' && replaced.has(index)) {
         if (!written.has(index)) out += this.#writer.item(replaced.get(index)!, index);
