@@ -1,7 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import type { AIMessage } from '@langchain/core/messages';
 import { initChatModel } from 'langchain/chat_models/universal';
-import { withUsage, type JudgeModel, type JudgeModelRequest } from '../../src/index.js';
+import type { JudgeModel, JudgeModelRequest } from '../../src/index.js';
+import { structuredAnswer } from './structured-answer.js';
 
 /** Options of {@link judgeModel}. */
 export interface LangChainJudgeModelOptions {
@@ -38,20 +38,7 @@ export function judgeModel(model: BaseChatModel | string, { method, modelId }: L
   return Object.assign(
     async function langChainJudgeModel({ messages, jsonSchema, signal }: JudgeModelRequest) {
       const chatModel = await chatModelOf();
-      const structured = chatModel.withStructuredOutput(jsonSchema, { includeRaw: true, name: 'panoptes_verdict', ...(method ? { method } : {}) });
-      const output = (await structured.invoke(
-        messages.map(({ role, content }) => [role === 'assistant' ? 'ai' : role, content] as [string, string]),
-        { signal },
-      )) as unknown;
-      // With `includeRaw` a model answers { raw, parsed }; a test double may answer the object itself.
-      if (typeof output === 'object' && output !== null && 'raw' in output && 'parsed' in output) {
-        const { raw, parsed } = output as { raw: AIMessage; parsed: unknown };
-        const usage = raw.usage_metadata;
-        // A parse failure leaves `parsed` null: the text goes on, and the judge reports it as an invalid answer.
-        const value = parsed ?? (typeof raw.content === 'string' ? raw.content : JSON.stringify(raw.content));
-        return usage ? withUsage(value, { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens }) : value;
-      }
-      return output;
+      return structuredAnswer(chatModel, messages, jsonSchema, { name: 'panoptes_verdict', signal, ...(method ? { method } : {}) });
     },
     { modelId: String(id) },
   );
