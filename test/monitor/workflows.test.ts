@@ -196,6 +196,25 @@ describe('createMonitor({ workflows }): a workflow per session', () => {
     await expect(monitor.startSession('r2')).rejects.toBeInstanceOf(ClosedError);
   });
 
+  it('runs a fork of a conversation under the workflow of the session it forks', async () => {
+    let chosen = 0;
+    const { monitor } = twoWorkflows({ select: () => (chosen++ === 0 ? 'refunds' : undefined) });
+    const first = user('refund please').messages;
+    const source = monitor.conversations.sessionOf(first);
+    await monitor.beforeModel(source, { messages: first });
+    await monitor.afterModel(source, call('get_booking'));
+    monitor.conversations.answered(source, call('get_booking'));
+    const next = [...first, { role: 'assistant' as const, content: '', toolCalls: [{ id: 'get_booking-1', name: 'get_booking', args: {} }] }, { role: 'tool' as const, content: 'B1', toolCallId: 'get_booking-1' }];
+    expect(monitor.conversations.sessionOf(next)).toBe(source);
+    // A second request continuing the same answer (a retry) gets a session of its own, copied from the first.
+    const fork = monitor.conversations.sessionOf(next);
+    expect(fork).not.toBe(source);
+    await monitor.beforeModel(fork, { messages: next });
+    expect(await monitor.workflowOf(fork)).toBe('refunds');
+    expect(await monitor.report(fork)).toMatchObject({ workflowId: 'refunds', trace: ['start', 'lookup'] });
+    expect(chosen).toBe(1);
+  });
+
   it('refuses bad options when made, saying which and how to fix it', () => {
     const make = (options: Record<string, unknown>) => () => createMonitor({ workflows: { support, refunds }, default: 'support', ...options } as WorkflowsMonitorOptions);
     const cases: Array<[Record<string, unknown>, string]> = [
