@@ -537,8 +537,9 @@ export function createMonitor({
   };
 
   function sessionAttributes(sessionId: string, operation: string) {
-    const attributes = { [ATTR.operationName]: operation, [ATTR.conversationId]: String(sessionId), [ATTR.sessionId]: String(sessionId), [ATTR.workflow]: workflow.name };
-    return member ? { ...attributes, [ATTR.workflowId]: member.workflowId } : attributes;
+    const id = String(sessionId);
+    if (member) return { [ATTR.operationName]: operation, [ATTR.conversationId]: id, [ATTR.sessionId]: id, [ATTR.workflow]: workflow.name, [ATTR.workflowId]: member.workflowId };
+    return { [ATTR.operationName]: operation, [ATTR.conversationId]: id, [ATTR.sessionId]: id, [ATTR.workflow]: workflow.name };
   }
 
   const monitor: Monitor = {
