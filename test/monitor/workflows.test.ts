@@ -181,6 +181,13 @@ describe('createMonitor({ workflows }): a workflow per session', () => {
     ]);
   });
 
+  it('counts a selection miss on the panoptes.misses metric', async () => {
+    const otel = createOtel();
+    const { monitor } = twoWorkflows({ meter: otel.meter, select: () => 'billing' });
+    await monitor.beforeModel('s1', user('hi'));
+    expect(await otel.points('panoptes.misses')).toEqual([{ attributes: { 'panoptes.miss.cause': 'selection' }, value: 1 }]);
+  });
+
   it("emits every workflow's events to the monitor's listeners, and refuses calls once closed", async () => {
     const { monitor } = twoWorkflows({ select: { attribute: 'team' } });
     const changes: string[] = [];
