@@ -453,7 +453,6 @@ const CALLER = Symbol('panoptes.caller');
 const KEY_ID = Symbol('panoptes.keyId');
 const WORKFLOW = Symbol('panoptes.workflow');
 type TargetRequest = FastifyRequest['raw'] & { [TARGET]?: NormalisedTarget | { refused: string }; [CALLER]?: number; [KEY_ID]?: string | undefined; [WORKFLOW]?: string };
-/** What a workflow id may be: it is a metric label value and a key segment. */
 /** Where a refused target is routed: nowhere, so the not-found handler answers it with the reason (after the key check). */
 const REFUSED_ROUTE = '/';
 
