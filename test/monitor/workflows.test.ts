@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClosedError, createMonitor, InvalidOptionError, parseWorkflow, type SessionStore, type WorkflowsMonitorOptions } from '../../src/index.js';
+import { ClosedError, createMonitor, InvalidOptionError, isPromiseLike, parseWorkflow, syncFirst, type SessionStore, type WorkflowsMonitorOptions } from '../../src/index.js';
 import { createOtel } from '../telemetry/harness.js';
 import { call, recordingLogger, say } from './fixtures.js';
 
@@ -179,6 +179,16 @@ describe('createMonitor({ workflows }): a workflow per session', () => {
       ['r1', 'refunds', 'refunds'],
       ['s1', 'support', 'support'],
     ]);
+  });
+
+  it('answers on the model call path without a promise when the store is in memory and the selector is sync', async () => {
+    const { monitor } = twoWorkflows({ select: { firstMessage: { refunds: ['refund'] } } });
+    const calls = syncFirst(monitor);
+    const before = calls.beforeModel('r1', user('refund please'));
+    const after = calls.afterModel('r1', call('get_booking'));
+    const tool = calls.beforeTool('r1', { id: 'get_booking-1', name: 'get_booking', args: {} });
+    expect([before, after, tool].map(isPromiseLike)).toEqual([false, false, false]);
+    expect(await monitor.report('r1')).toMatchObject({ workflowId: 'refunds', trace: ['start', 'lookup'] });
   });
 
   it('counts a selection miss on the panoptes.misses metric', async () => {
