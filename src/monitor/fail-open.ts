@@ -22,8 +22,12 @@ export interface MissSink {
   miss(cause: string, error?: unknown): void;
 }
 
-/** Kinds of Panoptes' own failures that let a call through unchanged. */
-export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'telemetry' | 'internal' | 'hold';
+/**
+ * Kinds of Panoptes' own failures that let a call through unchanged. `selection`: a monitor of several workflows
+ * could not use what its selector chose (it threw, ran out of time, or named no workflow of the monitor), so the
+ * session runs under the default workflow.
+ */
+export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'telemetry' | 'internal' | 'hold' | 'selection';
 
 /**
  * Counts Panoptes' own failures by cause and logs each cause once, so a broken embedder is reported without

@@ -54,6 +54,7 @@ import { createLifecycle, flushTelemetry } from '../lifecycle/index.js';
 import { nextStatesOf } from './next-states.js';
 import { attachDecisionLog, debugFromEnvironment } from './debug-log.js';
 import { withholdDecision } from './withhold-decision.js';
+import { memberOptionsOf } from './member.js';
 import type {
   AfterModelOptions,
   AfterModelResult,
@@ -142,7 +143,9 @@ export function createMonitor({
     if (effects.length > 0) countEffects(telemetry, effects);
     events.emitEffects(sessionId, effects);
   };
-  const conversations = createConversationSessions<MonitorSession>();
+  // A monitor of several workflows makes one per workflow, all keeping conversations in its registry (member.ts).
+  const member = memberOptionsOf(telemetryOptions);
+  const conversations = member?.conversations ?? createConversationSessions<MonitorSession>();
   let warming: Promise<void> | undefined;
   const warmUp = (): Promise<void> => {
     warming ??= Promise.all([classifier.warmUp(), loops?.warmUp()]).then(
@@ -534,7 +537,9 @@ export function createMonitor({
   };
 
   function sessionAttributes(sessionId: string, operation: string) {
-    return { [ATTR.operationName]: operation, [ATTR.conversationId]: String(sessionId), [ATTR.sessionId]: String(sessionId), [ATTR.workflow]: workflow.name };
+    const id = String(sessionId);
+    if (member) return { [ATTR.operationName]: operation, [ATTR.conversationId]: id, [ATTR.sessionId]: id, [ATTR.workflow]: workflow.name, [ATTR.workflowId]: member.workflowId };
+    return { [ATTR.operationName]: operation, [ATTR.conversationId]: id, [ATTR.sessionId]: id, [ATTR.workflow]: workflow.name };
   }
 
   const monitor: Monitor = {
@@ -668,7 +673,8 @@ function renderLoopHint(hint: LoopHint): RenderedIntervention {
   return { name: `loop:${hint.kind}`, strategy: 'system-prompt-append', text: hint.text };
 }
 
-function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDetectorOptions): LoopDetector | undefined {
+/** The loop detector the `loops` option asks for, with the monitor's embedder, clock, logger and telemetry as defaults. */
+export function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDetectorOptions): LoopDetector | undefined {
   if (!option) return undefined;
   if (typeof option === 'object' && 'observe' in option && typeof option.observe === 'function') return option;
   return createLoopDetector({ ...defaults, ...(option === true ? {} : (option as LoopDetectorOptions)) });

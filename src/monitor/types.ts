@@ -259,7 +259,10 @@ export type BeforeToolResult =
 /** A session's outcome, from `endSession` (final) or `report` (so far). */
 export interface SessionReport {
   sessionId: string;
+  /** The name of the session's workflow. */
   workflow: string;
+  /** With several workflows (`createMonitor({ workflows })`): the id the session's workflow was chosen by. */
+  workflowId?: string;
   status: WorkflowSnapshot['status'];
   state: string;
   trace: string[];
