@@ -688,7 +688,7 @@ function userMessageOf(verdict: ToolGuardVerdict): { userMessage?: string } {
 }
 
 /** The monitor's calls that read or write a session: refused once it is closed. */
-const SESSION_CALLS = ['beforeModel', 'afterModel', 'watchText', 'beforeTool', 'observeToolResults', 'observeCondensation', 'peek', 'endSession', 'report', 'session', 'validNextStates', 'history', 'resetSession'] as const;
+const SESSION_CALLS = ['beforeModel', 'afterModel', 'watchText', 'beforeTool', 'observeToolResults', 'observeCondensation', 'peek', 'endSession', 'report', 'session', 'validNextStates', 'history', 'resetSession', 'noteRefusals'] as const;
 
 const TELEMETRY_FAILED = 'The OpenTelemetry SDK (a span processor, an exporter or a meter) threw; the span or metric was dropped.';
 
