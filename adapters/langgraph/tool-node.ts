@@ -10,7 +10,12 @@ import {
   InvalidOptionError,
   isSentinelSessions,
   needsOnlyApproval,
+  judgmentReporter,
   sentinelFor,
+  stableJson,
+  type JudgedOutcome,
+  type Judge,
+  type OnJudgment,
   type CheckResult,
   type Logger,
   type Monitor,
@@ -19,6 +24,7 @@ import {
 } from '../../src/index.js';
 import { createFailureLog, failOpenWith, type FailOpen, type FailureLog } from '../langchain/fail-open.js';
 import { namedSessionId } from '../langchain/session-id.js';
+import { assertJudgeOption, judgeCallBeforeRun, judgedRefusalText, judgesScope, type HostJudge } from '../langchain/judged-calls.js';
 import { decideToolCall, refusalMessage, runRecorded } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
 import { graphSessionAccess, onGraphSession, type GraphSessionAccess } from './graph-monitor.js';
@@ -41,10 +47,19 @@ export interface GuardedToolNodeOptions extends ToolNodeOptions {
    * {@link ApprovalRequest}; resume it with `new Command({ resume: { decision: 'approve' } })` (the confirmations are
    * recorded for that exact call, which is checked again and runs), `{ decision: 'reject', reason }` (the model reads
    * that the user declined) or `{ decision: 'edit', args }` (the edited call is approved instead, checked and run).
-   * Needs a checkpointer, as every interrupt does.
+   * Needs a checkpointer, as every interrupt does. With a `judge`, a `tool_call` rubric that asks pauses the run the
+   * same way (`approve` runs the call, `edit` runs the edited call once the rules allow it, `reject` refuses it).
    * @default false
    */
   approvals?: boolean;
+  /**
+   * An LLM judge (`createJudge`), the step after the rules: its `tool_call` rubrics judge each call the monitor and
+   * the sentinel allowed, before it runs. `deny` refuses it (an error `ToolMessage` saying why), `ask` pauses for a
+   * human with `approvals` (else refuses it with the question), `warn` lets it run and reports it.
+   */
+  judge?: Judge;
+  /** Told every judged outcome that did not simply pass; user code, its throws caught. */
+  onJudgment?: OnJudgment;
 }
 
 /** The value a {@link GuardedToolNode} with `approvals` interrupts with: what the human is asked to approve. */
@@ -54,6 +69,8 @@ export interface ApprovalRequest {
   args: Record<string, unknown>;
   /** The policy's questions, each naming the exact call. */
   questions: string[];
+  /** Present when the judge asks: the rubrics that asked (the questions are then the judge's). */
+  rubrics?: string[];
 }
 
 /** How a run paused by an {@link ApprovalRequest} is resumed. */
@@ -84,12 +101,17 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
   readonly #failed: FailureLog;
   readonly #failOpen: FailOpen;
   readonly #approvals: boolean;
+  readonly #judge: HostJudge | undefined;
+  readonly #policyTools: ReadonlySet<string>;
 
-  constructor(tools: ConstructorParameters<typeof ToolNode>[0], { monitor, sentinel, sessionId, logger = console, approvals = false, ...options }: GuardedToolNodeOptions) {
+  constructor(tools: ConstructorParameters<typeof ToolNode>[0], { monitor, sentinel, sessionId, logger = console, approvals = false, judge, onJudgment, ...options }: GuardedToolNodeOptions) {
     super(tools, options);
     if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createGraphMonitor(), a sentinel from createSentinel(), or both.' });
     assertSentinelOption(sentinel);
-    if (approvals && !sentinel) throw new InvalidOptionError({ parameter: 'approvals', value: approvals, fix: 'Approvals record the confirmations of a sentinel: pass `sentinel` too.' });
+    assertJudgeOption(judge);
+    if (approvals && !sentinel && !judge) throw new InvalidOptionError({ parameter: 'approvals', value: approvals, fix: 'Approvals record the confirmations of a sentinel or answer a judge that asks: pass `sentinel` or `judge` too.' });
+    this.#judge = judgesScope(judge, 'tool_call') ? { judge: judge!, report: judgmentReporter({ logger, onJudgment }), logger } : undefined;
+    this.#policyTools = new Set(sentinel ? Object.values(sentinel.toolNames) : []);
     this.#approvals = approvals;
     this.#monitor = monitor;
     this.#sentinel = sentinel;
@@ -135,10 +157,30 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     return edited;
   }
 
+  /**
+   * The judge's word on a call the rules allowed: the call to run (the original, or one a human edited when the judge
+   * asked), or the text of its refusal. An `ask` pauses the run with `approvals`; on resume the node runs again, the
+   * judge answers the same from its cache, and `interrupt()` returns the human's answer.
+   */
+  async #judged(call: ToolCall, messages: readonly BaseMessage[] | undefined, session: string | undefined): Promise<ToolCall | string> {
+    const outcome = await judgeCallBeforeRun(this.#judge!, call, messages, session);
+    if (outcome.decision === 'allow') return call;
+    if (outcome.decision === 'deny' || !this.#approvals) return judgedRefusalText(call, outcome);
+    const answer = interrupt<ApprovalRequest, unknown>(judgeApprovalRequest(call, outcome));
+    const response = approvalResponseOf(answer);
+    if (response === undefined) return `The approval of ${call.name} was answered with ${JSON.stringify(answer)}; resume with { decision: 'approve' | 'reject' | 'edit' }.`;
+    if (response.decision === 'reject') return declinedText(call.name, response.reason);
+    if (response.decision === 'approve') return call;
+    // An edited call is the human's, so it is not judged again; the rules still have to allow it.
+    const edited = { ...call, args: response.args };
+    const decision = await decideToolCall(edited, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
+    return decision.allowed ? edited : decision.reason;
+  }
+
   protected override async runTool(call: LangChainToolCall, config: LangGraphRunnableConfig, state: unknown): Promise<ToolMessage | Command> {
     // A MessageGraph hands ToolNode the message list itself; a StateGraph hands it the state.
     const messages = Array.isArray(state) ? (state as BaseMessage[]) : (state as Partial<PanoptesGraphState> | undefined)?.messages;
-    const needsSession = this.#monitor !== undefined || (this.#sentinel !== undefined && isSentinelSessions(this.#sentinel));
+    const needsSession = this.#monitor !== undefined || this.#judge !== undefined || (this.#sentinel !== undefined && isSentinelSessions(this.#sentinel));
     const session = needsSession && Array.isArray(messages) ? toolCallSessionId(this.#sessionId, call.id, messages, config, (this.#monitor ?? this.#sentinel)!) : undefined;
     let neutral = toToolCall(call);
     let decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
@@ -152,6 +194,15 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
       decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
     }
     if (!decision.allowed) return refusalMessage(neutral, decision.reason);
+    // The rules allowed it; the judge has the last word before it runs (never on the sentinel's own tools).
+    if (this.#judge && !this.#policyTools.has(neutral.name)) {
+      const judged = await this.#judged(neutral, messages, session);
+      if (typeof judged === 'string') return refusalMessage(neutral, judged);
+      if (judged !== neutral) {
+        neutral = judged;
+        call = { ...call, args: neutral.args };
+      }
+    }
     // When the run names no session, the tools learn the one hashed here as `metadata.session_id`: the sentinel's
     // policy tools find the conversation's sentinel by it.
     const unnamed = session !== undefined && namedSessionId(this.#sessionId, config) === undefined;
@@ -164,6 +215,11 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
 
 function approvalRequest(check: CheckResult): ApprovalRequest {
   return { type: 'panoptes-approval', tool: check.tool, args: check.args, questions: approvalQuestions(check) };
+}
+
+function judgeApprovalRequest(call: ToolCall, outcome: JudgedOutcome): ApprovalRequest {
+  const rubrics = outcome.judgments.filter((judgment) => judgment.action === 'ask').map((judgment) => judgment.rubric);
+  return { type: 'panoptes-approval', tool: call.name, args: { ...call.args }, questions: [`${outcome.message ?? 'A policy check asks for a person.'} Approve ${call.name}(${stableJson(call.args)})?`], rubrics };
 }
 
 function approvalResponseOf(answer: unknown): ApprovalResponse | undefined {
