@@ -300,7 +300,7 @@ export function panoptesMiddleware({
           if (!calls) return finish({ answer: answerOf(response) });
           // An answer the monitor withholds never leaves this call: replaced, or asked for again (settleAnswer).
           const settled = settleAnswer(onViolatingText, answerOf(response), {
-            classify: ({ turn }, options) => attempt(() => calls.afterModel(session, turn, options), (result) => result, (error) => (failed('monitor.afterModel', error), undefined)),
+            classify: ({ turn }, options) => attempt(() => calls.afterModel(session, turn, { ...options, messages: () => toChatMessages(next.messages) }), (result) => result, (error) => (failed('monitor.afterModel', error), undefined)),
             retry: () =>
               attempt(
                 () => calls.beforeModel(session, lazyModelRequest(() => requestToChatMessages(next))),
