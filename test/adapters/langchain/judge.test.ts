@@ -283,3 +283,17 @@ rubrics:
     expect(requestsOf(model)[2]![0]).toContain("[CONVERSATION REVIEW] A policy check did not pass: The agent stays on the user's request. not what the user asked Correct course in your next reply.");
   });
 });
+
+describe('panoptesMiddleware({ judge }) without a monitor', () => {
+  it('judges turns with a sentinel alone', async () => {
+    const { refundSentinels } = await import('./helpers.js');
+    const judge = createJudge({ model: verdicts, rubrics: parseRubrics(`rubrics:${NO_PROMISE}`), logger: recordingLogger() });
+    const agent = createAgent({ model: fakeModel().respond(new AIMessage('You get $50.')), tools: [], middleware: [panoptesMiddleware({ sentinel: refundSentinels(), judge, logger: recordingLogger() })] });
+    const result = await agent.invoke(ask('Refund?'), thread('t1'));
+    expect(describeMessage(result.messages.at(-1)!)).toBe(`ai:${DEFAULT_USER_MESSAGE}`);
+  });
+
+  it('rejects a judge option that is not a judge', () => {
+    expect(() => panoptesMiddleware({ monitor: createMonitor({ workflow }), judge: { rubrics: [] } as never })).toThrow(/judge.*createJudge/s);
+  });
+});
