@@ -19,6 +19,7 @@ import {
   type AfterModelResult,
   type BeforeModelResult,
   type MaybePromise,
+  type ToolGuard,
   type ChatMessage,
   type Logger,
   type Monitor,
@@ -224,6 +225,16 @@ export function panoptesMiddleware({
   const notes = createSessionNotes();
   /** Sessions where a rubric warned since their last answer: their conversation rubrics are due at once. */
   const warned = createSessionNotes();
+  /** The judge as the check after the rules, inside the monitor's guard: a call it refuses never enters the trace. */
+  const judgeGuard = (session: string | undefined, messages: readonly BaseMessage[]): ToolGuard | undefined =>
+    judgesCalls
+      ? async (call) => {
+          if (policyToolNames.has(call.name)) return { allowed: true }; // the sentinel's own tools are never judged
+          const outcome = await judgeCallBeforeRun(hostJudge!, call, messages, session);
+          if (outcome.warnings.length > 0 && session !== undefined) warned.add(session, 'warned');
+          return outcome.decision === 'allow' ? { allowed: true } : { allowed: false, reason: judgedRefusalText(call, outcome) };
+        }
+      : undefined;
 
   return createMiddleware({
     name,
@@ -256,7 +267,7 @@ export function panoptesMiddleware({
         // Recorded (the answer delivered) once the monitor has classified it, so a request that continues it finds
         // that step done; the agent gets the answer without the calls refused at once.
         const answered = ({ response, turn }: Answer, classified?: AfterModelResult) =>
-          andThen(refusalsOfAnswer(response, { monitor, sentinel, sessionId: session, messages: next.messages }, classified, offered, failOpen), ({ refused, allowed }) => {
+          andThen(refusalsOfAnswer(response, { monitor, sentinel, sessionId: session, messages: next.messages, afterRules: judgeGuard(session, next.messages) }, classified, offered, failOpen), ({ refused, allowed }) => {
             for (const id of allowed) checkedCalls.add(checkedCall(session, id));
             sessions.answered(session, turn);
             conversation?.turn(session, { messages: () => [...toChatMessages(next.messages), toChatMessage(response)], warned: warned.take(session) !== undefined });
@@ -353,30 +364,19 @@ export function panoptesMiddleware({
       // The answer's calls refused at once go back into it with this result: no human can be asked about them now.
       const restoration = restorationForToolCall(request.state.messages, call.id);
       const checked = session !== undefined && call.id !== undefined && checkedCalls.delete(checkedCall(session, call.id));
-      // An allowed call runs, and the sentinel hears what became of it.
-      const runAllowed = () => {
-        if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) {
-          // The sentinel hears what became of the call: a write's confirmation consumed and its data invalidated,
-          // a data tool's result recorded as facts.
-          return runRecorded(call, () => handler(request), { sentinel, sessionId: session }, (error) => failed('sentinel.recordResult', error));
-        }
-        // A policy tool sees only the run's config: when the run names no session, tell it the one found here (a
-        // hash of the conversation's opening), by its tool call id.
-        const id = call.id;
-        policyCallSessions.set(id, session);
-        return Promise.resolve(handler(request)).finally(() => policyCallSessions.delete(id));
-      };
       const decideAndRun = () =>
-        andThen(checked ? ALLOWED : decideToolCall(call, { monitor, sentinel, sessionId: session, messages: request.state.messages }, failOpen), (decision) => {
+        andThen(checked ? ALLOWED : decideToolCall(call, { monitor, sentinel, sessionId: session, messages: request.state.messages, afterRules: judgeGuard(session, request.state.messages) }, failOpen), (decision) => {
           if (!decision.allowed) return refusalMessage(call, decision.reason);
-          // The rules allowed it; the judge has the last word before it runs (never on the sentinel's own tools).
-          if (judgesCalls && !policyToolNames.has(call.name)) {
-            return judgeCallBeforeRun(hostJudge!, call, request.state.messages, session).then((outcome) => {
-              if (outcome.warnings.length > 0 && session !== undefined) warned.add(session, 'warned');
-              return outcome.decision === 'allow' ? runAllowed() : refusalMessage(call, judgedRefusalText(call, outcome));
-            });
+          if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) {
+            // The sentinel hears what became of the call: a write's confirmation consumed and its data invalidated,
+            // a data tool's result recorded as facts.
+            return runRecorded(call, () => handler(request), { sentinel, sessionId: session }, (error) => failed('sentinel.recordResult', error));
           }
-          return runAllowed();
+          // A policy tool sees only the run's config: when the run names no session, tell it the one found here (a
+          // hash of the conversation's opening), by its tool call id.
+          const id = call.id;
+          policyCallSessions.set(id, session);
+          return Promise.resolve(handler(request)).finally(() => policyCallSessions.delete(id));
         });
       const run = restoration ? () => andThen(decideAndRun(), (result) => withRestoration(result, restoration)) : decideAndRun;
       if (!agentState || session === undefined) return run();

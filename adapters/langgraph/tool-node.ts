@@ -21,6 +21,7 @@ import {
   type Monitor,
   type SentinelSource,
   type ToolCall,
+  type ToolGuard,
 } from '../../src/index.js';
 import { createFailureLog, failOpenWith, type FailOpen, type FailureLog } from '../langchain/fail-open.js';
 import { namedSessionId } from '../langchain/session-id.js';
@@ -157,24 +158,16 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     return edited;
   }
 
-  /**
-   * The judge's word on a call the rules allowed: the call to run (the original, or one a human edited when the judge
-   * asked), or the text of its refusal. An `ask` pauses the run with `approvals`; on resume the node runs again, the
-   * judge answers the same from its cache, and `interrupt()` returns the human's answer.
-   */
-  async #judged(call: ToolCall, messages: readonly BaseMessage[] | undefined, session: string | undefined): Promise<ToolCall | string> {
-    const outcome = await judgeCallBeforeRun(this.#judge!, call, messages, session);
-    if (outcome.decision === 'allow') return call;
-    if (outcome.decision === 'deny' || !this.#approvals) return judgedRefusalText(call, outcome);
-    const answer = interrupt<ApprovalRequest, unknown>(judgeApprovalRequest(call, outcome));
-    const response = approvalResponseOf(answer);
-    if (response === undefined) return `The approval of ${call.name} was answered with ${JSON.stringify(answer)}; resume with { decision: 'approve' | 'reject' | 'edit' }.`;
-    if (response.decision === 'reject') return declinedText(call.name, response.reason);
-    if (response.decision === 'approve') return call;
-    // An edited call is the human's, so it is not judged again; the rules still have to allow it.
-    const edited = { ...call, args: response.args };
-    const decision = await decideToolCall(edited, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
-    return decision.allowed ? edited : decision.reason;
+  /** The judge as a tool guard (never on the sentinel's own tools), telling `seen` its outcome; none without a judge. */
+  #judgeGuard(messages: readonly BaseMessage[] | undefined, session: string | undefined, seen: (outcome: JudgedOutcome) => void): ToolGuard | undefined {
+    const judge = this.#judge;
+    if (!judge) return undefined;
+    return async (call) => {
+      if (this.#policyTools.has(call.name)) return { allowed: true };
+      const outcome = await judgeCallBeforeRun(judge, call, messages, session);
+      seen(outcome);
+      return outcome.decision === 'allow' ? { allowed: true } : { allowed: false, reason: judgedRefusalText(call, outcome) };
+    };
   }
 
   protected override async runTool(call: LangChainToolCall, config: LangGraphRunnableConfig, state: unknown): Promise<ToolMessage | Command> {
@@ -183,7 +176,14 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     const needsSession = this.#monitor !== undefined || this.#judge !== undefined || (this.#sentinel !== undefined && isSentinelSessions(this.#sentinel));
     const session = needsSession && Array.isArray(messages) ? toolCallSessionId(this.#sessionId, call.id, messages, config, (this.#monitor ?? this.#sentinel)!) : undefined;
     let neutral = toToolCall(call);
-    let decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
+    // The judge is the check after the rules, inside the monitor's guard: a call it refuses never enters the trace.
+    let judged: JudgedOutcome | undefined;
+    const decide = (toolCall: ToolCall, { judging = true } = {}) => {
+      judged = undefined;
+      const afterRules = judging ? this.#judgeGuard(messages, session, (outcome) => (judged = outcome)) : undefined;
+      return decideToolCall(toolCall, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages, afterRules }, this.#failOpen);
+    };
+    let decision = await decide(neutral);
     if (!decision.allowed && this.#approvals && decision.check && needsOnlyApproval(decision.check)) {
       // Pauses the run (interrupt throws); on resume the node runs again and interrupt() returns the human's answer.
       const answer = interrupt<ApprovalRequest, unknown>(approvalRequest(decision.check));
@@ -191,18 +191,20 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
       if (typeof approved === 'string') return refusalMessage(neutral, approved);
       neutral = approved;
       call = { ...call, args: neutral.args };
-      decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
+      decision = await decide(neutral);
+    }
+    if (!decision.allowed && this.#approvals && (judged as JudgedOutcome | undefined)?.decision === 'ask') {
+      // The judge asks: a human answers (interrupt throws now; on resume the node runs again, the judge answers the
+      // same from its cache, and interrupt() returns the answer). The call the human approved or wrote is checked
+      // again by the workflow and the rules, not by the judge.
+      const answer = interrupt<ApprovalRequest, unknown>(judgeApprovalRequest(neutral, judged!));
+      const approved = judgeApprovalOf(neutral, answer);
+      if (typeof approved === 'string') return refusalMessage(neutral, approved);
+      neutral = approved;
+      call = { ...call, args: neutral.args };
+      decision = await decide(neutral, { judging: false });
     }
     if (!decision.allowed) return refusalMessage(neutral, decision.reason);
-    // The rules allowed it; the judge has the last word before it runs (never on the sentinel's own tools).
-    if (this.#judge && !this.#policyTools.has(neutral.name)) {
-      const judged = await this.#judged(neutral, messages, session);
-      if (typeof judged === 'string') return refusalMessage(neutral, judged);
-      if (judged !== neutral) {
-        neutral = judged;
-        call = { ...call, args: neutral.args };
-      }
-    }
     // When the run names no session, the tools learn the one hashed here as `metadata.session_id`: the sentinel's
     // policy tools find the conversation's sentinel by it.
     const unnamed = session !== undefined && namedSessionId(this.#sessionId, config) === undefined;
@@ -220,6 +222,14 @@ function approvalRequest(check: CheckResult): ApprovalRequest {
 function judgeApprovalRequest(call: ToolCall, outcome: JudgedOutcome): ApprovalRequest {
   const rubrics = outcome.judgments.filter((judgment) => judgment.action === 'ask').map((judgment) => judgment.rubric);
   return { type: 'panoptes-approval', tool: call.name, args: { ...call.args }, questions: [`${outcome.message ?? 'A policy check asks for a person.'} Approve ${call.name}(${stableJson(call.args)})?`], rubrics };
+}
+
+/** The call a human's answer to the judge's question lets run (the original, or the edited one), or the refusal's text. */
+function judgeApprovalOf(call: ToolCall, answer: unknown): ToolCall | string {
+  const response = approvalResponseOf(answer);
+  if (response === undefined) return `The approval of ${call.name} was answered with ${JSON.stringify(answer)}; resume with { decision: 'approve' | 'reject' | 'edit' }.`;
+  if (response.decision === 'reject') return declinedText(call.name, response.reason);
+  return response.decision === 'approve' ? call : { ...call, args: response.args };
 }
 
 function approvalResponseOf(answer: unknown): ApprovalResponse | undefined {

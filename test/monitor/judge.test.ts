@@ -70,7 +70,7 @@ describe('createMonitor({ judge }): rubrics on states', () => {
     await monitor.afterModel('s1', { content: PROMISE, toolCalls: [] });
     await event;
     const before = await monitor.beforeModel('s1', { messages: [{ role: 'system', content: 'You help.' }, ...messages] });
-    expect(before.action).toBe('proceed');
+    if (before.action !== 'proceed') throw new Error('blocked');
     expect(before.messages[0]!.content).toContain("[POLICY CHECK] Your last answer (in state 'identify_issue') did not pass a policy check. A policy check did not pass: While the issue is being identified, the agent must not promise a refund amount. an amount is promised");
   });
 

@@ -97,7 +97,7 @@ const toolResults = (messages: unknown[]) => messages.filter((message) => ToolMe
 
 describe('panoptesMiddleware({ judge }): tool_call rubrics before the call runs', () => {
   it('block: the call never runs; the model reads why in an error ToolMessage', async () => {
-    const { agent, model, send, judge, reports } = agentWith([toEve(), new AIMessage('I did not send it.')], { rubrics: rubricsWith({ onFail: 'block', onError: 'deny' }) });
+    const { agent, model, send, judge, reports, monitor } = agentWith([toEve(), new AIMessage('I did not send it.')], { rubrics: rubricsWith({ onFail: 'block', onError: 'deny' }) });
     const result = await agent.invoke(ask('Send the report to bob@example.com'), thread('t1'));
 
     expect(send).not.toHaveBeenCalled();
@@ -106,6 +106,9 @@ describe('panoptesMiddleware({ judge }): tool_call rubrics before the call runs'
     expect(refusal!.text).toBe('A policy check did not pass: The e-mail must be one the user asked for. not what the user asked The send_email call did not run.');
     expect(requestsOf(model)[1]).toContain(`tool:${refusal!.text} [error]`);
     expect(judge.stats()).toMatchObject({ calls: 1, judgments: 1 });
+    // The judge runs inside the monitor's guard: a call it refuses never enters the workflow's trace.
+    expect((await monitor.report('t1'))!.trace).toEqual(['start']);
+    expect((await monitor.report('t1'))!.refusals).toEqual([expect.objectContaining({ state: 'mail', by: 'guard' })]);
     expect(reports).toEqual([expect.objectContaining({ scope: 'tool_call', tool: 'send_email', sessionId: 't1', outcome: expect.objectContaining({ decision: 'deny' }) })]);
   });
 

@@ -48,22 +48,24 @@ function graphWith(model: FakeBuiltModel, judgeOptions: Partial<JudgeOptions> & 
   const judge = createJudge({ model: verdicts, logger, ...judgeOptions });
   const sent: unknown[] = [];
   const sendEmail = tool(async (args) => (sent.push(args), `Sent to ${args.to}.`), { name: 'send_email', description: 'Send an e-mail', schema: z.object({ to: z.string(), body: z.string() }) });
+  const monitor = createMonitor({ workflow, logger });
   const graph = new StateGraph(MessagesAnnotation)
     .addNode('agent', async (state) => ({ messages: [await model.invoke(state.messages)] }))
-    .addNode('tools', new GuardedToolNode([sendEmail], { monitor: createMonitor({ workflow, logger }), judge, logger, ...nodeOptions }))
+    .addNode('tools', new GuardedToolNode([sendEmail], { monitor, judge, logger, ...nodeOptions }))
     .addEdge(START, 'agent')
     .addConditionalEdges('agent', toolsCondition, ['tools', END])
     .addEdge('tools', 'agent')
     .compile({ checkpointer: new MemorySaver() });
-  return { graph, sent, judge, logger };
+  return { graph, sent, judge, logger, monitor };
 }
 const ask = { messages: [new HumanMessage('Send the report to bob@example.com')] };
 
 describe('GuardedToolNode({ judge })', () => {
   it('block: the call the workflow allowed never runs; the model reads why', async () => {
-    const { graph, sent, judge } = graphWith(fakeModel().respond(call('eve@evil.test')).respond(new AIMessage('Not sent.')), { rubrics: rubrics('block', 'deny') });
+    const { graph, sent, judge, monitor } = graphWith(fakeModel().respond(call('eve@evil.test')).respond(new AIMessage('Not sent.')), { rubrics: rubrics('block', 'deny') });
     const result = await graph.invoke(ask, thread);
     expect(sent).toEqual([]);
+    expect((await monitor.report('g1'))!.trace).toEqual(['start']); // refused inside the monitor's guard: never entered
     expect(lastTool(result.messages)).toMatchObject({ status: 'error', content: 'A policy check did not pass: The e-mail must be one the user asked for. the user named bob The send_email call did not run.' });
     expect(judge.stats().calls).toBe(1);
   });
@@ -82,7 +84,7 @@ describe('GuardedToolNode({ judge })', () => {
   });
 
   it('ask with approvals: pauses with the judge\'s question; approve runs the call, judged once (the resume reads the cache)', async () => {
-    const { graph, sent, judge } = graphWith(fakeModel().respond(call('eve@evil.test')).respond(new AIMessage('Sent.')), { rubrics: rubrics('ask', 'deny') }, { approvals: true });
+    const { graph, sent, judge, monitor } = graphWith(fakeModel().respond(call('eve@evil.test')).respond(new AIMessage('Sent.')), { rubrics: rubrics('ask', 'deny') }, { approvals: true });
     const paused = await graph.invoke(ask, thread);
     const request = (paused as { __interrupt__?: Array<{ value: ApprovalRequest }> }).__interrupt__?.[0]?.value;
     expect(request).toEqual({
@@ -96,6 +98,7 @@ describe('GuardedToolNode({ judge })', () => {
     await graph.invoke(new Command({ resume: { decision: 'approve' } }), thread);
     expect(sent).toEqual([{ to: 'eve@evil.test', body: 'report' }]);
     expect(judge.stats()).toMatchObject({ calls: 1, cacheHits: 1 });
+    expect((await monitor.report('g1'))!.trace).toEqual(['start', 'mail']); // entered once, when approved
   });
 
   it('ask with approvals: reject refuses; edit runs the edited call', async () => {
