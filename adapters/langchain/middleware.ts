@@ -161,6 +161,11 @@ export interface PanoptesMiddlewareOptions {
  *   model receives an error `ToolMessage` (status `error`, the reason as content) saying what to do instead. The
  *   first result of an answer some of whose calls were refused at once also puts those calls back in the answer,
  *   with their refusals.
+ * - With a `judge`: its `tool_call` rubrics judge a call after the rules, inside the monitor's guard (a refusal is
+ *   an error `ToolMessage`, like the rules'); its `turn` rubrics judge an answer without tool calls before
+ *   `wrapModelCall` returns it (withheld, asked for again or delivered as `onViolatingText` says); its
+ *   `conversation` rubrics run in the background. What it found about an answer already past reaches the model on
+ *   the session's next call.
  * - `afterAgent` (with `onReport` or `closeSession`): publishes the session's report.
  * - With a graph monitor, `wrapModelCall` and `wrapToolCall` first take the thread's session from agent state, and
  *   return it with their result (a `Command` that writes `panoptes`) when their step changed it.
