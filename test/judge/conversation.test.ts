@@ -101,6 +101,18 @@ describe('createConversationJudge', () => {
     expect(conversation.takeGuidance('s1')).toBeUndefined();
   });
 
+  it('over budget: a judgment past the session budget is an error resolved by on_error (allow: no guidance), counted', async () => {
+    const judge = createJudge({ model: offTopic, rubrics: rubrics(1), budget: { session: { calls: 1 } }, cache: false, logger: quiet() });
+    const conversation = createConversationJudge(judge, { logger: quiet() });
+    conversation.turn('s1', { messages: chat('Hi', 'lottery') });
+    await conversation.settled();
+    expect(conversation.takeGuidance('s1')).toContain('[CONVERSATION REVIEW]');
+    conversation.turn('s1', { messages: chat('Hi', 'lottery', 'more lottery') });
+    await conversation.settled();
+    expect(judge.stats()).toMatchObject({ calls: 1, errors: expect.objectContaining({ budget: 1 }) });
+    expect(conversation.takeGuidance('s1')).toBeUndefined();
+  });
+
   it('forgets the least recent session past maxSessions', async () => {
     const judge = createJudge({ model: offTopic, rubrics: rubrics(2), logger: quiet() });
     const conversation = createConversationJudge(judge, { maxSessions: 1, logger: quiet() });

@@ -287,6 +287,37 @@ rubrics:
   });
 });
 
+describe('createMonitor({ judge }) under panoptesMiddleware: rubrics on states', () => {
+  it("judges an answer in its rubric's state with the thread the middleware passes; the next call reads the finding", async () => {
+    const seen: string[] = [];
+    const logger = recordingLogger();
+    const judge = createJudge({
+      model: scriptedJudge((request) => (seen.push(request.judged), verdicts(request))),
+      rubrics: parseRubrics(`
+rubrics:
+  - id: no_refund_promise
+    description: After the e-mail went out, the agent must not promise a refund amount.
+    scope: turn
+    applies_to: { states: [mail] }
+    criteria: [{ id: no_amount, description: no amount }]
+    pass_at: 1
+    on_fail: intervene
+    on_error: allow
+`),
+      logger,
+    });
+    const monitor = createMonitor({ workflow, judge, logger });
+    const judged = new Promise((resolve) => monitor.on('judgment', resolve));
+    const model = fakeModel().respond(toBob()).respond(new AIMessage('Sent. You will get $40 back.')).respond(new AIMessage('Anything else?'));
+    const agent = createAgent({ model, tools: mailTools().tools, checkpointer: new MemorySaver(), middleware: [panoptesMiddleware({ monitor, logger })] });
+    await agent.invoke(ask('Send the report to bob@example.com'), thread('t1'));
+    await judged;
+    expect(seen[0]).toContain('Send the report to bob@example.com'); // the user's message, from the middleware
+    await agent.invoke(ask('Thanks'), thread('t1'));
+    expect(requestsOf(model)[2]!.join('\n')).toContain("[POLICY CHECK] Your last answer (in state 'mail') did not pass a policy check.");
+  });
+});
+
 describe('panoptesMiddleware({ judge }) without a monitor', () => {
   it('judges turns with a sentinel alone', async () => {
     const { refundSentinels } = await import('./helpers.js');

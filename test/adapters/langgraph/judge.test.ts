@@ -10,7 +10,7 @@ import { toolsCondition } from '@langchain/langgraph/prebuilt';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { GuardedToolNode, type ApprovalRequest, type GuardedToolNodeOptions } from '../../../adapters/langgraph/index.js';
-import { createJudge, createMonitor, InvalidOptionError, parseRubrics, parseWorkflow, scriptedJudge, type JudgeOptions } from '../../../src/index.js';
+import { createJudge, createMonitor, emptyCassette, InvalidOptionError, parseRubrics, parseWorkflow, recordedJudge, scriptedJudge, type JudgeOptions } from '../../../src/index.js';
 import { recordingLogger } from '../langchain/helpers.js';
 
 const workflow = parseWorkflow(`
@@ -140,6 +140,21 @@ describe('GuardedToolNode({ judge })', () => {
     expect(sent).toHaveLength(1);
     expect(lastTool(result.messages).status).toBe('error');
     expect(judge.stats()).toMatchObject({ calls: 1, errors: expect.objectContaining({ budget: 1 }) });
+  });
+
+  it('replays a recorded verdict by key (strict); a miss is an error under on_error', async () => {
+    const cassette = emptyCassette('recorded');
+    const recording = graphWith(fakeModel().respond(call('eve@evil.test')).respond(new AIMessage('No.')), { rubrics: rubrics('block', 'deny'), model: recordedJudge(cassette, { strict: false, fallback: verdicts }) });
+    await recording.graph.invoke(ask, thread);
+    expect(Object.keys(cassette.entries)).toHaveLength(1);
+    const replay = graphWith(fakeModel().respond(call('eve@evil.test')).respond(new AIMessage('No.')), { rubrics: rubrics('block', 'deny'), model: recordedJudge(cassette) });
+    const replayed = await replay.graph.invoke(ask, thread);
+    expect(replay.sent).toEqual([]);
+    expect(lastTool(replayed.messages).text).toContain('the user named bob');
+    const miss = graphWith(fakeModel().respond(call('bob@example.com')).respond(new AIMessage('No.')), { rubrics: rubrics('block', 'deny'), model: recordedJudge(cassette) });
+    await miss.graph.invoke(ask, thread);
+    expect(miss.sent).toEqual([]);
+    expect(miss.judge.stats().errors.model).toBe(1);
   });
 
   it('rejects a judge option that is not a judge', () => {
