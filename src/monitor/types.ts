@@ -149,7 +149,9 @@ export interface MonitorOptions extends TelemetryOptions {
    * text response is classified in judges that response, in the background (`afterModel` does not wait for it). A
    * rubric that does not pass with `deny` or `ask` (its `on_fail` block, intervene or ask, or its `on_error`) puts a
    * note into the session's next call, as `noteRefusals` does; every outcome that did not simply pass is a
-   * `judgment` event. Turn rubrics without `states` are left to the hosts, which judge before delivery.
+   * `judgment` event. Turn rubrics without `states` are left to the hosts, which judge before delivery. A monitor
+   * whose sessions live in graph state (`createGraphMonitor`) gets the event only: the note lands after the step
+   * wrote the session.
    */
   judge?: Judge;
 }
