@@ -253,6 +253,16 @@ describe('panoptesMiddleware({ judge }): turn rubrics before the answer is retur
     // Taken once: a third call has no note.
   });
 
+  it('an answer the workflow withheld is not judged (the rules first)', async () => {
+    const { leakBlockedWorkflow, LEAK } = await import('./helpers.js');
+    const logger = recordingLogger();
+    const judge = createJudge({ model: verdicts, rubrics, logger });
+    const agent = createAgent({ model: fakeModel().respond(new AIMessage(LEAK)), tools: [], middleware: [panoptesMiddleware({ monitor: createMonitor({ workflow: leakBlockedWorkflow, logger }), judge, logger })] });
+    const result = await agent.invoke(ask('Notes?'), thread('t1'));
+    expect(describeMessage(result.messages.at(-1)!)).toBe(`ai:${DEFAULT_USER_MESSAGE}`);
+    expect(judge.stats().judgments).toBe(0);
+  });
+
   it('an answer with tool calls is judged by its calls, not as a turn', async () => {
     const { agent, judge } = agentWith([toBob(), new AIMessage(SAFE)], { rubrics });
     await agent.invoke(ask('Send it'), thread('t1'));
