@@ -55,12 +55,14 @@ import { nextStatesOf } from './next-states.js';
 import { attachDecisionLog, debugFromEnvironment } from './debug-log.js';
 import { withholdDecision } from './withhold-decision.js';
 import { memberOptionsOf } from './member.js';
+import { createStateJudge } from './state-judge.js';
 import type {
   AfterModelOptions,
   AfterModelResult,
   BeforeModelResult,
   BeforeToolResult,
   Monitor,
+  MonitorEvents,
   MonitorOptions,
   ModelRequest,
   MonitorSession,
@@ -99,6 +101,7 @@ export function createMonitor({
   warmUpTimeoutMs,
   timers = systemTimers,
   debug = debugFromEnvironment(),
+  judge,
   ...telemetryOptions
 }: MonitorOptions): Monitor {
   if (!(historyLimit === Infinity || (Number.isInteger(historyLimit) && historyLimit > 0))) {
@@ -146,6 +149,18 @@ export function createMonitor({
   // A monitor of several workflows makes one per workflow, all keeping conversations in its registry (member.ts).
   const member = memberOptionsOf(telemetryOptions);
   const conversations = member?.conversations ?? createConversationSessions<MonitorSession>();
+  /** Queues notes for a session's next call: refusals a host's model never reads, the judge's findings on states. */
+  const noteForNextCall = async (sessionId: string, reasons: readonly string[]): Promise<void> =>
+    serialised(sessionId, async () => {
+      if (reasons.length === 0) return;
+      const session = activeOrFresh(await load(sessionId));
+      const snapshot = noteRefusals(workflow, session.workflow, reasons);
+      if (snapshot !== session.workflow) await save(sessionId, sessionRecord(snapshot, session.turns, session.steps, session.stepCount, session.pendingToolStates, session.ranToolCalls));
+    });
+  // Rubrics on states: judged beside afterModel, never holding it; a finding is a note on the next call.
+  const stateJudge = judge
+    ? createStateJudge({ judge, logger, misses, emit: (report) => events.emit('judgment', report as MonitorEvents['judgment']), note: (sessionId, text) => noteForNextCall(sessionId, [text]) })
+    : undefined;
   let warming: Promise<void> | undefined;
   const warmUp = (): Promise<void> => {
     warming ??= Promise.all([classifier.warmUp(), loops?.warmUp()]).then(
@@ -503,6 +518,7 @@ export function createMonitor({
       const span = telemetry.startSpan(SPAN.check, sessionAttributes(sessionId, OPERATION.check));
       if (span && telemetry.captureContent) telemetry.setAttributes(span, { [ATTR.content]: telemetry.content(turn.content) ?? '', ...(Array.isArray(turn.toolCalls) && turn.toolCalls.length > 0 ? { [ATTR.toolCallArguments]: telemetry.content(turn.toolCalls) ?? '' } : {}) });
       return traced(telemetry, span, () => serialised(sessionId, () => andThen(load(sessionId), (stored) => classifyTurn(sessionId, stored, normaliseTurn(turn), options))), (result) => {
+        stateJudge?.afterTurn(sessionId, turn, result, options.messages);
         if (options.regenerated) telemetry.count('regenerations', { [ATTR.withheld]: result.withheld !== undefined });
         if (!span) return;
         telemetry.setAttributes(span, classificationAttributes(result.classifications));
@@ -575,13 +591,7 @@ export function createMonitor({
         return report;
       }),
 
-    noteRefusals: async (sessionId, reasons) =>
-      serialised(sessionId, async () => {
-        if (reasons.length === 0) return;
-        const session = activeOrFresh(await load(sessionId));
-        const snapshot = noteRefusals(workflow, session.workflow, reasons);
-        if (snapshot !== session.workflow) await save(sessionId, sessionRecord(snapshot, session.turns, session.steps, session.stepCount, session.pendingToolStates, session.ranToolCalls));
-      }),
+    noteRefusals: async (sessionId, reasons) => noteForNextCall(sessionId, reasons),
 
     peek: async (sessionId) =>
       serialised(sessionId, async () => {
@@ -633,6 +643,7 @@ export function createMonitor({
 
     close: () =>
       lifecycle.close(async () => {
+        await stateJudge?.settled(); // their notes are written before the store is flushed
         const settled = (store as { settled?: () => Promise<void> }).settled;
         if (typeof settled === 'function') {
           await Promise.resolve(within(settled.call(store), storeTimeoutMs, timers)).catch((error: unknown) => misses.record('store', 'The session store did not finish its writes on close.', error));
