@@ -296,9 +296,11 @@ export function panoptesMiddleware({
     let converted: ReturnType<typeof toChatMessages> | undefined;
     const { next, blocked } = await withDue(id, params, () => (converted ??= toChatMessages(params.prompt)));
     if (blocked) return undefined;
-    sessions.set(next, id);
+    // A response the judge withheld left a note saying what was wrong: the second call reads it (and uses it up).
+    const noted = turnJudge ? turnJudge.withNote(id, next) : next;
+    sessions.set(noted, id);
     try {
-      return await call(next);
+      return await call(noted);
     } catch (error) {
       failOpen.failed('Regenerating a withheld response', error);
       return undefined;

@@ -150,6 +150,15 @@ describe('panoptesMiddleware({ judge }) on streamText', () => {
     expect((await result.providerMetadata)?.panoptes).toMatchObject({ withheld: { state: 'judge', constraints: ['no_refund_promise'] } });
   });
 
+  it("held and regenerate: the second response, asked for with the judge's finding, streams instead", async () => {
+    const { judge } = await supportJudge();
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    const mock = sequenceModel(say(PROMISE), say(HEDGE));
+    const result = streamText({ model: wrapped(mock, { monitor, judge, sessionId: 'h2', textPolicy: 'hold', onViolatingText: 'regenerate' }), prompt: ASK });
+    expect(await result.text).toBe(HEDGE);
+    expect(systemOf(mock.doStreamCalls[1]!.prompt)).toContain('[POLICY CHECK] Your previous response was withheld from the user');
+  });
+
   it('streamed as it comes (textPolicy stream, or no monitor): judged at the end, and the next call carries the note', async () => {
     const { judge } = await supportJudge();
     for (const options of [{ judge, sessionId: 's1' }, { judge, sessionId: 's2', monitor: createMonitor({ workflow, logger: recordingLogger() }) }]) {
