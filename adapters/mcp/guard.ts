@@ -92,7 +92,6 @@ export function createMcpGuard<CONTEXT>({ monitor, sentinel, sessionId, judge, l
   };
   const sessionOf = (params: CallToolRequestParams, context: CONTEXT): string | undefined => (typeof sessionId === 'function' ? sessionId(params, context) : sessionId);
   const results = judge === undefined ? undefined : createRecentResults();
-  let warned = false;
   const judging = (session: string | undefined, options: { approved?: boolean; judged?: JudgedOutcome }) =>
     judge === undefined ? {} : { judge, messages: results!.of(session), approved: options.approved, judged: options.judged };
   const reported = (params: CallToolRequestParams, decision: JudgedToolCallDecision): JudgedToolCallDecision => {
