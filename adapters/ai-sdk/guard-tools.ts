@@ -86,9 +86,12 @@ export interface GuardToolsOptions {
  * same monitor recorded, then the rules), and a call that will be refused needs no approval; it is refused at once,
  * and its refusal is recorded once. An allowed call is checked again when it runs, after the approval.
  *
+ * With a `judge`, a call the guards allow is judged last, with the `tool_call` rubrics that apply to it, before it
+ * runs (inside the monitor's guard, so a call the judge refuses is recorded as refused).
+ *
  * The monitor fails open (a monitor error lets the rules decide alone); the sentinel fails closed (it denies what it
- * could not prove, by design of the guards).
- * @throws {InvalidOptionError} at construction when neither guard is given, or a guard or `sessionId` is malformed.
+ * could not prove, by design of the guards); the judge follows each rubric's `on_error` when it cannot answer.
+ * @throws {InvalidOptionError} at construction when no guard is given, or a guard, the judge or `sessionId` is malformed.
  * @example
  * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: panoptesMiddleware({ monitor }) });
  * await generateText({ model, tools: guardTools({ issue_refund, verify_identity }, { monitor }), prompt, stopWhen: stepCountIs(8) });
