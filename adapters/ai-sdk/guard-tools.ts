@@ -136,7 +136,8 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
     const conversation = sentinel === undefined ? undefined : conversationTurns(options.messages);
     const judged = judgedEarly.get(options.toolCallId);
     judgedEarly.delete(options.toolCallId);
-    const judging = judge === undefined ? {} : { judge, messages: chatMessagesOf(options.messages), approved: wasApproved(options.messages, options.toolCallId), judged };
+    // The conversation is converted for the judge only when a rubric applies to this call.
+    const judging = judge === undefined || judge.applicable('tool_call', { call }).length === 0 ? {} : { judge, messages: chatMessagesOf(options.messages), approved: wasApproved(options.messages, options.toolCallId), judged };
     const decision =
       id === undefined || monitor === undefined
         ? await guardJudgedToolCall(call, { ...rules, ...judging, sessionId: id, userMessages, conversation })
@@ -171,7 +172,7 @@ export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, { monitor, senti
    * asking is possible (`approvals`, or the tool's own `needsApproval`).
    */
   async function judgeAsks(name: string, input: unknown, options: ToolExecutionOptions): Promise<boolean> {
-    if (judge === undefined) return false;
+    if (judge === undefined || judge.applicable('tool_call', { call: toCoreToolCall(options.toolCallId, name, input) }).length === 0) return false;
     const outcome = await judgeToolCall(judge, { call: toCoreToolCall(options.toolCallId, name, input), messages: chatMessagesOf(options.messages), ...optionalSession(sessionOf(options, { keep: true })) });
     // An approved call comes back here to confirm it still needs approval: the judge's question still stands (cached).
     if (!wasApproved(options.messages, options.toolCallId)) remember(judgedEarly, options.toolCallId, outcome);

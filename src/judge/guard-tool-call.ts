@@ -46,7 +46,8 @@ export type JudgedToolCallDecision =
  */
 export async function guardJudgedToolCall(call: ToolCall, options: GuardJudgedToolCallOptions): Promise<JudgedToolCallDecision> {
   const { judge, messages, state, approved, judged: prejudged, ...guards } = options;
-  if (judge === undefined) return guardToolCall(call, guards);
+  // No rubric for this call: the guards alone, at their own cost.
+  if (judge === undefined || judge.applicable('tool_call', { call, ...(state === undefined ? {} : { state }) }).length === 0) return guardToolCall(call, guards);
   let judged: JudgedOutcome | undefined;
   const judgeIt = async (checked: ToolCall): Promise<JudgedOutcome> =>
     (judged = prejudged ?? (await judgeToolCall(judge, { call: checked, messages: messages ?? [], ...(guards.sessionId === undefined ? {} : { sessionId: guards.sessionId }), ...(state === undefined ? {} : { state }) })));
