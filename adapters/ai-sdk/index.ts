@@ -1,6 +1,7 @@
 /**
  * Panoptes for the Vercel AI SDK (`ai` v6): a language-model middleware that applies interventions and classifies
- * responses, tool guards that refuse calls before they run, and a `stopWhen` condition for hard blocks.
+ * responses, tool guards that refuse calls before they run (the workflow, the rules, then a judge's rubrics), and a
+ * `stopWhen` condition for hard blocks.
  * @module panoptes/ai-sdk
  */
 export { panoptesMiddleware, type PanoptesMiddlewareOptions } from './middleware.js';

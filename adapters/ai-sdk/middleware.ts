@@ -17,17 +17,22 @@ import {
   type AfterModelOptions,
   type AfterModelResult,
   type AssistantTurn,
+  type Judge,
+  type JudgedOutcome,
   type Logger,
   type MaybePromise,
   type Monitor,
   type OnViolatingText,
   type SentinelSource,
   type TextWatch,
+  type WithheldResponse,
 } from '../../src/index.js';
 import { createFailOpen } from './fail-open.js';
 import { classifyingStream, type ClassifyResponse, type StreamChecks } from './classifying-stream.js';
 import type { CallOptions, GenerateResult, ResponseContent, StreamPart } from './host-types.js';
+import { createTurnJudge, withJudgeMetadata, type TurnJudge } from './judged-turn.js';
 import { namedSessionIdOf, withSessionMetadata } from './session-id.js';
+import { streamedContent } from './stream-state.js';
 import { rememberToolCalls } from './tool-call-sessions.js';
 import { toAssistantTurn, toChatMessages, withInterventions } from './translate.js';
 import { withheldResult } from './withheld.js';
@@ -37,7 +42,7 @@ type StreamingModel = { doStream: (params: CallOptions) => PromiseLike<{ stream:
 /** A response's checks, with the classification the stream runs at its end. */
 type ResponseChecks = StreamChecks & { classify: ClassifyResponse };
 
-/** Options of {@link panoptesMiddleware}. Give a monitor, a sentinel, or both. */
+/** Options of {@link panoptesMiddleware}. Give a monitor, a sentinel, a judge, or several. */
 export interface PanoptesMiddlewareOptions {
   /**
    * The monitor that classifies responses and decides interventions. Share it with `guardTools` and the stop
@@ -97,6 +102,18 @@ export interface PanoptesMiddlewareOptions {
   holdMaxBytes?: number;
   /** Milliseconds `hold` keeps a response before it falls back to `stream`. @default 30000 */
   holdMaxMs?: number;
+  /**
+   * Judges each response's text with the judge's `turn` rubrics (`createJudge`) on the user's last message. Where the
+   * middleware still has the response (a `generateText` step; a `streamText` step held by `textPolicy: 'hold'` with a
+   * monitor), it is judged before it is returned: a rubric that refuses (`block`, `intervene`, `on_error: deny`)
+   * withholds it as `onViolatingText` says (`replace` with `judgeUserMessage`, `regenerate` once with the judge's
+   * finding, `deliver`), and the next call's system message tells the model why. A stream that went out as it came
+   * is judged when it ends, and a refusal becomes that note on the session's next call. `ask` and `warn` deliver the
+   * response, named in `providerMetadata.panoptes.judge` (warnings are logged too).
+   */
+  judge?: Judge;
+  /** What the user reads in place of a response the judge withheld. @default "I'm sorry, I can't help with that. Is there anything else I can do for you?" */
+  judgeUserMessage?: string;
 }
 
 /**
@@ -129,8 +146,12 @@ export function panoptesMiddleware({
   textPolicy = 'stream',
   holdMaxBytes = 65_536,
   holdMaxMs = 30_000,
+  judge,
+  judgeUserMessage,
 }: PanoptesMiddlewareOptions): LanguageModelMiddleware {
-  if (monitor === undefined && sentinel === undefined) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createMonitor(), a sentinel from createSentinel(), or both.' });
+  if (monitor === undefined && sentinel === undefined && judge === undefined) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createMonitor(), a sentinel from createSentinel(), a judge from createJudge(), or several.' });
+  if (judge !== undefined && typeof judge?.judgeScope !== 'function') throw new InvalidOptionError({ parameter: 'judge', value: judge, fix: 'Pass the result of createJudge().' });
+  if (judgeUserMessage !== undefined && !(typeof judgeUserMessage === 'string' && judgeUserMessage !== '')) throw new InvalidOptionError({ parameter: 'judgeUserMessage', value: judgeUserMessage, fix: 'Pass the text the user reads instead of a withheld response, or leave it out.' });
   if (monitor !== undefined && (typeof monitor?.beforeModel !== 'function' || typeof monitor.afterModel !== 'function')) {
     throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createMonitor().' });
   }
@@ -153,10 +174,81 @@ export function panoptesMiddleware({
     return { ...params, prompt: withInterventions(params.prompt, converted, appendToSystem(converted.messages, block)) };
   };
 
-  // Without a monitor there is nothing to classify or correct: the middleware only gives each call the facts.
-  if (monitor === undefined) return { specificationVersion: 'v3', transformParams: async ({ params }) => withFacts(namedSessionIdOf(params, sessionId), params) };
-  const conversations = conversationSessionsOf(monitor);
+  const turnJudge = judge === undefined ? undefined : createTurnJudge(judge, { userMessage: judgeUserMessage, logger });
+  /** Judges a response's text; never rejects (a failure of ours lets the response through, logged once). */
+  const judged = async (id: string | undefined, params: CallOptions, content: readonly ResponseContent[]): Promise<JudgedOutcome | undefined> => {
+    try {
+      return await turnJudge?.judge(id, params.prompt, content);
+    } catch (error) {
+      failOpen.failed('Judging a response (judgeTurn)', error);
+      return undefined;
+    }
+  };
   const withhold = onViolatingText !== 'deliver';
+
+  // Without a monitor there is nothing to classify or correct: the middleware gives each call the facts, and judges responses.
+  if (monitor === undefined) {
+    const transformParams = async ({ params }: { params: CallOptions }) => {
+      const id = namedSessionIdOf(params, sessionId);
+      const sent = withFacts(id, params);
+      return turnJudge ? turnJudge.withNote(id, sent) : sent;
+    };
+    if (turnJudge === undefined) return { specificationVersion: 'v3', transformParams };
+    return {
+      specificationVersion: 'v3',
+      transformParams,
+      wrapGenerate: async ({ doGenerate, params, model }) => {
+        const id = namedSessionIdOf(params, sessionId);
+        const { result, outcome } = await judgedGenerate(id, await doGenerate(), params, (next) => model.doGenerate(next));
+        return { ...result, providerMetadata: withJudgeMetadata(result.providerMetadata, outcome) };
+      },
+      wrapStream: async ({ doStream, params }) => {
+        const id = namedSessionIdOf(params, sessionId);
+        const result = await doStream();
+        return { ...result, stream: judgedAtEnd(result.stream, (content) => judged(id, params, content).then((outcome) => outcome && turnJudge.settled(id, outcome, false))) };
+      },
+    };
+  }
+
+  /**
+   * A generated response judged before it is returned: one the judge refuses is withheld (replaced, or asked for once
+   * more with the judge's finding when `regenerate`, and that one judged again), or delivered with a note for the next
+   * call. `classifySecond`: what the monitor makes of a regenerated response (it may withhold it itself).
+   */
+  async function judgedGenerate(
+    id: string | undefined,
+    result: GenerateResult,
+    params: CallOptions,
+    again: (params: CallOptions) => PromiseLike<GenerateResult>,
+    classifySecond?: (second: GenerateResult) => Promise<WithheldResponse | undefined>,
+  ): Promise<{ result: GenerateResult; outcome?: JudgedOutcome | undefined; replaced?: boolean }> {
+    const outcome = await judged(id, params, result.content);
+    if (outcome === undefined) return { result };
+    const refused = outcome.decision === 'deny' && withhold;
+    turnJudge!.settled(id, outcome, refused);
+    if (!refused) return { result, outcome };
+    if (onViolatingText === 'regenerate') {
+      let second: GenerateResult | undefined;
+      try {
+        second = await again(turnJudge!.withNote(id, params)); // the note says what was wrong
+      } catch (error) {
+        failOpen.failed('Regenerating a withheld response', error);
+      }
+      if (second !== undefined) {
+        const byMonitor = await classifySecond?.(second);
+        if (byMonitor) return { result: withheldResult(second, byMonitor), outcome, replaced: true };
+        const secondOutcome = await judged(id, params, second.content);
+        if (secondOutcome === undefined || secondOutcome.decision !== 'deny') {
+          if (secondOutcome) turnJudge!.settled(id, secondOutcome, false);
+          return { result: second, outcome: secondOutcome };
+        }
+        return { result: withheldResult(second, turnJudge!.withheld(secondOutcome)), outcome: secondOutcome, replaced: true };
+      }
+    }
+    return { result: withheldResult(result, turnJudge!.withheld(outcome)), outcome, replaced: true };
+  }
+
+  const conversations = conversationSessionsOf(monitor);
   // The session found in transformParams, for wrapGenerate/wrapStream: they see the edited prompt, which carries
   // guidance, and placing it by its conversation again would start another session. The host passes the object on.
   const sessions = new WeakMap<CallOptions, string>();
@@ -204,9 +296,11 @@ export function panoptesMiddleware({
     let converted: ReturnType<typeof toChatMessages> | undefined;
     const { next, blocked } = await withDue(id, params, () => (converted ??= toChatMessages(params.prompt)));
     if (blocked) return undefined;
-    sessions.set(next, id);
+    // A response the judge withheld left a note saying what was wrong: the second call reads it (and uses it up).
+    const noted = turnJudge ? turnJudge.withNote(id, next) : next;
+    sessions.set(noted, id);
     try {
-      return await call(next);
+      return await call(noted);
     } catch (error) {
       failOpen.failed('Regenerating a withheld response', error);
       return undefined;
@@ -218,18 +312,34 @@ export function panoptesMiddleware({
     const retry = onViolatingText === 'regenerate' && !regenerated ? () => regenerateStream(id, params, model) : undefined;
     // The turn classified, kept for `answered`, which most often records that same content.
     let classified: { content: readonly ResponseContent[]; turn: AssistantTurn } | undefined;
+    const classifyFirst: ClassifyResponse = (sid, content, mayWithhold) => {
+      classified = { content, turn: turnOf(content, params) };
+      return Promise.resolve(andThen(classify(sid, classified.turn, regenerated ? { withhold: mayWithhold, regenerated } : { withhold: mayWithhold }), (result) => result?.withheld));
+    };
+    // With a judge: a response the monitor lets through is judged; one held (or cut before its text went out) can still
+    // be withheld, and a refusal of one that went out becomes a note on the next call.
+    const classifyThenJudge: ClassifyResponse = async (sid, content, mayWithhold) => {
+      const withheld = await classifyFirst(sid, content, mayWithhold);
+      if (withheld) return withheld;
+      const outcome = await judged(sid, params, content);
+      if (outcome === undefined) return undefined;
+      const refused = outcome.decision === 'deny' && withhold && mayWithhold;
+      turnJudge!.settled(sid, outcome, refused);
+      return refused ? turnJudge!.withheld(outcome) : undefined;
+    };
     const checksWith = (watch: TextWatch | undefined): ResponseChecks => ({
-      classify: (sid, content, mayWithhold) => {
-        classified = { content, turn: turnOf(content, params) };
-        return Promise.resolve(andThen(classify(sid, classified.turn, regenerated ? { withhold: mayWithhold, regenerated } : { withhold: mayWithhold }), (result) => result?.withheld));
-      },
+      classify: turnJudge ? classifyThenJudge : classifyFirst,
       answered: (content) => answered(id, classified?.content === content ? classified.turn : turnOf(content, params)),
       ...(cutLoopingStreams && monitor.loops ? { loops: monitor.loops.watchStream() } : {}),
       ...(watch ? { text: { watch, policy: textPolicy, maxBytes: holdMaxBytes, maxMs: holdMaxMs, ...(retry ? { retry } : {}) } } : {}),
     });
+    // With a judge and `hold`, the response is held for the judge even when the workflow has nothing to withhold: a
+    // watch that recognises nothing, whose overflow (the rest streamed, judged at the end) is logged once.
+    const judgeWatch: TextWatch = { states: [], text: () => null, overflowed: (bound) => failOpen.note('judge hold', `A response held for the judge passed its ${bound === 'bytes' ? 'byte' : 'time'} bound; the rest streamed, and a refusal of it becomes a note on the next call.`) };
+    const orJudgeWatch = (watch: TextWatch | undefined) => watch ?? (turnJudge && withhold && textPolicy === 'hold' ? judgeWatch : undefined);
     // A monitor of an app's own making (a wrapper written before watchText existed) may lack it: checked at the end only.
-    if (!withhold || typeof calls.watchText !== 'function') return checksWith(undefined);
-    return attempt(() => calls.watchText(id), checksWith, (error) => (failOpen.failed('Watching streamed text (monitor.watchText)', error), checksWith(undefined)));
+    if (!withhold || typeof calls.watchText !== 'function') return checksWith(orJudgeWatch(undefined));
+    return attempt(() => calls.watchText(id), (watch) => checksWith(orJudgeWatch(watch)), (error) => (failOpen.failed('Watching streamed text (monitor.watchText)', error), checksWith(orJudgeWatch(undefined))));
   };
   /** The second response of `regenerate`, checked as the first was (but never regenerated again). */
   const regenerateStream = async (id: string, params: CallOptions, model: StreamingModel): Promise<ReadableStream<StreamPart> | undefined> => {
@@ -250,8 +360,8 @@ export function panoptesMiddleware({
       const due = withDue(id, params, convert);
       const { next, blocked } = isPromiseLike(due) ? await due : due;
       if (blocked !== undefined) throw blocked; // a block is the monitor's answer, not its failure
-      // A regenerated call starts from these params, so it carries the same facts.
-      const sent = withFacts(id, next);
+      // A regenerated call starts from these params, so it carries the same facts (and the judge's note, used up here).
+      const sent = turnJudge ? turnJudge.withNote(id, withFacts(id, next)) : withFacts(id, next);
       sessions.set(sent, id);
       return sent;
     },
@@ -260,7 +370,7 @@ export function panoptesMiddleware({
       const id = sessionOf(params);
       const answerOf = (result: GenerateResult) => ({ result, turn: turnOf(result.content, params) });
       // A response the monitor withholds never leaves this call: replaced, or asked for again (settleAnswer).
-      const { answer } = await settleAnswer(onViolatingText, answerOf(await doGenerate()), {
+      const { answer, replaced } = await settleAnswer(onViolatingText, answerOf(await doGenerate()), {
         classify: ({ turn }, options) => classify(id, turn, options),
         retry: async () => {
           const second = await regenerate(id, params, (next) => model.doGenerate(next));
@@ -268,8 +378,15 @@ export function panoptesMiddleware({
         },
         replace: ({ result }, withheld) => answerOf(withheldResult(result, withheld)),
       });
-      answered(id, answer.turn);
-      return { ...answer.result, providerMetadata: withSessionMetadata(answer.result.providerMetadata, id) };
+      if (turnJudge === undefined || replaced) {
+        answered(id, answer.turn);
+        return { ...answer.result, providerMetadata: withSessionMetadata(answer.result.providerMetadata, id) };
+      }
+      // What the monitor let through is judged before it is returned.
+      const classifySecond = async (second: GenerateResult) => (await classify(id, turnOf(second.content, params), { withhold, regenerated: true }))?.withheld;
+      const judgedAnswer = await judgedGenerate(id, answer.result, params, (next) => regenerate(id, next, (again) => model.doGenerate(again)).then((second) => second ?? Promise.reject(new Error('the regenerated call was blocked'))), classifySecond);
+      answered(id, judgedAnswer.result === answer.result ? answer.turn : turnOf(judgedAnswer.result.content, params));
+      return { ...judgedAnswer.result, providerMetadata: withSessionMetadata(withJudgeMetadata(judgedAnswer.result.providerMetadata, judgedAnswer.outcome), id) };
     },
 
     wrapStream: async function panoptesWrapStream({ doStream, params, model }) {
@@ -280,4 +397,21 @@ export function panoptesMiddleware({
       return { ...result, stream: classifyingStream(result.stream, id, classifyStream, checks) };
     },
   };
+}
+
+/**
+ * `source` passed on as it comes, and judged (`onEnd`) once it has ended, before the stream closes: the step ends
+ * judged, so a refusal's note is there for the next call.
+ */
+function judgedAtEnd(source: ReadableStream<StreamPart>, onEnd: (content: ResponseContent[]) => Promise<unknown>): ReadableStream<StreamPart> {
+  const parts: StreamPart[] = [];
+  return source.pipeThrough(
+    new TransformStream<StreamPart, StreamPart>({
+      transform(part, controller) {
+        if (part.type === 'text-start' || part.type === 'text-delta') parts.push(part);
+        controller.enqueue(part);
+      },
+      flush: () => onEnd(streamedContent(parts)).then(() => undefined),
+    }),
+  );
 }

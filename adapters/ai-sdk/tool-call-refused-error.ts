@@ -1,4 +1,4 @@
-import { hasErrorCode, PanoptesError, type ToolRefusal } from '../../src/index.js';
+import { hasErrorCode, PanoptesError, type JudgedToolRefusal, type ToolRefusal } from '../../src/index.js';
 
 /**
  * What a `guardTools` tool throws instead of running a refused call. The AI SDK turns a tool's error into a
@@ -10,7 +10,8 @@ import { hasErrorCode, PanoptesError, type ToolRefusal } from '../../src/index.j
  * otherwise; a refusal's message is meant for the model and the user, so pass it on (and, from the UI messages, to
  * the model on the next turn).
  *
- * Its code is `TOOL_CALL_DENIED`, the code of every refused tool call; `refusal` says who refused and why. (The
+ * Its code is `TOOL_CALL_DENIED`, the code of every refused tool call; `refusal` says who refused (`monitor`,
+ * `sentinel` or `judge`) and why. (The
  * LangChain adapter's error of the same name, thrown by its callback handler, carries the workflow's refusal alone.)
  * @example
  * return result.toUIMessageStreamResponse({ onError: (error) => (ToolCallRefusedError.isInstance(error) ? error.message : 'An error occurred.') });
@@ -18,10 +19,13 @@ import { hasErrorCode, PanoptesError, type ToolRefusal } from '../../src/index.j
  * if (part.type === 'tool-error' && ToolCallRefusedError.isInstance(part.error)) console.log(part.error.refusal.blockers);
  */
 export class ToolCallRefusedError extends PanoptesError {
-  /** Who refused (the monitor or the sentinel), the reason, and the constraints or the sentinel's blockers. */
-  readonly refusal: ToolRefusal;
+  /**
+   * Who refused (the monitor, the sentinel or the judge), the reason, and the constraints, the sentinel's blockers or
+   * the judge's decision (`deny` or `ask`) and rubric reasons.
+   */
+  readonly refusal: ToolRefusal | JudgedToolRefusal;
 
-  constructor(refusal: ToolRefusal) {
+  constructor(refusal: ToolRefusal | JudgedToolRefusal) {
     super('TOOL_CALL_DENIED', refusal.reason);
     this.name = 'ToolCallRefusedError';
     this.refusal = refusal;

@@ -1,10 +1,10 @@
 /**
- * The policy's confirmations of one call, asked through MCP elicitation: a form with an approve / decline choice,
- * sent by the guarding server to its client while the `tools/call` waits.
+ * The user's approval of one call, asked through MCP elicitation: a form with an approve / decline choice, sent by
+ * the guarding server to its client while the `tools/call` waits. The question is the policy's confirmations of the
+ * call (`approvalQuestions`) or the judge's finding.
  * @module
  */
 import { ElicitResultSchema, ErrorCode, type ElicitRequestFormParams, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { approvalQuestions, type CheckResult } from '../../src/index.js';
 
 /** The user's answer: approve, decline, or none (the client failed, or nobody answered in time). */
 export type ElicitedApproval = { answer: 'approve' } | { answer: 'decline' } | { answer: 'none'; cause: 'approval-timeout' | 'approval-failed'; error: unknown };
@@ -13,13 +13,12 @@ export type ElicitedApproval = { answer: 'approve' } | { answer: 'decline' } | {
 export type SendElicitation = (request: ServerRequest, schema: typeof ElicitResultSchema, options: { timeout: number; signal: AbortSignal }) => Promise<{ action: string; content?: Record<string, unknown> }>;
 
 /**
- * The elicitation form for a check blocked on nothing but confirmations of its call: the policy's questions (each
- * naming the exact call) as the message, one required choice.
+ * The elicitation form for one call: the question (naming the exact call) as the message, one required choice.
  */
-export function approvalForm(check: CheckResult): ElicitRequestFormParams {
+export function approvalForm(question: string): ElicitRequestFormParams {
   return {
     mode: 'form',
-    message: approvalQuestions(check).join('\n'),
+    message: question,
     requestedSchema: {
       type: 'object',
       properties: {
@@ -31,13 +30,13 @@ export function approvalForm(check: CheckResult): ElicitRequestFormParams {
 }
 
 /**
- * Asks the client's user to approve the call `check` was blocked on, bounded by `timeoutMs` (the SDK's request timeout,
- * which also tells the client to stop asking). Only an accepted form with `approve` approves; `decline`, `cancel` and
- * any other content decline. Never throws: a timeout or a client error is an answer of `none`.
+ * Asks the client's user `question` about one call, bounded by `timeoutMs` (the SDK's request timeout, which also
+ * tells the client to stop asking). Only an accepted form with `approve` approves; `decline`, `cancel` and any other
+ * content decline. Never throws: a timeout or a client error is an answer of `none`.
  */
-export async function elicitApproval(send: SendElicitation, check: CheckResult, { timeoutMs, signal }: { timeoutMs: number; signal: AbortSignal }): Promise<ElicitedApproval> {
+export async function elicitApproval(send: SendElicitation, question: string, { timeoutMs, signal }: { timeoutMs: number; signal: AbortSignal }): Promise<ElicitedApproval> {
   try {
-    const result = await send({ method: 'elicitation/create', params: approvalForm(check) }, ElicitResultSchema, { timeout: timeoutMs, signal });
+    const result = await send({ method: 'elicitation/create', params: approvalForm(question) }, ElicitResultSchema, { timeout: timeoutMs, signal });
     return result.action === 'accept' && result.content?.decision === 'approve' ? { answer: 'approve' } : { answer: 'decline' };
   } catch (error) {
     const timedOut = (error as { code?: unknown } | null)?.code === ErrorCode.RequestTimeout;

@@ -17,6 +17,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
+  approvalQuestions,
   assertFactSummaryOption,
   createPolicyTools,
   declinedText,
@@ -24,15 +25,17 @@ import {
   InvalidOptionError,
   needsOnlyApproval,
   sentinelFor,
+  stableJson,
   toolRefusal,
   warnSafely,
   type CheckResult,
+  type JudgedToolCallDecision,
   type Logger,
   type PolicyTool,
   type ToolCallDecision,
 } from '../../src/index.js';
 import { elicitApproval } from './elicit-approval.js';
-import { assertMcpGuardOptions, createMcpGuard, type McpGuardOptions } from './guard.js';
+import { assertMcpGuardOptions, createMcpGuard, refusalIn, type McpGuardOptions } from './guard.js';
 import { refusalResult } from './translate.js';
 import { upstreamTools, type McpUpstream } from './upstream.js';
 
@@ -54,7 +57,7 @@ export type McpMissCause = 'approval-timeout' | 'approval-failed' | 'approval-re
  */
 export const FACTS_RESOURCE_URI = 'panoptes://facts';
 
-/** Options of {@link createGuardedMcpServer}. Give a monitor, a sentinel, or both. */
+/** Options of {@link createGuardedMcpServer}. Give a monitor, a sentinel, a judge, or several. */
 export interface GuardedMcpServerOptions extends McpGuardOptions<McpRequestExtra> {
   /** The tools to serve: a client connected to the MCP server being guarded, or tool handlers by name. */
   upstream: McpUpstream;
@@ -101,6 +104,10 @@ export type GuardedMcpServer = Server & {
  * Because it is a server, it can ask the user: with `approvals`, a call blocked only on confirmations of that exact
  * call is put to the user through elicitation (`elicitation/create`), bounded by `approvalTimeoutMs`. Like the SDK's
  * `Server`, one instance serves one connection.
+ *
+ * With a `judge`, a call the guards allow is judged with its `tool_call` rubrics before it reaches the upstream; a
+ * rubric that asks is put to the user through elicitation when the client declared it (the approved call runs, the
+ * judge's outcome reused), else the call is refused with the question.
  * @throws {InvalidOptionError} at construction for a missing guard, an upstream that is neither a client nor handlers,
  * `approvals` without a sentinel, a bad `approvalTimeoutMs`, or `monitor` or per-conversation sentinels without `sessionId`.
  * @example
@@ -122,14 +129,16 @@ export function createGuardedMcpServer(options: GuardedMcpServerOptions): Guarde
   const misses = createMissCount(logger);
   const server = new Server(serverInfo, { capabilities: { tools: {}, ...(factSummary ? { resources: { subscribe: true } } : {}) } });
 
+  const clientCanAsk = () => server.getClientCapabilities()?.elicitation?.form !== undefined;
   /** A check that only the user's yes to this call stands in the way of, and a client that can ask them. */
-  const canAsk = (decision: ToolCallDecision): decision is Extract<ToolCallDecision, { allowed: false }> & { check: CheckResult } =>
-    approvals && !decision.allowed && decision.check !== undefined && needsOnlyApproval(decision.check) && server.getClientCapabilities()?.elicitation?.form !== undefined;
+  const canAsk = (decision: JudgedToolCallDecision): decision is Extract<ToolCallDecision, { allowed: false }> & { check: CheckResult } =>
+    approvals && !decision.allowed && decision.by !== 'judge' && decision.check !== undefined && needsOnlyApproval(decision.check) && clientCanAsk();
+  /** The judge asks the user about this call (a rubric's `ask`), and the client can ask them. */
+  const judgeAsks = (decision: JudgedToolCallDecision): decision is Extract<JudgedToolCallDecision, { by: 'judge' }> => !decision.allowed && decision.by === 'judge' && decision.refusal.decision === 'ask' && clientCanAsk();
 
-  /** Puts the call to the user; the refusal to answer with, or undefined when the approval is recorded. */
-  async function approve(params: CallToolRequestParams, decision: Extract<ToolCallDecision, { allowed: false }> & { check: CheckResult }, extra: McpRequestExtra): Promise<CallToolResult | undefined> {
-    const approval = await elicitApproval(extra.sendRequest, decision.check, { timeoutMs: approvalTimeoutMs, signal: extra.signal });
-    const refusal = toolRefusal(params.name, decision);
+  /** Puts the call to the user; the refusal to answer with when they do not approve it, else undefined. */
+  async function asked(params: CallToolRequestParams, question: string, refusal: ReturnType<typeof refusalIn>, extra: McpRequestExtra): Promise<CallToolResult | undefined> {
+    const approval = await elicitApproval(extra.sendRequest, question, { timeoutMs: approvalTimeoutMs, signal: extra.signal });
     if (approval.answer === 'decline') return refusalResult({ ...refusal, reason: declinedText(params.name) });
     if (approval.answer === 'none') {
       if (extra.signal.aborted) return refusalResult(refusal); // the client cancelled its own call: nobody to answer, nothing failed
@@ -137,6 +146,14 @@ export function createGuardedMcpServer(options: GuardedMcpServerOptions): Guarde
       misses.record(approval.cause, `${what} the call was refused, and the model reads how to ask in the chat.`, approval.error);
       return refusalResult(refusal);
     }
+    return undefined;
+  }
+
+  /** Puts the policy's confirmations to the user; the refusal to answer with, or undefined when the approval is recorded. */
+  async function approve(params: CallToolRequestParams, decision: Extract<ToolCallDecision, { allowed: false }> & { check: CheckResult }, extra: McpRequestExtra): Promise<CallToolResult | undefined> {
+    const refusal = toolRefusal(params.name, decision);
+    const refused = await asked(params, approvalQuestions(decision.check).join('\n'), refusal, extra);
+    if (refused) return refused;
     try {
       sentinelFor(sentinel!, guard.sessionOf(params, extra)).recordApproval(decision.check);
     } catch (error) {
@@ -153,7 +170,14 @@ export function createGuardedMcpServer(options: GuardedMcpServerOptions): Guarde
       if (refused) return refused;
       decision = await guard.decide(params, extra); // the approved call, checked again with its confirmations
     }
-    if (!decision.allowed) return refusalResult(toolRefusal(params.name, decision));
+    if (judgeAsks(decision)) {
+      const question = `Approve ${params.name}(${stableJson(params.arguments ?? {})})? ${decision.judged.message ?? ''}`.trim();
+      const refused = await asked(params, question, decision.refusal, extra);
+      if (refused) return refused;
+      // The approved call, checked again: the rubric's question is answered, the judge's outcome reused.
+      decision = await guard.decide(params, extra, { approved: true, judged: decision.judged });
+    }
+    if (!decision.allowed) return refusalResult(refusalIn(params.name, decision));
     const ownTool = policy.get(params.name);
     const result = ownTool ? await runPolicyTool(ownTool, params, guard.sessionOf(params, extra)) : await tools.call(params, extra.signal);
     guard.record(params, result as Record<string, unknown>, extra);

@@ -3,10 +3,10 @@
  * @module
  */
 import type { CallToolRequestParams, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolCall, ToolRefusal } from '../../src/index.js';
+import type { JudgedToolRefusal, ToolCall, ToolRefusal } from '../../src/index.js';
 
-/** Why a guarded call did not reach the server, as `wrapMcpClient` reports it in the result's `_meta`. */
-export type McpRefusal = ToolRefusal;
+/** Why a guarded call did not reach the server, as `wrapMcpClient` reports it in the result's `_meta`: the monitor's, the sentinel's or the judge's refusal. */
+export type McpRefusal = ToolRefusal | JudgedToolRefusal;
 
 /** The `_meta` key under which a refused result carries its {@link McpRefusal}. */
 export const REFUSAL_META_KEY = 'panoptes/refusal';
@@ -50,7 +50,7 @@ export function refusalOf(result: Record<string, unknown>): McpRefusal | undefin
  * resultData('get_booking', { content: [{ type: 'text', text: '{"status":"active"}' }] }) // { status: 'active' }
  */
 export function resultData(toolName: string, result: Record<string, unknown>): unknown {
-  const text = Array.isArray(result.content) ? result.content.flatMap((item: { type?: unknown; text?: unknown }) => (item?.type === 'text' && typeof item.text === 'string' ? [item.text] : [])).join('\n') : '';
+  const text = resultText(result);
   // The server's own failure, passed on as the tool's error (not a Panoptes error); the sentinel turns it into a
   // fetch-failed blocker with this message.
   if (result.isError === true) throw new Error(`${toolName} failed: ${text || 'the server gave no reason'}`);
@@ -60,4 +60,13 @@ export function resultData(toolName: string, result: Record<string, unknown>): u
   } catch {
     return text;
   }
+}
+
+/**
+ * The text of a tool result: its text items, one per line (images and resources left out).
+ * @example
+ * resultText({ content: [{ type: 'text', text: 'Booked.' }] }) // 'Booked.'
+ */
+export function resultText(result: Record<string, unknown>): string {
+  return Array.isArray(result.content) ? result.content.flatMap((item: { type?: unknown; text?: unknown }) => (item?.type === 'text' && typeof item.text === 'string' ? [item.text] : [])).join('\n') : '';
 }

@@ -1,13 +1,13 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidOptionError, toolRefusal, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
-import { assertMcpGuardOptions, createMcpGuard } from './guard.js';
+import { InvalidOptionError, type Judge, type Logger, type Monitor, type SentinelSource } from '../../src/index.js';
+import { assertMcpGuardOptions, createMcpGuard, refusalIn } from './guard.js';
 import { refusalResult } from './translate.js';
 
 /** What `wrapMcpClient` needs of a client: the official SDK's `Client`, or anything with its `callTool`. */
 export type McpToolClient = Pick<Client, 'callTool'>;
 
-/** Options of {@link wrapMcpClient}. Give a monitor, a sentinel, or both. */
+/** Options of {@link wrapMcpClient}. Give a monitor, a sentinel, a judge, or several. */
 export interface WrapMcpClientOptions {
   /** Refuses calls whose workflow state would break a critical constraint (`monitor.beforeTool`). */
   monitor?: Monitor;
@@ -20,6 +20,13 @@ export interface WrapMcpClientOptions {
   sessionId?: string | ((params: CallToolRequestParams) => string);
   /** Receives the adapter's own failures, once. @default console */
   logger?: Logger;
+  /**
+   * Judges each call the guards allow with the judge's `tool_call` rubrics before it is sent. MCP carries no
+   * conversation: the judge reads the call and the results of this session's last calls through the wrapper. A client
+   * cannot ask its own user through MCP, so a rubric that asks refuses the call with the question, for the model to
+   * put to the user; one that refuses refuses it; one that warns lets it run and logs the warning.
+   */
+  judge?: Judge;
 }
 
 /**
@@ -47,7 +54,7 @@ export function wrapMcpClient<CLIENT extends McpToolClient>(client: CLIENT, opti
 
   const callTool: McpToolClient['callTool'] = async function guardedCallTool(params, resultSchema, options) {
     const decision = await guard.decide(params);
-    if (!decision.allowed) return refusalResult(toolRefusal(params.name, decision));
+    if (!decision.allowed) return refusalResult(refusalIn(params.name, decision));
     let result: Awaited<ReturnType<McpToolClient['callTool']>>;
     try {
       result = await client.callTool(params, resultSchema, options);

@@ -71,7 +71,7 @@ describe('panoptesMiddleware (AI SDK) with a sentinel: the fact summary', () => 
   });
 
   it('refuses neither a monitor nor a sentinel at construction', () => {
-    expect(() => panoptesMiddleware({})).toThrow(/Pass a monitor from createMonitor\(\), a sentinel from createSentinel\(\), or both/);
+    expect(() => panoptesMiddleware({})).toThrow(/Pass a monitor from createMonitor\(\), a sentinel from createSentinel\(\), a judge from createJudge\(\), or several/);
   });
 
   it('refuses factSummary without a sentinel at construction', () => {

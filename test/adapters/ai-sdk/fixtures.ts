@@ -2,7 +2,7 @@ import { jsonSchema, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { GenerateResult, Prompt, StreamPart } from '../../../adapters/ai-sdk/host-types.js';
 import { ToolCallRefusedError } from '../../../adapters/ai-sdk/index.js';
-import { parseWorkflow, type Logger, type ToolRefusal } from '../../../src/index.js';
+import { parseWorkflow, type JudgedToolRefusal, type Logger, type ToolRefusal } from '../../../src/index.js';
 
 /**
  * A support workflow: verify identity (critical) before any account action; leaking internal notes is critical
@@ -136,13 +136,13 @@ export function recordingLogger(): Logger & { warnings: string[] } {
 }
 
 /** The refusal of a call a guarded tool refused, from a step's content: its `tool-error` part's error. */
-export function refusalIn(content: ReadonlyArray<{ type: string }>, toolCallId?: string): ToolRefusal | undefined {
+export function refusalIn(content: ReadonlyArray<{ type: string }>, toolCallId?: string): ToolRefusal | JudgedToolRefusal | undefined {
   const part = content.find((entry) => entry.type === 'tool-error' && (toolCallId === undefined || (entry as { toolCallId?: string }).toolCallId === toolCallId)) as { error?: unknown } | undefined;
   return ToolCallRefusedError.isInstance(part?.error) ? part.error.refusal : undefined;
 }
 
 /** What a guarded tool's `execute` refused a call with: the refusal of the `ToolCallRefusedError` it threw. */
-export async function refusalFrom(execution: unknown): Promise<ToolRefusal> {
+export async function refusalFrom(execution: unknown): Promise<ToolRefusal | JudgedToolRefusal> {
   const error = await Promise.resolve(execution).then(
     (output: unknown) => new Error(`the call ran: ${JSON.stringify(output)}`),
     (thrown: unknown) => thrown,
