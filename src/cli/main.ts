@@ -117,13 +117,14 @@ program
 
 program
   .command('compile')
-  .summary('draft a workflow from a policy with a model')
-  .description('draft a workflow (and rules) from a written policy with a model; validated and repaired; progress on stderr')
+  .summary('draft a workflow (or rubrics) from a policy with a model')
+  .description('draft a workflow (and rules), or with --judge judged rubrics, from a written policy with a model; validated and repaired; progress on stderr')
   .argument('<policy>', 'the policy as text or Markdown')
   .option('--model <provider:name>', "chat model for LangChain's initChatModel (needs langchain and the provider's package)", 'openai:gpt-4o-mini')
   .option('--scripted <answers.json>', 'answer from a JSON list of drafts instead of a model (tests, reproducible examples)')
   .option('--tools <file>', "JSON list of the agent's tools; states may only be classified by these")
-  .option('--out <file>', 'write the workflow here (default: stdout)')
+  .option('--judge', 'draft a rubric file (policies an LLM judge checks) instead of a workflow')
+  .option('--out <file>', 'write the workflow (with --judge, the rubric file) here (default: stdout)')
   .option('--rules-out <file>', 'with --tools: also draft a rulebase and write it here')
   .option('--save-prompt <file>', 'write the last conversation sent to the model as JSON')
   .addOption(new Option('--max-repairs <n>', 'rounds in which validation errors go back to the model').default(3).argParser(nonNegativeInteger))
