@@ -117,7 +117,7 @@ program
 
 program
   .command('compile')
-  .summary('draft a workflow (or rubrics) from a policy with a model')
+  .summary('draft a workflow or rubrics from a policy')
   .description('draft a workflow (and rules), or with --judge judged rubrics, from a written policy with a model; validated and repaired; progress on stderr')
   .argument('<policy>', 'the policy as text or Markdown')
   .option('--model <provider:name>', "chat model for LangChain's initChatModel (needs langchain and the provider's package)", 'openai:gpt-4o-mini')
