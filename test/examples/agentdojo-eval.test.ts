@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { scriptedJudge, type JudgeModelRequest } from 'panoptes';
-import { judgeSource } from '../../examples/agentdojo/eval/judge.js';
+import { judgeSource, recording } from '../../examples/agentdojo/eval/judge.js';
 import { runEval, VARIANTS } from '../../examples/agentdojo/eval/main.js';
 import { printReport } from '../../examples/agentdojo/eval/report.js';
 import { parseToolOutput } from '../../examples/agentdojo/eval/runs.js';
@@ -162,6 +162,16 @@ describe('npm run eval:agentdojo', () => {
     } finally {
       warn.mockRestore();
     }
+    // --record with a live judge (a scripted stand-in here) writes a cassette that --judge <cassette> replays, no misses.
+    const answer = { criteria: [{ id: 'action_requested', score: 1, reasoning: '', evidence: [] }, { id: 'destination_covered', score: 1, reasoning: '', evidence: [] }], confidence: 0.9 };
+    expect(() => recording(cassette, join(dir, 'x.json'))).toThrow('--record needs a live --judge provider:model');
+    const recorder = recording({ model: scriptedJudge(() => answer, { modelId: 'openai:gpt-4o-mini' }), live: true, label: 'openai:gpt-4o-mini' }, join(dir, 'recorded.json'));
+    await runEval({ runsPath: join(dir, 'runs.jsonl'), suitesPath: join(dir, 'suites.json'), judge: recorder });
+    recorder.save();
+    const replayed = await runEval({ runsPath: join(dir, 'runs.jsonl'), suitesPath: join(dir, 'suites.json'), judge: await judgeSource(join(dir, 'recorded.json')) });
+    expect(replayed.judge).toMatchObject({ live: false, modelCalls: 1, cacheHits: 2, errors: 0 });
+    expect(replayed.tallies.get('untrusting')!.model!.benign.get('all')).toEqual({ runs: 1, refused: 0, asked: 0 });
+
     writeFileSync(join(dir, 'bad.json'), '{"entries": {}}');
     await expect(judgeSource(join(dir, 'bad.json'))).rejects.toThrow(/not a cassette: expected \{ "modelId", "entries" \}/);
     await expect(judgeSource('gpt-4o-mini')).rejects.toThrow('--judge gpt-4o-mini: write a model as provider:name (e.g. openai:gpt-4o-mini) or give a cassette (.json)');

@@ -3,8 +3,8 @@
  * `request-covers-action.rubrics.yaml` (the user's requests and the call, no tool output). The sentinel asks it only
  * where a clause's deterministic conditions left the decision open, so every ask here is one the rules could not settle.
  */
-import { readFileSync } from 'node:fs';
-import { createJudge, judgeCondition, loadRubrics, recordedJudge, type Cassette, type ChatMessage, type ConditionJudge, type Judge, type JudgeModel } from 'panoptes';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createJudge, emptyCassette, judgeCondition, loadRubrics, recordedJudge, type Cassette, type ChatMessage, type ConditionJudge, type Judge, type JudgeModel } from 'panoptes';
 
 /** Where the judge's answers come from: a live model, or something that only tests the plumbing. */
 export interface EvalJudgeSource {
@@ -26,6 +26,16 @@ export async function judgeSource(spec: string): Promise<EvalJudgeSource> {
   // Loaded only for a live run: langchain and the provider's package are needed then, and only then.
   const { judgeModel } = await import('panoptes/langchain');
   return { model: judgeModel(spec, { modelId: spec }), live: true, label: spec };
+}
+
+/**
+ * A live source that also records every answer into a cassette (kept answers are replayed, not asked again), so a
+ * later `--judge <cassette>` replays the run offline. `save()` writes the cassette.
+ */
+export function recording(source: EvalJudgeSource, file: string): EvalJudgeSource & { save: () => void } {
+  if (!source.live) throw new Error('--record needs a live --judge provider:model: a cassette or a scripted judge has nothing new to record');
+  const cassette: Cassette = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Cassette) : emptyCassette(source.model.modelId ?? source.label);
+  return { ...source, model: recordedJudge(cassette, { strict: false, fallback: source.model }), save: () => writeFileSync(file, `${JSON.stringify(cassette, null, 2)}\n`) };
 }
 
 /** The eval's judge over the shipped rubric: one cache for every trust variant (the same question is asked once). */

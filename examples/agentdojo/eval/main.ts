@@ -1,6 +1,6 @@
 /**
  * `npm run eval:agentdojo -- --runs <file.jsonl.gz> [--out decisions.jsonl] [--judge <provider:model | cassette.json>]
- * [--limit <n>]`: replays every usable AgentDojo run through the sentinel with its suite's rulebase
+ * [--record <cassette.json>] [--limit <n>]`: replays every usable AgentDojo run through the sentinel with its suite's rulebase
  * (examples/agentdojo/<suite>.rules) and prints what it stopped and what it cost. Any file in the same format works;
  * the default is the dev file next to the repository. `--judge` also answers the rules' open `judged(...)` questions
  * with the rubric in request-covers-action.rubrics.yaml; only a live model's figures are reported.
@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseRulebase, type Judge, type Rulebase } from 'panoptes';
 import { locateGoalCall, type Suite } from './goal-call.js';
-import { evalJudge, judgeSource, ruleJudge, type EvalJudgeSource } from './judge.js';
+import { evalJudge, judgeSource, recording, ruleJudge, type EvalJudgeSource } from './judge.js';
 import { emptyTally, printReport, tallyModelRun, tallyRun, type JudgeInfo, type Tally } from './report.js';
 import { oracleJudge, replayRun } from './replay.js';
 import { isUsable, kindOf, readRuns } from './runs.js';
@@ -134,9 +134,13 @@ async function main(): Promise<void> {
   const limitText = option('--limit');
   const limit = limitText === undefined ? undefined : Number(limitText);
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new Error(`--limit ${limitText}: pass a whole number > 0 of usable runs`);
-  const judge = judgeSpec === undefined ? undefined : await judgeSource(judgeSpec);
+  const source = judgeSpec === undefined ? undefined : await judgeSource(judgeSpec);
+  const recordTo = option('--record');
+  const recorder = source && recordTo !== undefined ? recording(source, recordTo) : undefined;
+  const judge = recorder ?? source;
   const rubricsPath = option('--rubrics');
   const result = await runEval({ runsPath, suitesPath, outPath: option('--out'), ...(judge ? { judge } : {}), ...(rubricsPath ? { rubricsPath: resolve(rubricsPath) } : {}), ...(limit ? { limit } : {}) });
+  recorder?.save();
   printReport(result.tallies, { runsPath, wallMs: result.wallMs, skipped: result.skipped, badLines: result.badLines, noRulebase: result.noRulebase, variants: VARIANTS, ...(result.judge ? { judge: result.judge } : {}) });
 }
 
