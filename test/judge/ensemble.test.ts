@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ATTR, combineVerdicts, createJudge, emptyCassette, parseRubrics, recordedJudge, scriptedJudge, SPAN, withUsage, type JudgeModelRequest } from '../../src/index.js';
+import { ATTR, calibrateJudge, combineVerdicts, createJudge, emptyCassette, parseRubrics, recordedJudge, scriptedJudge, SPAN, withUsage, type JudgeModelRequest } from '../../src/index.js';
 import { createOtel } from '../telemetry/harness.js';
 
 const rubrics = parseRubrics(`
@@ -166,6 +166,24 @@ describe('cost in US dollars', () => {
     expect(judgment.costUsd).toBeCloseTo((150 + 120 + 800 + 800) / 1_000_000, 12);
     expect(judgment.usage).toEqual({ inputTokens: 2000, outputTokens: 400 });
     expect(judgment.ensemble!.members.map((entry) => entry.costUsd)).toEqual([expect.closeTo(270e-6, 12), expect.closeTo(1600e-6, 12), undefined]);
+  });
+
+  it('calibrate reports the cost per run, and counts one model call per ensemble member', async () => {
+    const cases = [
+      { input, label: false, run: 'r1' },
+      { input: { ...input, call: { name: 'send_email', args: { to: 'eve@evil.test' } } }, label: true, run: 'r1' },
+      { input: { ...input, call: { name: 'send_email', args: { to: 'x@y.z' } } }, label: true, run: 'r2' },
+    ];
+    const verdict = (request: JudgeModelRequest) => withUsage(request.judged.includes('{"to":"bob@example.com"}') ? answer(1, 5) : answer(0, 1), usage);
+    const single = await calibrateJudge(createJudge({ model: member('openai:gpt-4o-mini', verdict), rubrics, prices, logger: quiet }), cases);
+    expect(single).toMatchObject({ modelCalls: 3, runs: 2, callsPerRun: 1.5, tokens: 3600, auroc: 1 });
+    expect(single.costUsd).toBeCloseTo(3 * 270e-6, 12);
+    expect(single.costPerRun).toBeCloseTo((3 * 270e-6) / 2, 12);
+    const ensemble = await calibrateJudge(createJudge({ models: [member('openai:gpt-4o-mini', verdict), member('b', verdict), member('c', verdict)], rubrics, prices, logger: quiet }), cases);
+    expect(ensemble).toMatchObject({ modelCalls: 9, callsPerRun: 4.5, tokens: 3 * 3600 });
+    expect(ensemble.costUsd).toBeCloseTo(3 * 270e-6, 12); // only one member is priced
+    const unpriced = await calibrateJudge(createJudge({ model: member('m', verdict), rubrics, logger: quiet }), cases);
+    expect(unpriced.costUsd).toBeUndefined();
   });
 
   it('a budget caps US dollars per session and per process: the calls after the one that crossed it are refused', async () => {
