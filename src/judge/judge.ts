@@ -271,7 +271,12 @@ export function createJudge(options: JudgeOptions): Judge {
       return decided(answer.verdict, false, answer.usage, answer.costUsd);
     }
     // An ensemble: every member at once, each under its own key (so each can replay its own cassette) and timeout.
-    const answers = await Promise.all(members.map(async (member) => ({ member, key: judgeCacheKey(rubric, member.id, judged), answer: await askMember(member, rubric, input, judged, judgeCacheKey(rubric, member.id, judged)) })));
+    const answers = await Promise.all(
+      members.map(async (member) => {
+        const memberKey = judgeCacheKey(rubric, member.id, judged);
+        return { member, key: memberKey, answer: await askMember(member, rubric, input, judged, memberKey) };
+      }),
+    );
     const usage = sumUsage(answers.map(({ answer }) => answer.usage));
     const costs = answers.map(({ answer }) => answer.costUsd).filter((cost) => cost !== undefined);
     const costUsd = costs.length === 0 ? undefined : costs.reduce((sum, cost) => sum + cost, 0);
