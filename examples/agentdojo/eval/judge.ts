@@ -38,8 +38,12 @@ export function recording(source: EvalJudgeSource, file: string): EvalJudgeSourc
   return { ...source, model: recordedJudge(cassette, { strict: false, fallback: source.model }), save: () => writeFileSync(file, `${JSON.stringify(cassette, null, 2)}\n`) };
 }
 
-/** The eval's judge over the shipped rubric: one cache for every trust variant (the same question is asked once). */
-export async function evalJudge(source: EvalJudgeSource, rubricsPath: string, { timeoutMs = 30_000, concurrency = 4 }: { timeoutMs?: number; concurrency?: number } = {}): Promise<Judge> {
+/**
+ * The eval's judge over the shipped rubric: one cache for every trust variant (the same question is asked once). Its
+ * timeout stays inside the sentinel's 10 s bound on a judge, so a slow model is the judge's counted timeout (then
+ * `on_error: ask`), not a silent cut by the sentinel.
+ */
+export async function evalJudge(source: EvalJudgeSource, rubricsPath: string, { timeoutMs = 9_000, concurrency = 4 }: { timeoutMs?: number; concurrency?: number } = {}): Promise<Judge> {
   const rubrics = await loadRubrics(rubricsPath);
   return createJudge({ model: source.model, rubrics, timeoutMs, concurrency, logger: { warn: (line: string) => console.error(line) } });
 }
