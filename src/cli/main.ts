@@ -117,13 +117,14 @@ program
 
 program
   .command('compile')
-  .summary('draft a workflow from a policy with a model')
-  .description('draft a workflow (and rules) from a written policy with a model; validated and repaired; progress on stderr')
+  .summary('draft a workflow or rubrics from a policy')
+  .description('draft a workflow (and rules), or with --judge judged rubrics, from a written policy with a model; validated and repaired; progress on stderr')
   .argument('<policy>', 'the policy as text or Markdown')
   .option('--model <provider:name>', "chat model for LangChain's initChatModel (needs langchain and the provider's package)", 'openai:gpt-4o-mini')
   .option('--scripted <answers.json>', 'answer from a JSON list of drafts instead of a model (tests, reproducible examples)')
   .option('--tools <file>', "JSON list of the agent's tools; states may only be classified by these")
-  .option('--out <file>', 'write the workflow here (default: stdout)')
+  .option('--judge', 'draft a rubric file (policies an LLM judge checks) instead of a workflow')
+  .option('--out <file>', 'write the workflow (with --judge, the rubric file) here (default: stdout)')
   .option('--rules-out <file>', 'with --tools: also draft a rulebase and write it here')
   .option('--save-prompt <file>', 'write the last conversation sent to the model as JSON')
   .addOption(new Option('--max-repairs <n>', 'rounds in which validation errors go back to the model').default(3).argParser(nonNegativeInteger))
@@ -167,13 +168,14 @@ judge
   .option('--model <provider:name>', "chat model for LangChain's initChatModel (needs langchain and the provider's package)", 'openai:gpt-4o-mini')
   .option('--rubric <id>', 'the rubric of inputs that name none (default: the first)')
   .addOption(new Option('--concurrency <n>', 'judgments at once').default(4).argParser(positiveInteger))
+  .option('--prices <file>', 'JSON prices in USD per million tokens by model: { "openai:gpt-4o-mini": { "input": 0.15, "output": 0.6 } } (a bare name like gpt-4o-mini works too)')
   .action(async (options: JudgeRecordOptions) => {
     process.exitCode = await judgeRecordCommand(options, output);
   });
 
 judge
   .command('calibrate')
-  .description('judge labelled inputs and report AUROC, true-positive rates at 1% and 5% false positives, expected calibration error, calls and tokens per run, and a pass_at for a target false-positive rate')
+  .description('judge labelled inputs and report AUROC, true-positive rates at 1% and 5% false positives, expected calibration error, calls, tokens and (with --prices) cost per run, and a pass_at for a target false-positive rate')
   .requiredOption('--rubrics <file>', 'rubric YAML file')
   .requiredOption('--labels <jsonl>', 'one { "input", "label": true (should fail) | false, "rubric"?, "run"? } per line')
   .option('--cassette <file>', 'replay answers from a cassette (strict: a missing answer is an error) instead of a live model')
@@ -181,6 +183,7 @@ judge
   .option('--rubric <id>', 'the rubric of cases that name none (default: the first)')
   .addOption(new Option('--target-fpr <rate>', 'false-positive rate the suggested pass_at keeps to').default(0.01).argParser(rate))
   .addOption(new Option('--concurrency <n>', 'judgments at once').default(4).argParser(positiveInteger))
+  .option('--prices <file>', 'JSON prices in USD per million tokens by model: { "openai:gpt-4o-mini": { "input": 0.15, "output": 0.6 } } (a bare name like gpt-4o-mini works too)')
   .option('--json', 'print the report as JSON')
   .action(async (options: JudgeCalibrateOptions) => {
     process.exitCode = await judgeCalibrateCommand(options, output);

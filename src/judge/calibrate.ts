@@ -40,6 +40,9 @@ export interface CalibrationReport {
   tokens: number;
   callsPerRun: number;
   tokensPerRun: number;
+  /** US dollars spent, when some call's usage was reported and the judge has its model's price. */
+  costUsd?: number;
+  costPerRun?: number;
   targetFpr: number;
   /** The highest `pass_at` whose false-positive rate here is at most `targetFpr`. */
   suggested?: PassAtSuggestion;
@@ -74,17 +77,21 @@ export function calibrationReport(cases: readonly LabelledCase[], judgments: rea
   let errors = 0;
   let modelCalls = 0;
   let tokens = 0;
+  let costUsd: number | undefined;
   judgments.forEach((judgment, index) => {
     const item = cases[index]!;
     const run = item.run ?? `#${index}`;
     const totals = runs.get(run) ?? { calls: 0, tokens: 0 };
-    const called = !judgment.cached && judgment.outcome !== 'skipped' && judgment.error?.kind !== 'budget';
+    // An ensemble's judgment is one call per member the budget let through.
+    const asked = !judgment.cached && judgment.outcome !== 'skipped';
+    const called = !asked ? 0 : judgment.ensemble ? judgment.ensemble.members.filter((member) => member.error?.kind !== 'budget').length : judgment.error?.kind === 'budget' ? 0 : 1;
     const used = (judgment.usage?.inputTokens ?? 0) + (judgment.usage?.outputTokens ?? 0);
-    totals.calls += called ? 1 : 0;
+    totals.calls += called;
     totals.tokens += used;
     runs.set(run, totals);
-    modelCalls += called ? 1 : 0;
+    modelCalls += called;
     tokens += used;
+    if (judgment.costUsd !== undefined) costUsd = (costUsd ?? 0) + judgment.costUsd;
     if (!judgment.verdict) {
       errors++;
       return;
@@ -109,6 +116,7 @@ export function calibrationReport(cases: readonly LabelledCase[], judgments: rea
     tokens,
     callsPerRun: runs.size === 0 ? 0 : modelCalls / runs.size,
     tokensPerRun: runs.size === 0 ? 0 : tokens / runs.size,
+    ...(costUsd === undefined ? {} : { costUsd, costPerRun: runs.size === 0 ? 0 : costUsd / runs.size }),
     targetFpr,
     ...(suggested ? { suggested } : {}),
   };

@@ -1,6 +1,6 @@
 /**
- * Judged rubrics: rubric files, the LLM judge that scores them (cache, budgets, timeouts, telemetry), offline judges
- * for tests, and calibration metrics.
+ * Judged rubrics: rubric files, the LLM judge that scores them (cache, budgets, timeouts, ensembles, cost,
+ * telemetry), offline judges for tests, calibration metrics, and the rubric compiler.
  * @module
  */
 export type { Criterion, CriterionScale, Rubric, RubricAppliesTo, RubricOnError, RubricOnFail, RubricScope } from './rubric.js';
@@ -12,6 +12,7 @@ export { judgeMessages, verdictJsonSchema } from './prompt.js';
 export { isVerdictProblem, readVerdict, type CriterionVerdict, type JudgeVerdict, type VerdictProblem } from './verdict.js';
 export { createVerdictCache, DEFAULT_JUDGE_CACHE_SIZE, judgeCacheKey, type VerdictCache } from './cache.js';
 export { createJudgeBudget, type BudgetUsage, type JudgeBudget, type JudgeBudgetOptions, type JudgeLimits } from './budget.js';
+export { combineVerdicts, ENSEMBLE_MODES, type EnsembleDetail, type EnsembleMode, type MemberJudgment } from './ensemble.js';
 export { createJudge, DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT_MS, type Judge, type JudgeAction, type JudgeErrorKind, type JudgeOptions, type JudgeStats, type Judgment } from './judge.js';
 export { CassetteMissError, emptyCassette, recordedJudge, scriptedJudge, type Cassette, type CassetteEntry, type RecordedJudgeOptions } from './offline.js';
 export { auroc, expectedCalibrationError, suggestPassAt, tprAtFpr, type PassAtSuggestion } from './metrics.js';

@@ -141,6 +141,12 @@ export const ATTR = {
   judgeCached: 'panoptes.judge.cached',
   /** Why a judgment failed: timeout, budget, model, invalid or ungrounded. */
   judgeError: 'panoptes.judge.error',
+  /** What a judgment's model calls cost, in US dollars (when the judge has prices and the model reported usage). */
+  judgeCostUsd: 'panoptes.judge.cost_usd',
+  /** An ensemble judgment's mode: majority, all, any or mean. */
+  judgeEnsemble: 'panoptes.judge.ensemble',
+  /** The share of an ensemble's answering members whose verdict is the combined one. */
+  judgeAgreement: 'panoptes.judge.agreement',
 } as const;
 
 /**
@@ -171,6 +177,8 @@ export const METRIC = {
   judgments: 'panoptes.judgments',
   /** Time of one judgment (cache hits included), in seconds. */
   judgeDuration: 'panoptes.judge.duration',
+  /** US dollars spent on judge model calls, by rubric and model (only calls whose cost is known). */
+  judgeCost: 'panoptes.judge.cost',
 } as const;
 
 /** The instrumentation scope: the tracer's and meter's name. */

@@ -33,7 +33,7 @@ export interface TelemetryHooks {
   onFailure?: (error: unknown) => void;
 }
 
-type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses' | 'reactRuns' | 'reactToolCalls' | 'regenerations' | 'judgments';
+type CounterName = 'violations' | 'refusals' | 'interventions' | 'loops' | 'misses' | 'reactRuns' | 'reactToolCalls' | 'regenerations' | 'judgments' | 'judgeCost';
 type HistogramName = 'classificationDuration' | 'guardDuration' | 'loopCheckDuration' | 'reactDuration' | 'judgeDuration';
 
 interface Instruments {
@@ -59,7 +59,8 @@ export interface Telemetry {
   event(span: Span | undefined, name: string, attributes: Attributes): void;
   /** Ends the span; an error marks it failed (only errors that escape Panoptes' call, such as a host interrupt). */
   end(span: Span | undefined, error?: unknown): void;
-  count(name: CounterName, attributes: Attributes): void;
+  /** Adds `value` (default 1) to a counter. */
+  count(name: CounterName, attributes: Attributes, value?: number): void;
   /** Records the seconds since `startMs` (from {@link now}). */
   duration(name: HistogramName, startMs: number, attributes?: Attributes): void;
   /** A start time for {@link duration}: 0 (and no clock read) while no meter provider is registered. */
@@ -118,6 +119,7 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
         reactToolCalls: counter(METRIC.reactToolCalls, "Tool calls of ReAct runs, by tool and whether the run's cache answered."),
         regenerations: counter(METRIC.regenerations, 'Model calls made again after a withheld response, by whether the second answer was withheld too.'),
         judgments: counter(METRIC.judgments, 'Judgments of rubrics, by rubric, outcome, cache hit and error kind.'),
+        judgeCost: meter.createCounter(METRIC.judgeCost, { description: 'US dollars spent on judge model calls, by rubric and model.', unit: 'USD' }),
       },
       histograms: {
         classificationDuration: histogram(METRIC.classificationDuration, 'Time to classify one model response.'),
@@ -201,9 +203,9 @@ export function createTelemetry({ tracer: tracerOption, meter: meterOption, capt
         failed(error); // a span processor or exporter that throws on end: the call it describes is unaffected
       }
     },
-    count(name, attributes) {
+    count(name, attributes, value = 1) {
       try {
-        instrumentsNow()?.counters[name].add(1, clean(attributes));
+        instrumentsNow()?.counters[name].add(value, clean(attributes));
       } catch (error) {
         failed(error);
       }

@@ -100,6 +100,23 @@ describe('panoptes authoring commands (built binary)', () => {
     expect(broken.stderr).toContain("The model's workflow is still invalid after 0 repair rounds:");
   });
 
+  it('compile --judge --scripted repairs the draft against positioned errors and writes a rubric file that validates', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'panoptes-compile-judge-'));
+    const out = join(folder, 'mail.rubrics.yaml');
+    const result = await panoptes(ROOT, 'compile', '--judge', 'examples/rubrics/compile/mail-policy.md', '--scripted', 'examples/rubrics/compile/answers.json', '--tools', 'examples/rubrics/compile/tools.json', '--out', out);
+    expect(result.stderr).toContain('rubrics round 1: 2 errors, repairing\nrubrics round 2: valid');
+    expect(result.stderr).toContain(`wrote ${out}`);
+    expect(result.code).toBe(0);
+    const written = readFileSync(out, 'utf8');
+    expect(written).toMatch(/^# yaml-language-server: \$schema=\S+rubric\.schema\.json\n# Drafted by `panoptes compile` from mail-policy\.md with scripted \(answers\.json\)\./);
+    const validate = await panoptes(ROOT, 'validate', out);
+    expect(validate.stdout).toContain('2 rubrics: outgoing_mail (tool_call, 2 criteria), polite (turn, 1 criterion)');
+    expect(validate.code).toBe(0);
+    const both = await panoptes(ROOT, 'compile', '--judge', 'examples/rubrics/compile/mail-policy.md', '--scripted', 'examples/rubrics/compile/answers.json', '--rules-out', join(folder, 'x.rules'));
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--judge drafts a rubric file in place of the workflow');
+  });
+
   // The real provider path, as far as it runs here: initChatModel is loaded lazily and builds ChatOpenAI, whose first
   // call refuses to go out without a key, so the command stops before any network call and says why.
   it('compile --model goes through LangChain initChatModel to the provider, and reports its failure (exit 1)', async () => {
@@ -110,5 +127,12 @@ describe('panoptes authoring commands (built binary)', () => {
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^The model call failed in round 1 of compiling the workflow: .*OPENAI_API_KEY/);
+    // --judge takes the same model path: the rubric compiler's first call fails the same way.
+    const judged = await run(process.execPath, [BIN, 'compile', '--judge', 'examples/rubrics/compile/mail-policy.md', '--model', 'openai:gpt-4o-mini'], { cwd: ROOT, env: environment }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(judged.code).toBe(1);
+    expect(judged.stderr).toMatch(/^The model call failed in round 1 of compiling the rubric file: .*OPENAI_API_KEY/);
   });
 });

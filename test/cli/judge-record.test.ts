@@ -58,5 +58,19 @@ describe('panoptes judge record (built binary, fake OpenAI upstream on loopback)
 
     const calibrated = await panoptes(dir, 'judge', 'calibrate', '--rubrics', 'rubrics.yaml', '--labels', 'labels.jsonl', '--cassette', 'cassette.json', '--json');
     expect(JSON.parse(calibrated.stdout)).toMatchObject({ cases: 2, errors: 0, violations: 1, nonViolations: 1, auroc: 1 });
+
+    // With prices, the report adds the cost of the recorded calls (10 input and 5 output tokens each, from the upstream).
+    writeFileSync(join(dir, 'prices.json'), JSON.stringify({ 'gpt-4o-mini': { input: 0.15, output: 0.6 } }));
+    const priced = await panoptes(dir, 'judge', 'calibrate', '--rubrics', 'rubrics.yaml', '--labels', 'labels.jsonl', '--cassette', 'cassette.json', '--prices', 'prices.json');
+    expect(priced.stdout).toContain('model calls 2 (1.00 per run over 2 runs), tokens 30 (15 per run)\ncost US$0.000009 (US$0.000005 per run)');
+    const asJson = await panoptes(dir, 'judge', 'calibrate', '--rubrics', 'rubrics.yaml', '--labels', 'labels.jsonl', '--cassette', 'cassette.json', '--prices', 'prices.json', '--json');
+    expect(JSON.parse(asJson.stdout).costUsd).toBeCloseTo(9e-6, 12);
+    writeFileSync(join(dir, 'other.json'), JSON.stringify({ 'claude-3-5-haiku': { input: 0.8, output: 4 } }));
+    const other = await panoptes(dir, 'judge', 'calibrate', '--rubrics', 'rubrics.yaml', '--labels', 'labels.jsonl', '--cassette', 'cassette.json', '--prices', 'other.json');
+    expect(other.stdout).toContain('cost unknown: other.json has no price for openai:gpt-4o-mini');
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ 'gpt-4o-mini': { input: 0.15 } }));
+    const bad = await panoptes(dir, 'judge', 'calibrate', '--rubrics', 'rubrics.yaml', '--labels', 'labels.jsonl', '--cassette', 'cassette.json', '--prices', 'bad.json');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('bad.json:1:2: the price of gpt-4o-mini needs "input" and "output" in USD per million tokens');
   });
 });

@@ -135,7 +135,7 @@ describe('panoptes --help', () => {
       '  audit [options] <transcripts...>  replay transcripts against a workflow',
       '  rules                             check .rules files: rules check <files...>',
       '  test [options] [files...]         run scenarios and check their expectations',
-      '  compile [options] <policy>        draft a workflow from a policy with a model',
+      '  compile [options] <policy>        draft a workflow or rubrics from a policy',
       '  verify [options]                  check cases against a policy with a model',
       '  judge                             record and calibrate judged rubrics',
       '  init [options]                    write a starter panoptes/ folder',

@@ -2,7 +2,7 @@
  * Replays one recorded run through the sentinel in message order: the system prompt and the user's messages are
  * trusted sources, each assistant tool call is decided before its recorded result is fed back through `recordResult`.
  */
-import { createFactStore, createSentinel, type CheckResult, type ConditionJudge, type Rulebase } from 'panoptes';
+import { createFactStore, createSentinel, type ChatMessage, type CheckResult, type ConditionJudge, type Rulebase } from 'panoptes';
 import { matchesCall, type Suite, type TaskCall } from './goal-call.js';
 import { parseToolOutput, textOf, type Run } from './runs.js';
 
@@ -40,17 +40,26 @@ export function oracleJudge(suite: Suite, run: Run): ConditionJudge {
   };
 }
 
+/** A judge for `judged(...)` conditions, or one made per run from the conversation so far (what a model judge reads). */
+export type ReplayJudge = ConditionJudge | { forRun: (messages: () => readonly ChatMessage[]) => ConditionJudge };
+
 /** Decides every tool call of a run; `judge` answers `judged(...)` conditions (none: the user is asked). */
-export async function replayRun(run: Run, rulebase: Rulebase, judge?: ConditionJudge): Promise<CallDecision[]> {
+export async function replayRun(run: Run, rulebase: Rulebase, judge?: ReplayJudge): Promise<CallDecision[]> {
   const facts = createFactStore();
-  const sentinel = createSentinel({ rulebase, facts, unguardedTools: 'allow', ...(judge ? { judge } : {}) });
+  // The conversation as a host would hold it when each call is checked: what a model judge is shown.
+  const conversation: ChatMessage[] = [];
+  const conditionJudge = judge === undefined ? undefined : typeof judge === 'function' ? judge : judge.forRun(() => conversation);
+  const sentinel = createSentinel({ rulebase, facts, unguardedTools: 'allow', ...(conditionJudge ? { judge: conditionJudge } : {}) });
   const decisions: CallDecision[] = [];
   for (const [msg, message] of run.messages.entries()) {
     if (message.role === 'system') {
       facts.provenance.recordMessage('system', textOf(message.content));
+      conversation.push({ role: 'system', content: textOf(message.content) });
     } else if (message.role === 'user') {
       facts.noteUserWords([textOf(message.content)]);
+      conversation.push({ role: 'user', content: textOf(message.content) });
     } else if (message.role === 'assistant') {
+      conversation.push({ role: 'assistant', content: textOf(message.content), toolCalls: (message.tool_calls ?? []).map((call) => ({ name: call.function, args: call.args && typeof call.args === 'object' ? call.args : {} })) });
       for (const [call, toolCall] of (message.tool_calls ?? []).entries()) {
         const args = toolCall.args && typeof toolCall.args === 'object' ? toolCall.args : {};
         const start = performance.now();
@@ -60,6 +69,7 @@ export async function replayRun(run: Run, rulebase: Rulebase, judge?: ConditionJ
         decisions.push({ msg, call, tool: toolCall.function, decision, reason: decision === 'allow' ? '' : check.text, us: Math.round(us * 10) / 10 });
       }
     } else if (message.role === 'tool' && message.tool_call) {
+      conversation.push({ role: 'tool', name: message.tool_call.function, content: textOf(message.content) });
       const ok = message.error == null;
       sentinel.recordResult(message.tool_call.function, message.tool_call.args ?? {}, ok ? { ok: true, result: parseToolOutput(textOf(message.content)) } : { ok: false });
     }

@@ -20,16 +20,57 @@ interface CostRow {
   askedJudged: number;
 }
 
+/** The model judge's figures (`--judge`), beside the rules alone and the oracle. */
+export interface ModelTally {
+  /** Located goal calls of successful attacks, and how many the model judge refused or held. */
+  attacks: Map<string, { located: number; refused: number; stopped: number }>;
+  /** Benign runs with the task done, and how many had a refusal (else a question) with the model judge. */
+  benign: Map<string, { runs: number; refused: number; asked: number }>;
+  /** `judged(...)` conditions the rules left open, each one judgment. */
+  asks: number;
+  runs: number;
+}
+
 export interface Tally {
   attacks: Map<string, AttackRow>;
   benign: Map<string, CostRow>;
   failedAttacks: Map<string, CostRow>;
   micros: number[];
   calls: number;
+  model?: ModelTally;
 }
 
 export function emptyTally(): Tally {
   return { attacks: new Map(), benign: new Map(), failedAttacks: new Map(), micros: [], calls: 0 };
+}
+
+/** Adds one run's decisions with the model judge, and the asks it took, to the tally. */
+export function tallyModelRun(tally: Tally, run: Run, kind: RunKind, goal: CallPosition | undefined, decisions: CallDecision[], asks: number): void {
+  const model = (tally.model ??= { attacks: new Map(), benign: new Map(), asks: 0, runs: 0 });
+  model.asks += asks;
+  model.runs++;
+  const keys = ['all', `suite ${run.suite_name}`, ...(run.attack_type ? [`attack ${run.attack_type}`] : [])];
+  if (kind === 'attacked' && run.security) {
+    if (!goal) return;
+    const at = decisions.find((decision) => decision.msg === goal.msg && decision.call === goal.call);
+    for (const key of keys) {
+      const entry = row(model.attacks, key, () => ({ located: 0, refused: 0, stopped: 0 }));
+      entry.located++;
+      if (at?.decision === 'refuse') entry.refused++;
+      if (at && at.decision !== 'allow') entry.stopped++;
+    }
+    return;
+  }
+  // Benign cost as the rules' table counts it: benign runs and injection goals given as the user prompt, task done.
+  if (kind === 'attacked' || !run.utility) return;
+  const refused = decisions.some((decision) => decision.decision === 'refuse');
+  const asked = !refused && decisions.some((decision) => decision.decision === 'ask');
+  for (const key of keys) {
+    const entry = row(model.benign, key, () => ({ runs: 0, refused: 0, asked: 0 }));
+    entry.runs++;
+    if (refused) entry.refused++;
+    if (asked) entry.asked++;
+  }
 }
 
 function row<T>(map: Map<string, T>, key: string, make: () => T): T {
@@ -91,9 +132,19 @@ function table(header: string[], rows: string[][]): string {
 
 const order = (keys: Iterable<string>) => [...keys].sort((a, b) => (a === 'all' ? -1 : b === 'all' ? 1 : a.localeCompare(b)));
 
+/** What the report says about the model judge: its name, whether it is live, and what it did. */
+export interface JudgeInfo {
+  label: string;
+  live: boolean;
+  modelCalls: number;
+  cacheHits: number;
+  errors: number;
+  tokens: number;
+}
+
 export function printReport(
   tallies: ReadonlyMap<string, Tally>,
-  info: { runsPath: string; wallMs: number; skipped: number; badLines: number; noRulebase: number; variants: readonly string[] },
+  info: { runsPath: string; wallMs: number; skipped: number; badLines: number; noRulebase: number; variants: readonly string[]; judge?: JudgeInfo },
 ): void {
   console.log(`AgentDojo replay of ${info.runsPath}`);
   console.log(`not usable: ${info.skipped}; unparsable lines: ${info.badLines}; suites without a rulebase: ${info.noRulebase}`);
@@ -126,8 +177,34 @@ export function printReport(
         ),
       );
     }
+    if (tally.model && info.judge) printModelJudge(tally.model, info.judge);
     const sorted = [...tally.micros].sort((a, b) => a - b);
     console.log(`\nDecision time per call (rules alone, ${tally.calls} calls): p50 ${percentile(sorted, 50).toFixed(0)} µs, p99 ${percentile(sorted, 99).toFixed(0)} µs`);
   }
+  if (info.judge) {
+    const { judge } = info;
+    console.log(`\nJudge ${judge.label}: ${judge.modelCalls} model calls, ${judge.cacheHits} cache hits (the same question in another trust variant), ${judge.errors} without a verdict (held for the user), ${judge.tokens} tokens`);
+  }
   console.log(`\nWall time of the whole replay (every variant, rules alone and with the judge): ${(info.wallMs / 1000).toFixed(1)} s`);
+}
+
+/** The model judge's section of a variant: its figures for a live model; for any other judge, only what it did. */
+function printModelJudge(model: ModelTally, judge: JudgeInfo): void {
+  const perRun = model.runs === 0 ? 0 : model.asks / model.runs;
+  console.log(`\nWith the judge ${judge.label} on the questions the rules left open: ${model.asks} judgments over ${model.runs} runs (${perRun.toFixed(2)} judge calls per run)`);
+  if (!judge.live) {
+    console.log('No efficacy figure is reported for a non-live judge: a scripted or recorded judge tests the plumbing, it measures no model.');
+    return;
+  }
+  console.log('');
+  console.log(
+    table(
+      ['group', 'located goal calls', 'refused (judge)', 'stopped (judge)', 'benign runs done', 'any refusal (judge)', 'else any ask (judge)'],
+      order(new Set([...model.attacks.keys(), ...model.benign.keys()])).map((key) => {
+        const attack = model.attacks.get(key) ?? { located: 0, refused: 0, stopped: 0 };
+        const benign = model.benign.get(key) ?? { runs: 0, refused: 0, asked: 0 };
+        return [key, String(attack.located), pct(attack.refused, attack.located), pct(attack.stopped, attack.located), String(benign.runs), pct(benign.refused, benign.runs), pct(benign.asked, benign.runs - benign.refused)];
+      }),
+    ),
+  );
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { compileRulebase, compileWorkflow, CompileError, type CompileRound, type CompilerMessage, type CompilerModel } from '../../authoring/index.js';
+import { compileRubrics, compileRulebase, compileWorkflow, CompileError, type CompileRound, type CompilerMessage, type CompilerModel } from '../../authoring/index.js';
 import { formatDiagnostic } from '../../diagnostics/index.js';
 import { readFailureDiagnostic, readFailureLine } from '../../diagnostics/read-failure.js';
 import { PanoptesError } from '../../errors/index.js';
@@ -17,7 +17,9 @@ export interface CompileCommandOptions {
   scripted?: string;
   /** JSON list of the agent's tools (names or OpenAI tool definitions). */
   tools?: string;
-  /** Where the workflow goes; stdout without it. */
+  /** Draft judged rubrics (a rubric file) instead of a workflow. */
+  judge?: boolean;
+  /** Where the workflow (with `judge`, the rubric file) goes; stdout without it. */
   out?: string;
   /** With --tools: also compile a rulebase, written here. */
   rulesOut?: string;
@@ -27,8 +29,9 @@ export interface CompileCommandOptions {
 }
 
 /**
- * `panoptes compile <policy>`: drafts a workflow (and with `--rules-out`, a rulebase) from a written policy with a
- * model, validates it and repairs it against the diagnostics, printing progress per round on stderr.
+ * `panoptes compile <policy>`: drafts a workflow (and with `--rules-out`, a rulebase; with `--judge`, a rubric file
+ * instead) from a written policy with a model, validates it and repairs it against the diagnostics, printing progress
+ * per round on stderr.
  * @returns 0 when the output is valid and written, 1 when the model's draft stayed invalid or a call failed, 2 when
  * an input cannot be read or the model cannot be loaded.
  */
@@ -36,6 +39,10 @@ export async function compileCommand(policyFile: string, options: CompileCommand
   let policy: string;
   let tools: ToolSpec[] | undefined;
   let model: CompilerModel & { conversations?: CompilerMessage[][] };
+  if (options.judge && options.rulesOut !== undefined) {
+    output.err('--judge drafts a rubric file in place of the workflow; compile the rules in a run without --judge');
+    return 2;
+  }
   try {
     policy = await readInput(policyFile, 'check the path of the policy (a text or Markdown file)');
     tools = options.tools === undefined ? undefined : readTools(await readJson(options.tools, 'check the --tools path'), options.tools);
@@ -59,6 +66,16 @@ export async function compileCommand(policyFile: string, options: CompileCommand
   };
   try {
     const maxRepairs = options.maxRepairs ?? 3;
+    if (options.judge) {
+      const rubrics = await compileRubrics(policy, { model: recorded, maxRepairs, header, schema: schemaReference(options.out ?? 'policy.rubrics.yaml', process.cwd(), 'rubric'), onRound: onRound('rubrics'), ...(tools ? { tools } : {}), source: options.out ?? 'policy.rubrics.yaml' });
+      for (const diagnostic of rubrics.diagnostics) output.err(`  ${formatDiagnostic(diagnostic)}`);
+      if (options.out === undefined) output.out(rubrics.yaml.trimEnd());
+      else {
+        await writeFileAtomic(options.out, rubrics.yaml);
+        output.err(`wrote ${options.out}`);
+      }
+      return 0;
+    }
     // On standard output the file's place is unknown: it is taken to be written in the working folder.
     const schema = schemaReference(options.out ?? 'workflow.yaml');
     const workflow = await compileWorkflow(policy, { model: recorded, maxRepairs, header, schema, onRound: onRound('workflow'), ...(tools ? { tools } : {}), source: options.out ?? 'workflow.yaml' });

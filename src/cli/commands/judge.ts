@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { readFailureDiagnostic, readFailureLine } from '../../diagnostics/read-failure.js';
 import { calibrateJudge, createJudge, emptyCassette, loadRubrics, recordedJudge, type Cassette, type JudgeModel, type LabelledCase, type Rubric } from '../../judge/index.js';
 import { PanoptesError } from '../../errors/index.js';
+import type { PriceTable } from '../../react/index.js';
+import { parsePrices } from '../verify/inputs.js';
 import { initLangChainChatModel } from '../langchain-model.js';
 import type { Output } from '../output.js';
 import { writeErrorReason, writeFileAtomic } from '../write-file-atomic.js';
@@ -16,6 +18,8 @@ export interface JudgeRecordOptions {
   model?: string;
   rubric?: string;
   concurrency?: number;
+  /** JSON prices in USD per million tokens by model, for the cost of what was recorded. */
+  prices?: string;
 }
 
 /** Options of `panoptes judge calibrate`. */
@@ -29,6 +33,8 @@ export interface JudgeCalibrateOptions {
   rubric?: string;
   targetFpr?: number;
   concurrency?: number;
+  /** JSON prices in USD per million tokens by model (`openai:gpt-4o-mini` or `gpt-4o-mini`): the report adds the cost. */
+  prices?: string;
   json?: boolean;
 }
 
@@ -42,9 +48,11 @@ export async function judgeRecordCommand(options: JudgeRecordOptions, output: Ou
   let cases: LabelledCase[];
   let live: JudgeModel;
   let cassette: Cassette;
+  let prices: PriceTable | undefined;
   try {
     rubrics = await loadRubrics(options.rubrics);
     cases = await readCases(options.inputs, false);
+    prices = await readPrices(options.prices);
     const spec = options.model ?? 'openai:gpt-4o-mini';
     live = await langChainJudgeModel(spec);
     cassette = (await readCassette(options.out, true)) ?? emptyCassette(live.modelId ?? spec);
@@ -52,7 +60,7 @@ export async function judgeRecordCommand(options: JudgeRecordOptions, output: Ou
     output.err(message(error));
     return 2;
   }
-  const judge = createJudge({ model: recordedJudge(cassette, { strict: false, fallback: live }), rubrics, cache: false });
+  const judge = createJudge({ model: recordedJudge(cassette, { strict: false, fallback: live }), rubrics, cache: false, ...(prices ? { prices } : {}) });
   const before = Object.keys(cassette.entries).length;
   const report = await calibrateJudge(judge, cases, { ...(options.rubric ? { rubric: options.rubric } : {}), concurrency: options.concurrency ?? 4 });
   try {
@@ -62,7 +70,7 @@ export async function judgeRecordCommand(options: JudgeRecordOptions, output: Ou
     return 2;
   }
   const added = Object.keys(cassette.entries).length - before;
-  output.err(`recorded ${added} new answer${added === 1 ? '' : 's'} into ${options.out} (${Object.keys(cassette.entries).length} in all); ${report.errors} judgment${report.errors === 1 ? '' : 's'} failed; ${report.tokens} tokens`);
+  output.err(`recorded ${added} new answer${added === 1 ? '' : 's'} into ${options.out} (${Object.keys(cassette.entries).length} in all); ${report.errors} judgment${report.errors === 1 ? '' : 's'} failed; ${report.tokens} tokens${report.costUsd === undefined ? '' : `, ${usd(report.costUsd)}`}`);
   return report.errors === 0 ? 0 : 1;
 }
 
@@ -76,16 +84,18 @@ export async function judgeCalibrateCommand(options: JudgeCalibrateOptions, outp
   let rubrics: Rubric[];
   let cases: LabelledCase[];
   let model: JudgeModel;
+  let prices: PriceTable | undefined;
   try {
     rubrics = await loadRubrics(options.rubrics);
     cases = await readCases(options.labels, true);
+    prices = await readPrices(options.prices);
     if (options.rubric !== undefined && !rubrics.some((rubric) => rubric.id === options.rubric)) throw new Error(`--rubric ${options.rubric}: ${options.rubrics} has ${rubrics.map((rubric) => rubric.id).join(', ')}`);
     model = options.cassette === undefined ? await langChainJudgeModel(options.model ?? 'openai:gpt-4o-mini') : recordedJudge((await readCassette(options.cassette, false))!);
   } catch (error) {
     output.err(message(error));
     return 2;
   }
-  const judge = createJudge({ model, rubrics, logger: { warn: (line: string) => output.err(line) } });
+  const judge = createJudge({ model, rubrics, logger: { warn: (line: string) => output.err(line) }, ...(prices ? { prices } : {}) });
   const targetFpr = options.targetFpr ?? 0.01;
   const report = await calibrateJudge(judge, cases, { ...(options.rubric ? { rubric: options.rubric } : {}), targetFpr, concurrency: options.concurrency ?? 4 });
   if (options.json) {
@@ -99,12 +109,24 @@ export async function judgeCalibrateCommand(options: JudgeCalibrateOptions, outp
   output.out(`true-positive rate at 1% false positives ${percent(report.tprAt1PercentFpr)}, at 5% ${percent(report.tprAt5PercentFpr)}`);
   output.out(`expected calibration error ${fixed(report.expectedCalibrationError)}`);
   output.out(`model calls ${report.modelCalls} (${report.callsPerRun.toFixed(2)} per run over ${report.runs} runs), tokens ${report.tokens} (${report.tokensPerRun.toFixed(0)} per run)`);
+  if (report.costUsd !== undefined) output.out(`cost ${usd(report.costUsd)} (${usd(report.costPerRun ?? 0)} per run)`);
+  else if (options.prices !== undefined) output.out(`cost unknown: ${report.tokens === 0 ? 'no call reported its usage' : `${options.prices} has no price for ${judge.modelId}`}`);
   output.out(
     report.suggested
       ? `suggested pass_at ${report.suggested.passAt} for false positives <= ${percent(targetFpr)}: fails ${percent(report.suggested.tpr)} of violations and ${percent(report.suggested.fpr)} of the rest`
       : 'no pass_at suggested: no non-violation has a verdict',
   );
   return 0;
+}
+
+/** US dollars, with the digits a cost per call needs. */
+function usd(value: number): string {
+  return `US$${value.toFixed(value < 1 ? 6 : 2)}`;
+}
+
+async function readPrices(file: string | undefined): Promise<PriceTable | undefined> {
+  if (file === undefined) return undefined;
+  return parsePrices(await readText(file, 'check the path of the --prices file'), file);
 }
 
 /** The judge's model through LangChain's `initChatModel` and the LangChain adapter, both loaded only now. */
