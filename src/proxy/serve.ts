@@ -12,6 +12,8 @@ import { createProxyRules } from './rules/index.js';
 import { createServeEmbedder, semanticMonitorOptions } from './semantic-tier.js';
 import { startTelemetry, type TelemetryExporters } from './otel.js';
 import { createProxy, type Proxy, type ProxyWorkflow } from './server.js';
+import { judgeFromConfig } from './judge/index.js';
+import type { Judge } from '../judge/index.js';
 
 /** A running proxy: its URL, and `close` to drain and stop it. */
 export interface RunningProxy {
@@ -27,12 +29,13 @@ export interface RunningProxy {
  * keeps reconnecting. Each workflow but the default keeps its sessions under a key prefix of its own
  * (`<prefix>wf:<id>:`), so the same session id never names one session of two workflows.
  * @param exporters replace the OTLP exporters (tests: the SDK's in-memory ones); export then runs without an endpoint.
+ * @param judge replaces the judge the `judge:` section would build (a scripted judge, in tests or embedding).
  * @throws {WorkflowValidationError} when a workflow file is invalid.
  * @throws {RulebaseError} when a rulebase file is invalid (every error with its line).
  * @throws {EmbeddingModelLoadError} when `embeddings.provider: transformers` names a model that does not load.
  * @throws {PanoptesError} `MISSING_DEPENDENCY` when export or `rate_limit` needs a package that is not installed.
  */
-export async function startServe(config: ServeConfig, { logger = console, env = process.env, exporters }: { logger?: Logger; env?: Record<string, string | undefined>; exporters?: TelemetryExporters } = {}): Promise<RunningProxy> {
+export async function startServe(config: ServeConfig, { logger = console, env = process.env, exporters, judge: givenJudge }: { logger?: Logger; env?: Record<string, string | undefined>; exporters?: TelemetryExporters; judge?: Judge } = {}): Promise<RunningProxy> {
   // A type-only reference: the redis package is loaded only when configured.
   const stores: Array<import('../store/redis/index.js').RedisSessionStore<MonitorSession>> = [];
   const storeOf = async (namespace: string | undefined) => {
@@ -51,6 +54,7 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
   const rules = await rulesOf(config.rulebase);
   const telemetry = await startTelemetry(config.telemetry, { env, ...(exporters ? { exporters } : {}) });
   const recording = { ...(telemetry?.tracer ? { tracer: telemetry.tracer } : {}), ...(telemetry?.meter ? { meter: telemetry.meter } : {}) };
+  const judge = givenJudge ?? (config.judge ? judgeFromConfig(config.judge, { env, logger, ...recording }) : undefined);
   const store = await storeOf(undefined);
   const monitor = createMonitor({ workflow, logger, ...semanticMonitorOptions(config, embedder), ...(store ? { store } : {}), ...recording });
   const workflows: ProxyWorkflow[] = [];
@@ -83,6 +87,7 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     holdTextChars: config.limits.holdTextChars,
     holdTextMs: config.limits.holdTextMs,
     ...(config.refusalMessage === undefined ? {} : { refusalMessage: config.refusalMessage }),
+    ...(judge ? { judge } : {}),
     logger,
     ...(store ? { storeHealthy: () => stores.every((each) => each.healthy) } : {}),
     ...(config.readyWhenDegraded ? { readyWhenDegraded: true } : {}),
