@@ -183,7 +183,7 @@ async function readRubrics(path: string, { origin }: CheckedValue, diagnostics: 
     text = await readFile(path, 'utf8');
   } catch (error) {
     const failure = readFailureDiagnostic(path, error, 'check the path of the rubric file');
-    diagnostics.push({ ...failure, path: origin.path, source: origin.source, ...(origin.line ? { line: origin.line, column: origin.column! } : {}), message: `${failure.message} (${path})`, hint: `${failure.hint ? `${failure.hint}; ` : ''}expected ${rubricsFile.expected}` });
+    diagnostics.push({ ...failure, code: 'invalid-value', path: origin.path, source: origin.source, ...(origin.line ? { line: origin.line, column: origin.column! } : {}), message: `${failure.message} (${path})`, hint: `${failure.hint ? `${failure.hint}; ` : ''}expected ${rubricsFile.expected}` });
     return undefined;
   }
   const validated = validateRubrics(text, { source: path });
@@ -207,7 +207,7 @@ async function readCassette(path: string, { origin }: CheckedValue, diagnostics:
     text = await readFile(path, 'utf8');
   } catch (error) {
     const failure = readFailureDiagnostic(path, error, 'check the path of the cassette');
-    diagnostics.push({ ...failure, ...at, message: `${failure.message} (${path})`, hint: `${failure.hint ? `${failure.hint}; ` : ''}expected ${cassetteFile.expected}` });
+    diagnostics.push({ ...failure, code: 'invalid-value', ...at, message: `${failure.message} (${path})`, hint: `${failure.hint ? `${failure.hint}; ` : ''}expected ${cassetteFile.expected}` });
     return undefined;
   }
   let data: unknown;
