@@ -1,5 +1,6 @@
 /** `panoptes serve`'s `judge:` section: read from the file and PANOPTES_JUDGE__* variables; every bad input refused at load with its place and fix. */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../../src/proxy/config.js';
@@ -125,5 +126,21 @@ describe('the judge: section', () => {
     expect(message).toContain("panoptes.yaml:6:3 error judge.timeout: unknown key 'judge.timeout'; did you mean 'judge.timeout_ms'?");
     expect(message).toContain("panoptes.yaml:7:10 error judge.model: 'judge.model' must be a section of keys: received \"gpt-4o\"; write it as 'model:' followed by indented keys (base_url, model, api_key_env)");
     expect(message).toContain('environment error PANOPTES_JUDGE__TIMEOUTMS: unknown variable PANOPTES_JUDGE__TIMEOUTMS; did you mean PANOPTES_JUDGE__TIMEOUT_MS?');
+  });
+});
+
+describe('the example proxy configuration', () => {
+  it("loads with its judge: section uncommented", async () => {
+    const example = fileURLToPath(new URL('../../examples/proxy/panoptes.yaml', import.meta.url));
+    const text = readFileSync(example, 'utf8').replace(/^# (judge:|  rubrics:|  model:|    base_url:|    model:|    api_key_env:|  timeout_ms:|  budget:|    session:)/gm, '$1');
+    const copy = join(dirname(example), `.judge-example-${process.pid}.yaml`);
+    writeFileSync(copy, text);
+    try {
+      const config = await loadServeConfig({ configPath: copy, env: { OPENAI_API_KEY: 'sk-test' } });
+      expect(config.judge).toMatchObject({ model: { kind: 'endpoint', model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY' }, timeoutMs: 10_000, budget: { session: { calls: 20 } } });
+      expect(config.judge!.rubrics.map((rubric) => rubric.id)).toEqual(['outgoing_mail']);
+    } finally {
+      rmSync(copy);
+    }
   });
 });
