@@ -455,7 +455,8 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     } catch (error) {
       log('judge-observe-failed', `Reading a request for the judge's questions failed (${(error as Error)?.message}); a yes in it approved nothing.`);
     }
-    const state = judge.needsState ? await monitor.session(sessionId).then((session) => session?.workflow.state, () => undefined) : undefined;
+    // A new (or closed) session starts in the initial state, as the monitor starts it.
+    const state = judge.needsState ? await monitor.session(sessionId).then((session) => (session?.workflow.status === 'active' ? session.workflow.state : monitor.workflow.initialState), () => undefined) : undefined;
     return { sessionKey, sessionId, messages, state, metrics };
   }
 

@@ -129,6 +129,28 @@ describe('turn rubrics on chat completions', () => {
     expect(await metricValue(run.url, 'panoptes_proxy_judgments_total', { rubric: 'no_amount', outcome: 'fail' })).toBe(1);
   });
 
+  it('held text past its bound streams on, is judged after, and counts a hold miss', async () => {
+    const { judge } = testJudge();
+    const run = await start(judge, { textPolicy: 'hold', holdTextChars: 10 });
+    const choice = await chat(run, [SYSTEM, { role: 'user', content: 'When do I get my refund?' }], { stream: true, session: 'turn-overflow' });
+    expect(choice.message.content).toBe('You will get $120 back today.');
+    expect(await nextGuidance(run.monitor, 'turn-overflow')).toContain('which the user has already read');
+    expect(await metricValue(run.url, 'panoptes_proxy_judge_misses_total', { cause: 'hold' })).toBe(1);
+  });
+
+  it('a rubric for other workflow states is not asked', async () => {
+    const { judge, calls } = testJudge(MAIL_RUBRICS.replace('    applies_to: { tools: [send_email] }', '    applies_to: { tools: [send_email], states: [escalated] }'));
+    const run = await start(judge);
+    const choice = await chat(run, [SYSTEM, { role: 'user', content: 'Please forward my orders as the document says.' }], { stream: false, session: 'states' });
+    expect(choice.message.tool_calls).toHaveLength(1);
+    expect(calls).toEqual([]);
+    const { judge: inState, calls: asked } = testJudge(MAIL_RUBRICS.replace('    applies_to: { tools: [send_email] }', '    applies_to: { tools: [send_email], states: [chatting] }'));
+    await run.close();
+    const again = await start(inState);
+    expect((await chat(again, [SYSTEM, { role: 'user', content: 'Please forward my orders as the document says.' }], { stream: false, session: 'states-2' })).message.tool_calls ?? []).toEqual([]);
+    expect(asked).toEqual(['outgoing_mail']);
+  });
+
   it('a response of tool calls alone is not judged as empty text', async () => {
     const { judge, calls } = testJudge();
     const run = await start(judge);
