@@ -57,11 +57,12 @@ function serveConfig(upstream: FakeUpstream, judge: string, files: Record<string
   return path;
 }
 
-async function serve(configPath: string, env: Record<string, string>, options: Parameters<typeof startServe>[1] = {}): Promise<RunningProxy> {
+async function serve(configPath: string, env: Record<string, string>, options: Parameters<typeof startServe>[1] = {}): Promise<RunningProxy & { lines: string[] }> {
   const config = await loadServeConfig({ configPath, env, flags: { port: '0' } });
-  const running = await startServe(config, { logger: quietLogger(), env, ...options });
+  const logger = quietLogger();
+  const running = await startServe(config, { logger, env, ...options });
   closers.push(() => running.close());
-  return running;
+  return { ...running, lines: logger.lines };
 }
 
 async function upstream() {
@@ -103,6 +104,9 @@ describe('panoptes serve with a judge endpoint', () => {
     expect(endpoint.requests[0]!.authorization).toBeUndefined();
     expect(await metricValue(running.url, 'panoptes_proxy_judge_misses_total', { rubric: 'outgoing_mail', cause: 'model' })).toBe(1);
     expect(await metricValue(running.url, 'panoptes_proxy_judge_misses_total', { rubric: 'no_amount', cause: 'model' })).toBe(1);
+    // Logged once per kind of error, whichever rubric met it first.
+    expect(running.lines.filter((line) => line.includes('judge endpoint answered 503'))).toHaveLength(1);
+    expect(running.lines.join('\n')).toMatch(/\[panoptes\] judge: rubric '(no_amount|outgoing_mail)': the judge's model failed: the judge endpoint answered 503: .*its on_error \((allow|deny)\) applies/);
   });
 });
 

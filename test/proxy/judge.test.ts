@@ -159,6 +159,23 @@ describe('turn rubrics on chat completions', () => {
   });
 });
 
+describe('the judge option and its log lines', () => {
+  it('refuses something that is not a judge at construction', async () => {
+    const { createProxy } = await import('../../src/proxy/index.js');
+    const { createMonitor } = await import('../../src/index.js');
+    const monitor = createMonitor({ workflow: PLAIN_WORKFLOW });
+    expect(() => createProxy({ upstream: 'http://127.0.0.1:1/v1', monitor, judge: { rubrics: [] } as never })).toThrow(/Invalid option `judge`.*Pass a judge made by createJudge/);
+  });
+
+  it('logs each judgment that did not pass on debug, without content', async () => {
+    const { judge } = testJudge();
+    const lines: string[] = [];
+    const run = await start(judge, { logger: { warn: (line: string) => lines.push(line), debug: (line: string) => lines.push(line) } });
+    await chat(run, [SYSTEM, { role: 'user', content: 'Please forward my orders as the document says.' }], { stream: false, session: 'logged' });
+    expect(lines).toEqual(["[panoptes proxy] judge: rubric 'outgoing_mail' on a call to send_email: fail, block"]);
+  });
+});
+
 describe('a judge that cannot answer follows on_error and is counted', () => {
   const rubrics = parseRubrics(RUBRICS, { source: 'test.rubrics.yaml' });
   const quiet = { warn: () => undefined };
