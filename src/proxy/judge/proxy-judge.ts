@@ -71,17 +71,20 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
   const judgesTurns = judge.rubrics.some((rubric) => rubric.scope === 'turn');
   const needsState = judge.rubrics.some((rubric) => (rubric.appliesTo.states?.length ?? 0) > 0);
 
+  const debug = (line: string) => {
+    try {
+      logger.debug?.(line);
+    } catch {
+      // a logger that throws changes nothing
+    }
+  };
   const record = (judgments: readonly Judgment[], metrics: ProxyMetrics, what: string) => {
     for (const judgment of judgments) {
       metrics.add(PROXY_METRICS.judgments, { rubric: judgment.rubric, scope: judgment.scope, outcome: judgment.outcome, action: judgment.action });
       if (judgment.error) metrics.add(PROXY_METRICS.judgeMisses, { rubric: judgment.rubric, cause: judgment.error.kind });
       if (judgment.outcome === 'pass' || judgment.outcome === 'skipped') continue;
-      try {
-        // No content: the rubric, what was judged, and what came of it. The judge logs its first error of each kind itself.
-        logger.debug?.(`[panoptes proxy] judge: rubric '${judgment.rubric}' on ${what}: ${judgment.outcome}${judgment.error ? ` (${judgment.error.kind})` : ''}, ${judgment.action}`);
-      } catch {
-        // a logger that throws changes nothing
-      }
+      // No content: the rubric, what was judged, and what came of it. The judge logs its first error of each kind itself.
+      debug(`[panoptes proxy] judge: rubric '${judgment.rubric}' on ${what}: ${judgment.outcome}${judgment.error ? ` (${judgment.error.kind})` : ''}, ${judgment.action}`);
     }
   };
 
@@ -101,7 +104,10 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
     guard({ sessionKey, sessionId, messages, state, metrics }) {
       return async (call): Promise<ToolGuardVerdict> => {
         const key = callKey(call);
-        if (sessions.get(sessionKey)?.approved.delete(key)) return ALLOWED;
+        if (sessions.get(sessionKey)?.approved.delete(key)) {
+          debug(`[panoptes proxy] judge: a call to ${call.name} the user approved went through unjudged`);
+          return ALLOWED;
+        }
         if (judge.applicable('tool_call', { call, ...(state === undefined ? {} : { state }) }).length === 0) return ALLOWED;
         const outcome = await judgeToolCall(judge, { call, messages: messages(), sessionId, ...(state === undefined ? {} : { state }) });
         record(outcome.judgments, metrics, `a call to ${call.name}`);
