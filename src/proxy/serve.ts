@@ -5,7 +5,7 @@
  */
 import { createMonitor } from '../monitor/index.js';
 import type { Logger, MonitorSession } from '../monitor/index.js';
-import { loadRulebase } from '../rules/index.js';
+import { loadRulebase, type Rulebase } from '../rules/index.js';
 import { loadWorkflow } from '../workflow/index.js';
 import type { ServeConfig } from './config.js';
 import { createProxyRules } from './rules/index.js';
@@ -47,21 +47,24 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     stores.push(store);
     return store;
   };
-  const rulesOf = async (file: string | undefined) => (file === undefined ? undefined : createProxyRules({ rulebase: await loadRulebase(file), factSummary: config.factSummary }));
   const workflow = await loadWorkflow(config.workflow, { strict: config.strict });
   // One embedder for every workflow: a model is loaded once.
   const embedder = config.embeddings ? await createServeEmbedder(config.embeddings, config.loopOptions?.timeoutMs) : undefined;
-  const rules = await rulesOf(config.rulebase);
+  // Read before telemetry starts, so a bad rulebase leaves nothing running.
+  const rulebase = config.rulebase === undefined ? undefined : await loadRulebase(config.rulebase);
   const telemetry = await startTelemetry(config.telemetry, { env, ...(exporters ? { exporters } : {}) });
   const recording = { ...(telemetry?.tracer ? { tracer: telemetry.tracer } : {}), ...(telemetry?.meter ? { meter: telemetry.meter } : {}) };
+  // One judge for every workflow: its rubrics judge their calls and responses, and answer their rules' judged(...).
   const judge = givenJudge ?? (config.judge ? judgeFromConfig(config.judge, { env, logger, ...recording }) : undefined);
+  const rulesOf = (loaded: Rulebase | undefined) => (loaded === undefined ? undefined : createProxyRules({ rulebase: loaded, factSummary: config.factSummary, ...(judge ? { judge } : {}) }));
+  const rules = rulesOf(rulebase);
   const store = await storeOf(undefined);
   const monitor = createMonitor({ workflow, logger, ...semanticMonitorOptions(config, embedder), ...(store ? { store } : {}), ...recording });
   const workflows: ProxyWorkflow[] = [];
   for (const entry of config.workflows) {
     const entryStore = await storeOf(entry.id);
     const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, ...semanticMonitorOptions({ ...config, loops: entry.loops ?? config.loops, ...(entry.loopOptions ? { loopOptions: entry.loopOptions } : {}) }, embedder), ...(entryStore ? { store: entryStore } : {}), ...recording });
-    const entryRules = await rulesOf(entry.rulebase);
+    const entryRules = rulesOf(entry.rulebase === undefined ? undefined : await loadRulebase(entry.rulebase));
     workflows.push({ id: entry.id, select: entry.select, monitor: entryMonitor, ...(entryRules ? { rules: entryRules } : {}), ...(entryStore ? { conversations: entryStore.conversations() } : {}) });
   }
   if (store) {

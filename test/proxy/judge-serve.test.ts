@@ -133,3 +133,17 @@ describe('panoptes serve with a judge cassette', () => {
     expect(await metricValue(replaying.url, 'panoptes_proxy_judge_misses_total', { rubric: 'outgoing_mail', cause: 'model' })).toBe(1);
   });
 });
+
+describe('panoptes serve with a judge and a rulebase', () => {
+  it("the rulebase's judged(...) is answered by the judge's rubric of that name", async () => {
+    const rubrics = parseRubrics(RUBRICS.replace('    applies_to: { tools: [send_email] }', '    applies_to: { tools: [send_email], rules: [outgoing_mail] }'));
+    const asked: string[] = [];
+    const judge = createJudge({ model: scriptedJudge((request) => (asked.push(request.rubric.id), judgeAnswer(request))), rubrics, logger: { warn: () => undefined } });
+    const path = serveConfig(await upstream(), 'rulebase: mail.rules\n', { 'mail.rules': 'guard send_email(to: T) :- judged(outgoing_mail) "you did not ask to write to {T}".\n' });
+    const running = await serve(path, {}, { judge });
+    expect((await mailCall(running.url, FORWARD, 'rules-1')).tool_calls ?? []).toEqual([]);
+    expect((await mailCall(running.url, MAIL_ME, 'rules-2')).tool_calls).toHaveLength(1);
+    // Once per call, through the rule (the turn rubric judged the one response with text).
+    expect(asked).toEqual(['outgoing_mail', 'no_amount', 'outgoing_mail']);
+  });
+});

@@ -3,13 +3,14 @@
  * gets the answer (a guard after theirs); `turn` rubrics judge a response's text, before it is released where it can
  * still be withheld, else for the session's next call. Every judgment is counted by rubric and outcome, every judge
  * error as a miss by its kind. A call the judge asks about is shown to the user as a question; the user's plain yes in
- * the next request approves that exact call once, as the proxy's rules read a yes.
+ * the next request approves that exact call once, as the proxy's rules read a yes. A rubric that names rules
+ * (`applies_to.rules`) is left to them: the rulebase's `judged(...)` asks it (`createProxyRules`' `judge`).
  * @module
  */
 import type { ChatMessage, ToolCall } from '../../messages/index.js';
 import type { Logger, TextWatch, ToolGuard, ToolGuardVerdict } from '../../monitor/index.js';
 import { LruMap } from '../../embed/lru.js';
-import { judgeToolCall, judgeTurn, stableJson, type Judge, type JudgedOutcome, type Judgment } from '../../judge/index.js';
+import { decideJudgments, stableJson, type Judge, type JudgedOutcome, type JudgeInput, type Judgment, type Rubric, type RubricScope } from '../../judge/index.js';
 import { PROXY_METRICS, type ProxyMetrics } from '../metrics.js';
 import { isExplicitYes } from '../rules/explicit-yes.js';
 
@@ -68,8 +69,13 @@ interface Approvals {
  */
 export function createProxyJudge(judge: Judge, { logger = console }: { logger?: Logger } = {}): ProxyJudge {
   const sessions = new LruMap<string, Approvals>(MAX_SESSIONS);
-  const judgesTurns = judge.rubrics.some((rubric) => rubric.scope === 'turn');
+  // A rubric that names rules (`applies_to.rules`) is their question, asked through their `judged(...)` only.
+  const own = (rubric: Rubric) => (rubric.appliesTo.rules?.length ?? 0) === 0;
+  const judgesTurns = judge.rubrics.some((rubric) => rubric.scope === 'turn' && own(rubric));
   const needsState = judge.rubrics.some((rubric) => (rubric.appliesTo.states?.length ?? 0) > 0);
+  const applicable = (scope: RubricScope, input: JudgeInput) => judge.applicable(scope, input).filter(own);
+  /** Every applicable rubric of the scope at once; the strictest answer wins (deny, then ask, then allow). */
+  const judgeAll = async (rubrics: readonly Rubric[], input: JudgeInput): Promise<JudgedOutcome> => decideJudgments(await Promise.all(rubrics.map((rubric) => judge.judge(rubric, input))), judge);
 
   const debug = (line: string) => {
     try {
@@ -108,8 +114,9 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
           debug(`[panoptes proxy] judge: a call to ${call.name} the user approved went through unjudged`);
           return ALLOWED;
         }
-        if (judge.applicable('tool_call', { call, ...(state === undefined ? {} : { state }) }).length === 0) return ALLOWED;
-        const outcome = await judgeToolCall(judge, { call, messages: messages(), sessionId, ...(state === undefined ? {} : { state }) });
+        const rubrics = applicable('tool_call', { call, ...(state === undefined ? {} : { state }) });
+        if (rubrics.length === 0) return ALLOWED;
+        const outcome = await judgeAll(rubrics, { call, messages: messages(), sessionId, ...(state === undefined ? {} : { state }) });
         record(outcome.judgments, metrics, `a call to ${call.name}`);
         if (outcome.decision === 'allow') return ALLOWED;
         if (outcome.decision === 'deny') return { allowed: false, reason: `The call to ${call.name} was refused, so it did not run. ${outcome.message ?? ''}`.trim() };
@@ -126,7 +133,10 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
     async turn({ sessionId, messages, state, metrics }, text) {
       // A response of tool calls alone has no text to judge: its calls are judged, not an empty answer.
       if (!judgesTurns || text.trim() === '') return undefined;
-      const outcome = await judgeTurn(judge, { response: text, messages: messages(), sessionId, ...(state === undefined ? {} : { state }) });
+      const input: JudgeInput = { response: text, sessionId, ...(state === undefined ? {} : { state }) };
+      const rubrics = applicable('turn', input);
+      if (rubrics.length === 0) return undefined;
+      const outcome = await judgeAll(rubrics, { ...input, messages: messages() });
       record(outcome.judgments, metrics, 'a response');
       return outcome.decision === 'allow' ? undefined : { decision: outcome.decision, message: outcome.message ?? '' };
     },
