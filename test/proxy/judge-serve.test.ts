@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { AggregationTemporality, InMemoryMetricExporter } from '@opentelemetry/sdk-metrics';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createJudge, emptyCassette, parseRubrics, recordedJudge, scriptedJudge, type Rubric } from '../../src/index.js';
 import { loadServeConfig, startServe, type RunningProxy } from '../../src/proxy/index.js';
@@ -145,5 +147,25 @@ describe('panoptes serve with a judge and a rulebase', () => {
     expect((await mailCall(running.url, MAIL_ME, 'rules-2')).tool_calls).toHaveLength(1);
     // Once per call, through the rule (the turn rubric judged the one response with text).
     expect(asked).toEqual(['outgoing_mail', 'no_amount', 'outgoing_mail']);
+  });
+});
+
+describe('panoptes serve with a judge and OpenTelemetry export', () => {
+  it("exports a span per judgment and the core's judgment counter beside the proxy's", async () => {
+    const spanExporter = new (class extends InMemorySpanExporter {
+      override shutdown(): Promise<void> {
+        return Promise.resolve(); // keep the spans past close, to read them
+      }
+    })();
+    const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const path = serveConfig(await upstream(), 'judge:\n  rubrics: mail.rubrics.yaml\n  cassette: judge.cassette.json\n', { 'judge.cassette.json': JSON.stringify(emptyCassette('judge-mini')) });
+    const config = await loadServeConfig({ configPath: path, env: {}, flags: { port: '0' } });
+    const running = await startServe(config, { logger: quietLogger(), env: {}, exporters: { spanExporter, metricExporter } });
+    expect((await mailCall(running.url, FORWARD, 'otel')).tool_calls ?? []).toEqual([]);
+    await running.close();
+    const judged = spanExporter.getFinishedSpans().find((span) => span.name === 'panoptes.judge outgoing_mail');
+    expect(judged?.attributes).toMatchObject({ 'panoptes.judge.rubric': 'outgoing_mail', 'panoptes.judge.outcome': 'error', 'panoptes.judge.action': 'deny', 'panoptes.judge.error': 'model', 'gen_ai.request.model': 'judge-mini' });
+    const names = metricExporter.getMetrics().flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics.map((metric) => metric.descriptor.name)));
+    expect(names).toEqual(expect.arrayContaining(['panoptes.judgments', 'panoptes.judge.duration']));
   });
 });
