@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { AggregationTemporality, InMemoryMetricExporter } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createJudge, emptyCassette, parseRubrics, recordedJudge, scriptedJudge, type Rubric } from '../../src/index.js';
 import { loadServeConfig, startServe, type RunningProxy } from '../../src/proxy/index.js';
 import { configFile } from './config-helpers.js';
@@ -27,13 +27,15 @@ const FORWARD: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Please 
 const MAIL_ME: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Please mail me@example.com a hello.' }];
 
 /** A fake OpenAI-compatible judge endpoint: it reads the rubric and the judged material from the prompt and answers as the scripted judge does. */
-async function startJudgeEndpoint({ status = 200 }: { status?: number } = {}) {
+async function startJudgeEndpoint({ status = 200, hang = false }: { status?: number; hang?: boolean } = {}) {
   const requests: Array<{ path: string; authorization: string | undefined; body: Record<string, any> }> = [];
+  const aborted: string[] = [];
   const server: Server = createServer(async (request, response) => {
     let raw = '';
     for await (const chunk of request) raw += String(chunk);
     const body = JSON.parse(raw) as Record<string, any>;
     requests.push({ path: request.url ?? '', authorization: request.headers.authorization, body });
+    if (hang) return void response.on('close', () => aborted.push(request.url ?? ''));
     if (status !== 200) {
       response.writeHead(status, { 'content-type': 'application/json' });
       return void response.end(JSON.stringify({ error: { message: 'overloaded', type: 'server_error' } }));
@@ -47,7 +49,7 @@ async function startJudgeEndpoint({ status = 200 }: { status?: number } = {}) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   closers.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, aborted };
 }
 
 /** A config file over `upstream` with `judge` (the section's text), beside a plain workflow, the rubrics and `files`. */
@@ -109,6 +111,21 @@ describe('panoptes serve with a judge endpoint', () => {
     // Logged once per kind of error, whichever rubric met it first.
     expect(running.lines.filter((line) => line.includes('judge endpoint answered 503'))).toHaveLength(1);
     expect(running.lines.join('\n')).toMatch(/\[panoptes\] judge: rubric '(no_amount|outgoing_mail)': the judge's model failed: the judge endpoint answered 503: .*its on_error \((allow|deny)\) applies/);
+  });
+});
+
+describe('panoptes serve with a judge endpoint that hangs', () => {
+  it('gives up at timeout_ms, aborting the request: the call is refused (on_error deny), a timeout miss', async () => {
+    const endpoint = await startJudgeEndpoint({ hang: true });
+    const path = serveConfig(await upstream(), `judge:\n  rubrics: mail.rubrics.yaml\n  model:\n    base_url: ${endpoint.url}\n    model: judge-mini\n  timeout_ms: 200\n`);
+    const running = await serve(path, {});
+    const started = Date.now();
+    const message = await mailCall(running.url, FORWARD, 'hang');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(message.tool_calls ?? []).toEqual([]);
+    expect(await metricValue(running.url, 'panoptes_proxy_judge_misses_total', { rubric: 'outgoing_mail', cause: 'timeout' })).toBe(1);
+    // The judge's request was aborted, not left open.
+    await vi.waitFor(() => expect(endpoint.aborted).toEqual(['/v1/chat/completions']), { timeout: 2000 });
   });
 });
 
