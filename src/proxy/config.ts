@@ -18,8 +18,10 @@ import type { CheckedValue, CustomCheck, Origin } from './config/field.js';
 import { buildSemanticConfig, SEMANTIC_FIELDS, SEMANTIC_SECTIONS, type SemanticFieldName, type ServeEmbeddingsConfig, type ServeLoopOptions } from './config/semantic.js';
 import { PRODUCTION_FIELDS, PRODUCTION_SECTIONS, productionConfig, type ProductionConfig, type ProductionField } from './config/production.js';
 import { checkWorkflows, loopSettingsOf, readWorkflowsNode, type ReadWorkflows, type WorkflowEntry } from './config/workflows.js';
+import { buildJudgeConfig, JUDGE_FIELDS, JUDGE_SECTIONS, type JudgeFieldName, type ServeJudgeConfig } from './config/judge.js';
 
 export type { WorkflowEntry } from './config/workflows.js';
+export type { ServeJudgeConfig, ServeJudgeModel } from './config/judge.js';
 
 /** The checked configuration of a proxy. */
 export interface ServeConfig extends ProductionConfig {
@@ -55,6 +57,8 @@ export interface ServeConfig extends ProductionConfig {
   loopOptions?: ServeLoopOptions;
   /** The embedder of the semantic tier (exemplar classification and semantic loop detection); absent: none. */
   embeddings?: ServeEmbeddingsConfig;
+  /** The judge of tool calls and responses (`judge:`): its rubrics, model and bounds; absent: no judge. */
+  judge?: ServeJudgeConfig;
 }
 
 /** Raw values by source; `flags` are commander's, already named by field. */
@@ -67,7 +71,7 @@ export interface ServeConfigSources {
 }
 
 type Kind = 'custom' | 'url' | 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'rules-file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
-type FieldName = SemanticFieldName | ProductionField | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'refusal_message' | 'fact_summary' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type FieldName = SemanticFieldName | ProductionField | JudgeFieldName | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'refusal_message' | 'fact_summary' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true; custom?: CustomCheck }> = {
@@ -95,10 +99,12 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   // The semantic tier (`embeddings:`, `loops:`) and the production keys, in files of their own.
   ...SEMANTIC_FIELDS,
   ...PRODUCTION_FIELDS,
+  ...JUDGE_FIELDS,
 };
-const SECTIONS = new Set<string>(['limits', 'redis', ...SEMANTIC_SECTIONS, ...PRODUCTION_SECTIONS]);
+/** Sections of keys, by dotted path (`judge.model` is a section inside `judge`). */
+const SECTIONS = new Set<string>(['limits', 'redis', ...SEMANTIC_SECTIONS, ...PRODUCTION_SECTIONS, ...JUDGE_SECTIONS]);
 /** Variables of a section: a misspelt one is reported rather than ignored. */
-const SECTION_VARIABLE = new RegExp(`^PANOPTES_(${[...SECTIONS].map((section) => section.toUpperCase()).join('|')})__`);
+const SECTION_VARIABLE = new RegExp(`^PANOPTES_(${[...SECTIONS].filter((section) => !section.includes('.')).map((section) => section.toUpperCase()).join('|')})__`);
 
 const EXPECTED: Record<Exclude<Kind, 'custom'>, string> = {
   url: 'an http(s) URL, e.g. http://127.0.0.1:4318',
@@ -199,6 +205,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     diagnostics.push(...found.filter((diagnostic) => !seen.has(JSON.stringify(diagnostic))));
     entries[index] = { ...entries[index]!, loops: built.loops, ...(built.loopOptions ? { loopOptions: built.loopOptions } : {}) };
   }
+  const judge = await buildJudgeConfig(checkedValues, diagnostics, configPath ?? 'command line', env);
   const production = productionConfig((name) => checked.has(name), (name) => checked.get(name));
   if ('missing' in production) {
     const { source, line, column } = values.get(production.with)!.origin;
@@ -241,6 +248,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
       : { redis: { url: redisUrl, ...(checked.has('redis.key_prefix') ? { keyPrefix: get('redis.key_prefix', '') } : {}), ...(checked.has('redis.ttl_ms') ? { ttlMs: get('redis.ttl_ms', 0) } : {}), ...(checked.has('redis.command_timeout_ms') ? { commandTimeoutMs: get('redis.command_timeout_ms', 0) } : {}) } }),
     ...((defaultEntry?.loopOptions ?? semantic.loopOptions) ? { loopOptions: defaultEntry?.loopOptions ?? semantic.loopOptions! } : {}),
     ...(semantic.embeddings ? { embeddings: semantic.embeddings } : {}),
+    ...(judge ? { judge } : {}),
   };
 }
 
@@ -287,13 +295,13 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
         workflowsNode = { node: valueNode ?? (pair.key as Node) };
         continue;
       }
-      if (!prefix && SECTIONS.has(key) && isMap(valueNode)) {
-        visit(valueNode, key);
+      if (SECTIONS.has(path) && isMap(valueNode)) {
+        visit(valueNode, path);
         continue;
       }
-      if (!prefix && SECTIONS.has(key) && !(key in FIELDS)) {
-        const keys = known.filter((name) => name.startsWith(`${key}.`)).map((name) => name.slice(key.length + 1));
-        diagnostics.push({ severity: 'error', code: 'invalid-value', message: `'${key}' must be a section of keys: received ${JSON.stringify(valueNode ? (valueNode as Node).toJSON() : null)}`, path, source: configPath, ...at(valueNode ?? (pair.key as Node)), hint: `write it as '${key}:' followed by indented keys (${keys.join(', ')})` });
+      if (SECTIONS.has(path) && !(path in FIELDS)) {
+        const keys = [...new Set(known.filter((name) => name.startsWith(`${path}.`)).map((name) => name.slice(path.length + 1).split('.')[0]!))];
+        diagnostics.push({ severity: 'error', code: 'invalid-value', message: `'${path}' must be a section of keys: received ${JSON.stringify(valueNode ? (valueNode as Node).toJSON() : null)}`, path, source: configPath, ...at(valueNode ?? (pair.key as Node)), hint: `write it as '${key}:' followed by indented keys (${keys.join(', ')})` });
         continue;
       }
       if (!(path in FIELDS)) {

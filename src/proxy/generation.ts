@@ -17,6 +17,7 @@ import type { Placement } from '../session/index.js';
 import { answerHeaders, isEncoded, kindOf, MAX_NESTING, nestsDeeperThan, readText, sniffBody, type BodyKind } from './answer-body.js';
 import { decideCalls, type CheckTurn, type FoundCall } from './answer-calls.js';
 import { abortOnClientGone, type ClientGone } from './client-gone.js';
+import { DEFAULT_REFUSAL_MESSAGE } from './defaults.js';
 import { beforeCall, checkTurn, refusedAll, withheldByBlock, withheldError, type RefusedToolCall } from './enforce.js';
 import { errorText, proxyError, sseErrorIn, type ErrorFormat, type ProxyError } from './errors.js';
 import { PROXY_METRICS, type ProxyMetrics } from './metrics.js';
@@ -24,6 +25,7 @@ import type { NormalisedTarget } from './request-path.js';
 import { noteOutcome } from './request-telemetry.js';
 import type { AnswerGate, GenerationRoute, ReadAnswer, Refusals, RequestBody } from './routes/route.js';
 import { isProxyError, returnedHeaders, upstreamBodyError, type Upstream } from './upstream.js';
+import type { JudgeContext, ProxyJudge, TurnVerdict } from './judge/index.js';
 import type { SelectionInput, WorkflowPipeline } from './workflows/index.js';
 
 /** The response header that names the session a call was placed in. */
@@ -43,6 +45,8 @@ export interface GenerationOptions {
   textPolicy?: TextPolicy;
   /** What the client's user reads in place of a refused tool call. @default DEFAULT_REFUSAL_MESSAGE */
   refusalMessage?: string;
+  /** Judges the calls the workflow and the rules allow, and the responses' text (`tool_call` and `turn` rubrics). */
+  judge?: ProxyJudge;
 }
 
 /** `stream`: text passes at once and is cut where it matches; `hold`: text waits for the classification, within bounds. */
@@ -72,7 +76,7 @@ export interface GenerationRequest {
 type Decide = (calls: readonly FoundCall[], content: string, delivered: (refused: Refusals) => AssistantTurn, id?: string, check?: CheckTurn) => Promise<Map<FoundCall, RefusedToolCall>>;
 
 /** The monitored call, made once per proxy: `generate(route, upstream, request, reply, sent)` serves one request. */
-export function createGeneration({ select, metrics: allMetrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy, refusalMessage }: GenerationOptions) {
+export function createGeneration({ select, metrics: allMetrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy, refusalMessage, judge }: GenerationOptions) {
   const holdText = textPolicy?.mode === 'hold' ? { maxChars: textPolicy.holdChars, maxMs: textPolicy.holdMs } : undefined;
   return async function generate<Body extends RequestBody>(route: GenerationRoute<Body>, upstream: Upstream, request: FastifyRequest, reply: FastifyReply, { target, raw, keyId, selected }: GenerationRequest) {
     const format = route.errors;
@@ -113,6 +117,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
         log('rules-observe-failed', `Reading a request's tool results for the rules failed (${(error as Error)?.message}); its calls were decided without them.`);
       }
     }
+    const judging = judge ? await judgeContextOf(judge, monitor, pipeline, sessionId, messages, metrics, log) : undefined;
 
     const prepared = body;
     const known = rules ? () => rules.factSummary(sessionId, (error) => log('fact-summary-failed', `Summarising the known facts failed (${(error as Error)?.message}); the request went on without them.`)) : undefined;
@@ -143,14 +148,35 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     // The answer is checked with the tools this request offered, so the loop detector counts calls to any other, and
     // a call to a name not offered is refused.
     const offered = route.offered(body);
-    const ruled = (guard?: ToolGuard) => (rules ? both(guard, rules.guard(sessionId)) : guard);
-    const check: CheckTurn = (turn, guard) => checkedTurn(monitor, log, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard));
+    // The workflow decides a call first, then the offered names, the rules, and last the judge (the costliest).
+    const judged = judge && judging ? judge.guard(judging) : undefined;
+    const ruled = (guard?: ToolGuard) => both(rules ? both(guard, rules.guard(sessionId)) : guard, judged);
+    const monitorCheck: CheckTurn = (turn, guard) => checkedTurn(monitor, log, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard));
+    // Text already on its way to the client: the judge's verdict on it reaches the model on the session's next call.
+    const check: CheckTurn = !judge?.judgesTurns || !judging
+      ? monitorCheck
+      : async (turn, guard) => {
+          const [refused, verdict] = await Promise.all([monitorCheck(turn, guard), judgedText(judge, judging, turn.content, log)]);
+          if (verdict) await noteReasons(monitor, log, sessionId, [`A policy check found a problem with your last response, which the user has already read: ${verdict.message} Put it right in your next answer.`]);
+          return refused;
+        };
     // An answer read whole before the client sees any of it can be withheld (the monitor says what replaces it).
     let withheld: WithheldResponse | undefined;
-    const withholding: CheckTurn = (turn, guard) =>
+    const cutting: CheckTurn = (turn, guard) =>
       checkedTurn(monitor, log, sessionId, offered.available ? { ...turn, availableTools: offered.available } : turn, ruled(guard), (response) => {
         withheld = response;
       });
+    // The judge reads the text first: a response it withholds is never classified (the user never reads it), and none
+    // of its calls enters a state.
+    const withholding: CheckTurn = !judge?.judgesTurns || !judging
+      ? cutting
+      : async (turn, guard) => {
+          const verdict = await judgedText(judge, judging, turn.content, log);
+          if (!verdict) return cutting(turn, guard);
+          withheld = { state: '', constraints: [], userMessage: refusalMessage ?? DEFAULT_REFUSAL_MESSAGE, reason: verdict.message };
+          await noteReasons(monitor, log, sessionId, [`Your last response was withheld from the user: ${verdict.message} Answer again so that it passes.`]);
+          return refusedAll(turn.toolCalls, 'the response that made it was withheld by a policy check');
+        };
     const decide: Decide = async (found, content, delivered, id, using = check) => {
       const calls = route.noCalls === undefined ? found : found.map((call) => ({ ...call, unreadable: route.noCalls }));
       const refused = shownAs(await decideCalls(calls, content, using, offered.names), refusalMessage);
@@ -179,7 +205,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     };
     // A streamed request gets a stream whatever the upstream sent (its headers leave at once); any other answer is
     // sniffed first, and goes on as what it is.
-    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide, withholding, withheld: () => withheld, monitor, metrics, log };
+    const answer: Answer<Body> = { route, reply, response, sessionId, abort, decide, withholding, cutting, withheld: () => withheld, monitor, metrics, log, judging };
     if (streamed && response.statusCode < 300) return streamAnswer(answer, response.body);
     return jsonAnswer(answer);
   };
@@ -235,7 +261,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
    * gate). The body is sniffed once the headers are out: an SSE body (or none) goes through the gate; a JSON one is
    * decided whole and sent as the events of a stream; anything else ends the stream with an error event.
    */
-  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide, withholding, withheld, monitor, metrics, log }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
+  async function streamAnswer<Body extends RequestBody>({ route, reply, response, sessionId, abort, decide, withholding, cutting, withheld, monitor, metrics, log, judging }: Answer<Body>, body: AsyncIterable<Uint8Array>) {
     reply.hijack();
     const out = reply.raw;
     out.writeHead(response.statusCode, { ...answerHeaders(response.headers, 'sse'), [SESSION_HEADER]: sessionId });
@@ -248,10 +274,12 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     // With loop detection on, a response that starts chanting is cut short (docs/loops.md, "Streaming").
     const watch = monitor.loops?.watchStream();
     // With a response the monitor would withhold, its text is watched as it streams, and cut where it matches.
-    const textWatch = await monitor.watchText(sessionId).catch((error: unknown) => {
+    const watched = await monitor.watchText(sessionId).catch((error: unknown) => {
       log('watch-failed', `Watching a streamed response's text failed (${(error as Error)?.message}); it streamed unwatched.`);
       return undefined;
     });
+    // Under `hold`, a response the judge reads is held for it too, with the monitor's watch or without one.
+    const textWatch = judge?.judgesTurns && judging && holdText ? judge.holdingWatch(metrics, watched) : watched;
     const gate: AnswerGate = route.gate({ maxHeldChars: bodyLimitBytes, ...(watch ? { watch } : {}), ...(textWatch ? { textWatch, ...(holdText ? { holdText } : {}) } : {}) });
     // Held text that waits past its bound goes out even while the upstream is silent.
     const holdTimer = gate.holding && gate.flushHeld ? setTimeout(() => {
@@ -341,7 +369,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     if (gate.textCut && gate.releaseCut && gate.deliveredCut) {
       // Cut where its text matched a state that withholds it: what was read is classified with `withhold`, and the
       // stream ends with the replacement (or an error event under a `block:` intervention).
-      await decide([], gate.text, () => gate.deliveredCut!(withheld()?.userMessage), undefined, withholding);
+      await decide([], gate.text, () => gate.deliveredCut!(withheld()?.userMessage), undefined, cutting);
       const held = withheld();
       const blocked = held !== undefined && withheldByBlock(monitor, held);
       if (held) {
@@ -419,6 +447,38 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     }
   }
 
+  /** The judge's context of one request: the session (under its workflow), the request's messages, the state when a rubric needs it. */
+  async function judgeContextOf(judge: ProxyJudge, monitor: Monitor, pipeline: WorkflowPipeline, sessionId: string, messages: () => ChatMessage[], metrics: ProxyMetrics, log: GenerationOptions['logOnce']): Promise<JudgeContext> {
+    const sessionKey = `${pipeline.id}\u0000${sessionId}`;
+    try {
+      judge.observe(sessionKey, messages());
+    } catch (error) {
+      log('judge-observe-failed', `Reading a request for the judge's questions failed (${(error as Error)?.message}); a yes in it approved nothing.`);
+    }
+    // A new (or closed) session starts in the initial state, as the monitor starts it.
+    const state = judge.needsState ? await monitor.session(sessionId).then((session) => (session?.workflow.status === 'active' ? session.workflow.state : monitor.workflow.initialState), () => undefined) : undefined;
+    return { sessionKey, sessionId, messages, state, metrics };
+  }
+
+  /** The judge's verdict on a response's text; a failure of the proxy's own is logged and the text passes (the judge's own failures follow on_error). */
+  async function judgedText(judge: ProxyJudge, context: JudgeContext, text: string, log: GenerationOptions['logOnce']): Promise<TurnVerdict | undefined> {
+    try {
+      return await judge.turn(context, text);
+    } catch (error) {
+      log('judge-failed', `Judging a response failed inside the proxy (${(error as Error)?.message}); it was not judged.`);
+      return undefined;
+    }
+  }
+
+  /** Schedules `reasons` for the session's next call (fail-open: a failure is logged, not raised). */
+  async function noteReasons(monitor: Monitor, log: (cause: string, message: string) => void, sessionId: string, reasons: readonly string[]): Promise<void> {
+    try {
+      await monitor.noteRefusals(sessionId, reasons);
+    } catch (error) {
+      log('note-failed', `Noting why a response was judged failed (${(error as Error)?.message}); the model was not told on its next call.`);
+    }
+  }
+
   /** Schedules the reasons of `refused` for the session's next call (fail-open: a failure is logged, not raised). */
   async function noteRefusals(monitor: Monitor, log: (cause: string, message: string) => void, sessionId: string, refused: ReadonlyMap<FoundCall, RefusedToolCall>): Promise<void> {
     try {
@@ -443,8 +503,12 @@ interface Answer<Body extends RequestBody> {
   sessionId: string;
   abort: ClientGone;
   decide: Decide;
-  /** The check of an answer read whole before the client sees it: one that must not reach the user is withheld. */
+  /** The check of an answer read whole before the client sees it: one that must not reach the user is withheld (the judge reads its text first). */
   withholding: CheckTurn;
+  /** The monitor's withholding check alone, for a stream cut where its text matched: the monitor's replacement ends it. */
+  cutting: CheckTurn;
+  /** The judge's context of the request, when the proxy has a judge. */
+  judging: JudgeContext | undefined;
   /** What replaces the answer, once `withholding` withheld it. */
   withheld(): WithheldResponse | undefined;
   /** The monitor of the workflow that serves the request. */
@@ -462,7 +526,10 @@ function labelled(metrics: ProxyMetrics, labels: Readonly<Record<string, string>
 }
 
 /** Two guards in turn: the second is asked only about a call the first allows. */
-function both(first: ToolGuard | undefined, second: ToolGuard): ToolGuard {
+function both(first: ToolGuard | undefined, second: ToolGuard): ToolGuard;
+function both(first: ToolGuard | undefined, second: ToolGuard | undefined): ToolGuard | undefined;
+function both(first: ToolGuard | undefined, second: ToolGuard | undefined): ToolGuard | undefined {
+  if (!second) return first;
   if (!first) return second;
   return async (call): Promise<ToolGuardVerdict> => {
     const verdict = await first(call);

@@ -31,3 +31,5 @@ export { StreamGate, type StreamEnd } from './stream-gate.js';
 export { chatRequestProblem, toChatMessages, turnOf, withEdits } from './translate.js';
 export { formatConfigError, loadServeConfig, ProxyConfigError, type ServeConfig, type ServeConfigSources } from './config.js';
 export { startServe, type RunningProxy } from './serve.js';
+export { createProxyJudge, endpointJudgeModel, judgeFromConfig, type EndpointJudgeModelOptions, type ProxyJudge } from './judge/index.js';
+export { MAX_SERVE_JUDGE_TIMEOUT_MS, type ServeJudgeConfig, type ServeJudgeModel } from './config/judge.js';

@@ -18,6 +18,8 @@ export const PROXY_METRICS = {
   streamsCutForLoops: 'panoptes_proxy_streams_cut_for_loops_total',
   clientAborts: 'panoptes_proxy_client_aborts_total',
   misses: 'panoptes_proxy_misses_total',
+  judgments: 'panoptes_proxy_judgments_total',
+  judgeMisses: 'panoptes_proxy_judge_misses_total',
   storeUp: 'panoptes_proxy_store_up',
 } as const;
 
@@ -34,6 +36,8 @@ const HELP: Record<string, string> = {
   [PROXY_METRICS.streamsCutForLoops]: 'Streamed responses cut short because they started repeating themselves (the upstream request is aborted).',
   [PROXY_METRICS.clientAborts]: 'Clients that went away mid-request (the upstream request was aborted).',
   [PROXY_METRICS.misses]: "Panoptes' own failures that let a call through, by cause (store, embedding, ...).",
+  [PROXY_METRICS.judgments]: 'Judgments of the judge, by rubric, scope (tool_call, turn), outcome (pass, fail, error, skipped) and action (allow, warn, intervene, block, ask, deny).',
+  [PROXY_METRICS.judgeMisses]: 'Judgments without a verdict, by rubric and cause (timeout, budget, model, invalid, ungrounded; their on_error applied), and held text that passed its bound before the judge could see it whole (hold).',
   [PROXY_METRICS.storeUp]: '1 when the session store answers, 0 when it is degraded.',
 };
 

@@ -5,7 +5,7 @@
  */
 import { createMonitor } from '../monitor/index.js';
 import type { Logger, MonitorSession } from '../monitor/index.js';
-import { loadRulebase } from '../rules/index.js';
+import { loadRulebase, type Rulebase } from '../rules/index.js';
 import { loadWorkflow } from '../workflow/index.js';
 import { workflowNamespace } from '../workflow-choice/index.js';
 import type { ServeConfig } from './config.js';
@@ -13,6 +13,8 @@ import { createProxyRules } from './rules/index.js';
 import { createServeEmbedder, semanticMonitorOptions } from './semantic-tier.js';
 import { startTelemetry, type TelemetryExporters } from './otel.js';
 import { createProxy, type Proxy, type ProxyWorkflow } from './server.js';
+import { judgeFromConfig } from './judge/index.js';
+import type { Judge } from '../judge/index.js';
 
 /** A running proxy: its URL, and `close` to drain and stop it. */
 export interface RunningProxy {
@@ -28,12 +30,13 @@ export interface RunningProxy {
  * keeps reconnecting. Each workflow but the default keeps its sessions under a key prefix of its own
  * (`<prefix>wf:<id>:`), so the same session id never names one session of two workflows.
  * @param exporters replace the OTLP exporters (tests: the SDK's in-memory ones); export then runs without an endpoint.
+ * @param judge replaces the judge the `judge:` section would build (a scripted judge, in tests or embedding).
  * @throws {WorkflowValidationError} when a workflow file is invalid.
  * @throws {RulebaseError} when a rulebase file is invalid (every error with its line).
  * @throws {EmbeddingModelLoadError} when `embeddings.provider: transformers` names a model that does not load.
  * @throws {PanoptesError} `MISSING_DEPENDENCY` when export or `rate_limit` needs a package that is not installed.
  */
-export async function startServe(config: ServeConfig, { logger = console, env = process.env, exporters }: { logger?: Logger; env?: Record<string, string | undefined>; exporters?: TelemetryExporters } = {}): Promise<RunningProxy> {
+export async function startServe(config: ServeConfig, { logger = console, env = process.env, exporters, judge: givenJudge }: { logger?: Logger; env?: Record<string, string | undefined>; exporters?: TelemetryExporters; judge?: Judge } = {}): Promise<RunningProxy> {
   // A type-only reference: the redis package is loaded only when configured.
   const stores: Array<import('../store/redis/index.js').RedisSessionStore<MonitorSession>> = [];
   const storeOf = async (namespace: string | undefined) => {
@@ -45,20 +48,24 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     stores.push(store);
     return store;
   };
-  const rulesOf = async (file: string | undefined) => (file === undefined ? undefined : createProxyRules({ rulebase: await loadRulebase(file), factSummary: config.factSummary }));
   const workflow = await loadWorkflow(config.workflow, { strict: config.strict });
   // One embedder for every workflow: a model is loaded once.
   const embedder = config.embeddings ? await createServeEmbedder(config.embeddings, config.loopOptions?.timeoutMs) : undefined;
-  const rules = await rulesOf(config.rulebase);
+  // Read before telemetry starts, so a bad rulebase leaves nothing running.
+  const rulebase = config.rulebase === undefined ? undefined : await loadRulebase(config.rulebase);
   const telemetry = await startTelemetry(config.telemetry, { env, ...(exporters ? { exporters } : {}) });
   const recording = { ...(telemetry?.tracer ? { tracer: telemetry.tracer } : {}), ...(telemetry?.meter ? { meter: telemetry.meter } : {}) };
+  // One judge for every workflow: its rubrics judge their calls and responses, and answer their rules' judged(...).
+  const judge = givenJudge ?? (config.judge ? judgeFromConfig(config.judge, { env, logger, ...recording }) : undefined);
+  const rulesOf = (loaded: Rulebase | undefined) => (loaded === undefined ? undefined : createProxyRules({ rulebase: loaded, factSummary: config.factSummary, ...(judge ? { judge } : {}) }));
+  const rules = rulesOf(rulebase);
   const store = await storeOf(undefined);
   const monitor = createMonitor({ workflow, logger, ...semanticMonitorOptions(config, embedder), ...(store ? { store } : {}), ...recording });
   const workflows: ProxyWorkflow[] = [];
   for (const entry of config.workflows) {
     const entryStore = await storeOf(entry.id);
     const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, ...semanticMonitorOptions({ ...config, loops: entry.loops ?? config.loops, ...(entry.loopOptions ? { loopOptions: entry.loopOptions } : {}) }, embedder), ...(entryStore ? { store: entryStore } : {}), ...recording });
-    const entryRules = await rulesOf(entry.rulebase);
+    const entryRules = rulesOf(entry.rulebase === undefined ? undefined : await loadRulebase(entry.rulebase));
     workflows.push({ id: entry.id, select: entry.select, monitor: entryMonitor, ...(entryRules ? { rules: entryRules } : {}), ...(entryStore ? { conversations: entryStore.conversations() } : {}) });
   }
   if (store) {
@@ -84,6 +91,7 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     holdTextChars: config.limits.holdTextChars,
     holdTextMs: config.limits.holdTextMs,
     ...(config.refusalMessage === undefined ? {} : { refusalMessage: config.refusalMessage }),
+    ...(judge ? { judge } : {}),
     logger,
     ...(store ? { storeHealthy: () => stores.every((each) => each.healthy) } : {}),
     ...(config.readyWhenDegraded ? { readyWhenDegraded: true } : {}),

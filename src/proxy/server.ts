@@ -35,6 +35,8 @@ import { responsesRoute } from './routes/responses/route.js';
 import type { GenerationRoute, RequestBody } from './routes/route.js';
 import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type Upstream } from './upstream.js';
 import type { ProxyRules } from './rules/index.js';
+import type { Judge } from '../judge/index.js';
+import { createProxyJudge } from './judge/index.js';
 import { createSelection, proxyKeyId, type SelectedWorkflow, type WorkflowPipeline, type WorkflowSelector } from './workflows/index.js';
 
 export { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS };
@@ -116,6 +118,15 @@ export interface ProxyOptions {
    * @default "I can't do that."
    */
   refusalMessage?: string;
+  /**
+   * A judge (`createJudge`) whose rubrics the proxy applies on every workflow: `tool_call` rubrics decide each call the
+   * workflow and the rules allow, before the client gets the answer (deny: refused as any refusal; ask: the user reads
+   * a question, and a plain yes approves that call); `turn` rubrics judge a response's text, withheld (replaced by
+   * `refusalMessage`) when the answer is read whole or held (`textPolicy: 'hold'`), else told to the model on the
+   * session's next call. Counted in `panoptes_proxy_judgments_total` and `panoptes_proxy_judge_misses_total`.
+   * @default none
+   */
+  judge?: Judge;
   /** Whether the session store answers: `GET /healthz` says `degraded` and `GET /readyz` 503 when it does not. @default always healthy */
   storeHealthy?: () => boolean;
   /**
@@ -193,12 +204,14 @@ export function createProxy({
   holdTextChars = DEFAULT_HOLD_TEXT_CHARS,
   holdTextMs = DEFAULT_HOLD_TEXT_MS,
   refusalMessage = DEFAULT_REFUSAL_MESSAGE,
+  judge,
 }: ProxyOptions): Proxy {
   if (textPolicy !== 'stream' && textPolicy !== 'hold') throw new InvalidOptionError({ parameter: 'textPolicy', value: textPolicy, fix: "Pass 'stream' (the default) or 'hold'." });
   if (typeof refusalMessage !== 'string' || refusalMessage.trim() === '') throw new InvalidOptionError({ parameter: 'refusalMessage', value: refusalMessage, fix: "Pass the text a user reads in place of a refused call, such as \"I can't do that.\"" });
   for (const [parameter, value] of [['holdTextChars', holdTextChars], ['holdTextMs', holdTextMs]] as const) {
     if (!Number.isInteger(value) || value <= 0) throw new InvalidOptionError({ parameter, value, fix: 'Pass a positive whole number.' });
   }
+  if (judge !== undefined && (typeof judge?.judgeScope !== 'function' || !Array.isArray(judge.rubrics))) throw new InvalidOptionError({ parameter: 'judge', value: judge, fix: 'Pass a judge made by createJudge({ model, rubrics }), or leave judge out.' });
   assertUpstreamUrl(upstreamUrl, 'upstream');
   if (anthropicUrl !== undefined) assertUpstreamUrl(anthropicUrl, 'anthropicUpstream');
   const prefixes = passthrough.map((prefix) => {
@@ -360,7 +373,7 @@ export function createProxy({
     (request as RawBodyRequest)[RAW_BODY] = text as string;
     parseJson(request, text as string, done);
   });
-  const generate = createGeneration({ select, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs }, refusalMessage });
+  const generate = createGeneration({ select, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs }, refusalMessage, ...(judge ? { judge: createProxyJudge(judge, { logger }) } : {}) });
   const serve = <Body extends RequestBody>(route: GenerationRoute<Body>, to: Upstream) =>
     app.post(route.path, (request, reply) =>
       requests.within(request, () =>

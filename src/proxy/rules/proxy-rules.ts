@@ -20,6 +20,7 @@ import { isGrounded } from '../../guards/grounded-confirmation.js';
 import type { ChatMessage, ToolCall } from '../../messages/index.js';
 import type { ToolGuard, ToolGuardVerdict } from '../../monitor/index.js';
 import { trustOfResult, type Rulebase, type Value } from '../../rules/index.js';
+import { sentinelJudge, type Judge } from '../../judge/index.js';
 import { createMemorySessionStore, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_MS } from '../../store/index.js';
 import { isExplicitYes } from './explicit-yes.js';
 import { CANNOT_FETCH, proxyRefusalText } from './refusal-text.js';
@@ -46,6 +47,14 @@ export interface ProxyRulesOptions {
    * so the model reads what the rules already know instead of asking for it again. @default true
    */
   factSummary?: boolean;
+  /**
+   * Answers the rulebase's `judged(name)` conditions with the rubric `name` (`sentinelJudge`), judged on the call and
+   * the session's latest request: pass `yes`, fail `no`, an error its `on_error` (`ask` holds the call for the user).
+   * Without one, `judged(...)` asks the user. @default none
+   */
+  judge?: Judge;
+  /** Longest the rules wait for one `judged(...)` answer before it counts as unknown (the user is asked). @default 26000 */
+  judgeTimeoutMs?: number;
 }
 
 /** The rules of one workflow in the proxy, per session. */
@@ -87,7 +96,12 @@ interface RulesSession {
   recorded: ReturnType<typeof recordedResults>;
   /** What the user received of the latest answer (cut to {@link MAX_EXCHANGE_TEXT}), for requests that do not carry it. */
   lastAnswer?: string;
+  /** What a `judged(...)` condition reads of the conversation: the latest request's user messages and last tool results. */
+  judged: readonly ChatMessage[];
 }
+
+/** Tool results a `judged(...)` condition is shown at most (a rubric reads the last 3 unless it says otherwise). */
+const JUDGED_TOOL_RESULTS = 16;
 
 /**
  * Creates the rules of the proxy over one rulebase. Data tools get a handler that never runs a tool: a proof that
@@ -97,7 +111,7 @@ interface RulesSession {
  * const rules = createProxyRules({ rulebase: await loadRulebase('refunds.rules') });
  * const proxy = createProxy({ upstream, monitor, rules });
  */
-export function createProxyRules({ rulebase, strict = false, unguardedTools = 'deny', ttlMs = DEFAULT_SESSION_TTL_MS, maxSessions = DEFAULT_MAX_SESSIONS, clock = systemClock, factSummary = true }: ProxyRulesOptions): ProxyRules {
+export function createProxyRules({ rulebase, strict = false, unguardedTools = 'deny', ttlMs = DEFAULT_SESSION_TTL_MS, maxSessions = DEFAULT_MAX_SESSIONS, clock = systemClock, factSummary = true, judge, judgeTimeoutMs = DEFAULT_RULES_JUDGE_TIMEOUT_MS }: ProxyRulesOptions): ProxyRules {
   const tools: Record<string, ToolHandler> = {};
   for (const tool of rulebase.dataByTool.keys()) {
     tools[tool] = {
@@ -114,8 +128,10 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
   const sessionOf = (sessionId: string): RulesSession => {
     let session = sessions.get(sessionId) as RulesSession | undefined;
     if (!session) {
-      session = { sentinel: createSentinel({ ...options, facts: createFactStore({ clock }) }), open: new Map(), asked: [], refused: new Set(), recorded: recordedResults() };
-      sessions.set(sessionId, session);
+      const created: RulesSession = { sentinel: undefined as unknown as Sentinel, open: new Map(), asked: [], refused: new Set(), recorded: recordedResults(), judged: [] };
+      const judging = judge ? { judge: sentinelJudge(judge, { messages: () => created.judged, sessionId }), judgeTimeoutMs } : {};
+      created.sentinel = createSentinel({ ...options, ...judging, facts: createFactStore({ clock }) });
+      sessions.set(sessionId, (session = created));
     }
     return session;
   };
@@ -128,6 +144,7 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
       const session = sessionOf(sessionId);
       const { sentinel } = session;
       const { provenance } = sentinel.facts;
+      if (judge) session.judged = judgedMessages(messages);
       // The tool of each call id, from the assistant turns this request carries (a result names only its call).
       const toolOf = new Map<string, string>();
       // The user's and the assistant's words, in order: a grounded confirmation reads the user's last yes and the message it answered.
@@ -183,6 +200,18 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
 }
 
 const ALLOWED: ToolGuardVerdict = { allowed: true };
+
+/**
+ * Default of `judgeTimeoutMs`: past the longest judgment `panoptes serve` allows (25 s), so the judge's own timeout
+ * and its rubric's `on_error` decide first.
+ */
+export const DEFAULT_RULES_JUDGE_TIMEOUT_MS = 26_000;
+
+/** What a `judged(...)` condition reads of a request: its user messages and its last tool results (what a tool_call rubric is shown). */
+function judgedMessages(messages: readonly ChatMessage[]): ChatMessage[] {
+  const results = new Set<ChatMessage>(messages.filter((message) => message.role === 'tool').slice(-JUDGED_TOOL_RESULTS));
+  return messages.filter((message) => message.role === 'user' || results.has(message));
+}
 
 type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
 
