@@ -23,7 +23,7 @@ export interface MissSink {
 }
 
 /** Kinds of Panoptes' own failures that let a call through unchanged. */
-export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'telemetry' | 'internal' | 'hold';
+export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'telemetry' | 'internal' | 'hold' | 'constraint' | 'strategy' | 'tier';
 
 /**
  * Counts Panoptes' own failures by cause and logs each cause once, so a broken embedder is reported without

@@ -27,11 +27,11 @@ export interface CompiledConstraint {
 
 /**
  * Compiles a constraint of a registered type, its options already checked against the type's schema.
- * @param names the state names the options refer to (the type's `states`).
+ * @param constraint the constraint as defined (its `type` is the registered name), kept as `constraint`.
  */
-export function compileCustomConstraint(name: string, custom: CustomConstraint): CompiledConstraint {
+export function compileCustomConstraint(constraint: { name: string; type: string }, custom: CustomConstraint): CompiledConstraint {
   // `type` holds the registered name: the switches over built-in types are never reached for it (see `custom`).
-  return { constraint: { name, type: custom.definition.name as ConstraintType }, type: custom.definition.name as ConstraintType, custom };
+  return { constraint: constraint as TemporalConstraint, type: constraint.type as ConstraintType, custom };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { TemporalConstraint } from '../temporal/types.js';
+import type { ConstraintType, TemporalConstraint } from '../temporal/types.js';
 
 /** How bad a constraint violation is. `critical` escalates straight to a block. */
 export type Severity = 'warning' | 'error' | 'critical';
@@ -53,7 +53,11 @@ export interface TransitionDefinition {
   description?: string;
 }
 
-export interface ConstraintDefinition extends TemporalConstraint {
+export interface ConstraintDefinition extends Omit<TemporalConstraint, 'type'> {
+  /** A built-in type, or the name of a type registered with `defineConstraintType`. */
+  type: ConstraintType | (string & {});
+  /** A registered type's options as written; checked against its schema when the workflow loads. */
+  options?: Record<string, unknown>;
   /** @default 'error' */
   severity: Severity;
   /** Name of the intervention to schedule on violation. */
