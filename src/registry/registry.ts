@@ -30,6 +30,8 @@ export interface Registry {
   strategy(name: string): InterventionStrategyDef<any> | undefined;
   /** Every strategy's name: the built-ins, then the registered ones. */
   strategyNames(): string[];
+  /** Whether `name` is one of the four built-in strategies. */
+  isBuiltInStrategy(name: string): boolean;
   /** The registered classification tiers, in order (the cascade asks them in this order). */
   tiers(): readonly ClassificationTier[];
 }
@@ -60,6 +62,7 @@ export function createRegistry({ extensions = [], extends: parent }: { extension
     isBuiltInConstraintType: (name) => builtInType(name) !== undefined,
     strategy: (name) => builtInStrategy(name) ?? strategies.get(name),
     strategyNames: () => [...Object.keys(BUILT_IN_STRATEGIES), ...strategies.keys()],
+    isBuiltInStrategy: (name) => builtInStrategy(name) !== undefined,
     tiers: () => [...tiers],
   };
 
