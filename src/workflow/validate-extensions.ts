@@ -72,10 +72,14 @@ function checkOptions(schema: z.ZodType, value: unknown, path: Path, owner: stri
     return { ok: false };
   }
   if (parsed.success) return { ok: true, value: parsed.data };
+  if (value === undefined) {
+    report({ severity: 'error', code: 'missing-options', message: `${owner} needs \`options\``, path, hint: `add \`options:\`${keysHint(schema).replace('; it takes:', ' with')}` });
+    return { ok: false };
+  }
   for (const issue of parsed.error.issues) {
     const field = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
     const where = field.length === 0 ? '`options`' : `\`${field.join('.')}\``;
-    report({ severity: 'error', code: 'invalid-options', message: `${owner}: ${where}: ${issue.message}`, path: [...path, ...field], hint: `${owner} ${value === undefined ? 'needs `options:`' : 'rejects these options'}${keysHint(schema)}` });
+    report({ severity: 'error', code: 'invalid-options', message: `${owner}: ${where}: ${issue.message}`, path: [...path, ...field], hint: `${owner} rejects these options${keysHint(schema)}` });
   }
   return { ok: false };
 }
