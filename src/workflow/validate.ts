@@ -181,8 +181,9 @@ function checkConstraints(
     if (!registered) {
       const known = registry.constraintTypeNames();
       const suggestion = suggestType(constraint.type, known); // a handful of names: no budget needed
-      const custom = known.length > CONSTRAINT_TYPES.length ? '' : '; a type of your own must be registered (defineConstraintType) in the registry the workflow is loaded with, or given to `panoptes validate --module`';
-      report({ severity: 'error', code: 'unknown-constraint-type', message: `unknown constraint type '${constraint.type}'`, path: [...item, 'type'], hint: `expected one of: ${known.join(', ')}${suggestion ? `; ${suggestion}` : ''}${custom}` });
+      // A likely typo gets its suggestion; otherwise it may be a type of the author's own that was not registered.
+      const custom = suggestion ? '' : '; a type of your own must be registered (defineConstraintType) in the registry the workflow is loaded with, or given to `panoptes validate --module`';
+      report({ severity: 'error', code: 'unknown-constraint-type', message: `unknown constraint type "${constraint.type}"`, path: [...item, 'type'], hint: `expected one of: ${known.join(', ')}${suggestion ? `; ${suggestion}` : ''}${custom}` });
       return;
     }
     if (!registry.isBuiltInConstraintType(constraint.type)) {

@@ -101,7 +101,7 @@ describe('a workflow naming a registered constraint type', () => {
     const { ok, diagnostics } = validateWorkflow(LOOKUP_WORKFLOW, { source: 'lookups.yaml' });
     expect(ok).toBe(false);
     expect(diagnostics).toEqual([
-      expect.objectContaining({ code: 'unknown-constraint-type', message: "unknown constraint type 'max_count'", source: 'lookups.yaml', line: 13, path: 'constraints[0].type', hint: expect.stringContaining('must be registered (defineConstraintType)') }),
+      expect.objectContaining({ code: 'unknown-constraint-type', message: 'unknown constraint type "max_count"', source: 'lookups.yaml', line: 13, path: 'constraints[0].type', hint: expect.stringContaining('must be registered (defineConstraintType)') }),
     ]);
   });
 
