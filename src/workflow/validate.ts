@@ -202,33 +202,33 @@ function checkBuiltInConstraint(
   report: (finding: Finding) => void,
   checkState: (name: string, path: Path) => void,
 ): void {
-    if (constraint.options !== undefined) {
-      report({ severity: 'error', code: 'unexpected-options', message: `built-in type '${constraint.type}' takes no \`options\``, path: [...item, 'options'], at: 'key', hint: 'write its parameters (`trigger`, `target`, `condition`, `each`) as keys of the constraint' });
-    }
-    if (constraint.each && !EACH_TYPES.includes(constraint.type)) {
-      report({ severity: 'error', code: 'each-not-supported', message: `\`each\` does not apply to type '${constraint.type}'`, path: [...item, 'each'], at: 'key', hint: `\`each\` applies to ${EACH_TYPES.join(' and ')}; remove it` });
-    }
-    const { required, optional } = CONSTRAINT_PARAMETERS[constraint.type];
-    for (const parameter of PARAMETERS) {
-      const selector = constraint[parameter];
-      if (selector === undefined) {
-        if (required.includes(parameter)) {
-          report({
-            severity: 'error',
-            code: 'missing-parameter',
-            message: `constraint '${constraint.name}' of type '${constraint.type}' needs \`${parameter}\``,
-            path: [...item, parameter],
-            hint: `add \`${parameter}\`: ${ROLES[constraint.type][parameter] ?? 'a state'} (a state name, \`!state\`, \`*\` or a list of these)`,
-          });
-        }
-        continue;
+  if (constraint.options !== undefined) {
+    report({ severity: 'error', code: 'unexpected-options', message: `built-in type '${constraint.type}' takes no \`options\``, path: [...item, 'options'], at: 'key', hint: 'write its parameters (`trigger`, `target`, `condition`, `each`) as keys of the constraint' });
+  }
+  if (constraint.each && !EACH_TYPES.includes(constraint.type)) {
+    report({ severity: 'error', code: 'each-not-supported', message: `\`each\` does not apply to type '${constraint.type}'`, path: [...item, 'each'], at: 'key', hint: `\`each\` applies to ${EACH_TYPES.join(' and ')}; remove it` });
+  }
+  const { required, optional } = CONSTRAINT_PARAMETERS[constraint.type];
+  for (const parameter of PARAMETERS) {
+    const selector = constraint[parameter];
+    if (selector === undefined) {
+      if (required.includes(parameter)) {
+        report({
+          severity: 'error',
+          code: 'missing-parameter',
+          message: `constraint '${constraint.name}' of type '${constraint.type}' needs \`${parameter}\``,
+          path: [...item, parameter],
+          hint: `add \`${parameter}\`: ${ROLES[constraint.type][parameter] ?? 'a state'} (a state name, \`!state\`, \`*\` or a list of these)`,
+        });
       }
-      if (!required.includes(parameter) && !optional.includes(parameter)) {
-        const reads = [...required, ...optional].map((name) => `\`${name}\``).join(' and ');
-        report({ severity: 'warning', code: 'unused-parameter', message: `\`${parameter}\` is ignored by type '${constraint.type}'`, path: [...item, parameter], at: 'key', hint: `type '${constraint.type}' reads only ${reads}` });
-      }
-      checkSelector(selector, [...item, parameter], report, checkState);
+      continue;
     }
+    if (!required.includes(parameter) && !optional.includes(parameter)) {
+      const reads = [...required, ...optional].map((name) => `\`${name}\``).join(' and ');
+      report({ severity: 'warning', code: 'unused-parameter', message: `\`${parameter}\` is ignored by type '${constraint.type}'`, path: [...item, parameter], at: 'key', hint: `type '${constraint.type}' reads only ${reads}` });
+    }
+    checkSelector(selector, [...item, parameter], report, checkState);
+  }
 }
 
 const PARAMETERS: readonly ConstraintParameter[] = ['trigger', 'target', 'condition'];

@@ -97,6 +97,19 @@ describe('a workflow naming a registered constraint type', () => {
     expect(report.violations).toEqual([expect.objectContaining({ constraint: 'few_lookups', type: 'max_count', position: 6, state: 'lookup' })]);
   });
 
+  it('refuses a tool call before it runs when a critical one would be violated', async () => {
+    const workflow = parseWorkflow(LOOKUP_WORKFLOW.replace('    intervention: stop_looking', '    severity: critical'), { registry });
+    const monitor = createMonitor({ workflow, logger: recordingLogger() });
+    for (const turn of [call('lookup_order', 'l1'), say('here is'), call('lookup_order', 'l2'), say('here is')]) await monitor.afterModel('s1', turn);
+    await monitor.afterModel('s1', call('lookup_order', 'l3'));
+    const decision = await monitor.beforeTool('s1', { id: 'l3', name: 'lookup_order', args: {} });
+    expect(decision).toMatchObject({ action: 'deny', state: 'lookup', constraints: ['few_lookups'] });
+    expect(decision.action === 'deny' && decision.reason).toBe(
+      'The call to lookup_order was refused and did not run. It would break the rule \'few_lookups\' (max_count {"state":"lookup","max":2}). Allowed next: greeting, answer.',
+    );
+    expect((await monitor.session('s1'))!.workflow.monitors.few_lookups).toMatchObject({ verdict: 'pending', memory: 2 });
+  });
+
   it('keeps registries apart: without it, the same file names an unknown type', () => {
     const { ok, diagnostics } = validateWorkflow(LOOKUP_WORKFLOW, { source: 'lookups.yaml' });
     expect(ok).toBe(false);
