@@ -10,6 +10,12 @@ describe('panoptes validate --module', () => {
     expect(code).toBe(0);
   });
 
+  it('knows what a registry the module exports holds', async () => {
+    const { code, stdout } = await panoptes(ROOT, 'validate', '--module', `${FIXTURES}/exports-registry.mjs`, `${FIXTURES}/lookups.yaml`);
+    expect(stdout).toContain(`✓ ${FIXTURES}/lookups.yaml lookups 1.0`);
+    expect(code).toBe(0);
+  });
+
   it('without the module, names the unknown type and strategy and says how to provide them', async () => {
     const { code, stdout } = await panoptes(ROOT, 'validate', `${FIXTURES}/lookups.yaml`);
     expect(stdout).toContain(`${FIXTURES}/lookups.yaml:12:11 error constraints[0].type: unknown constraint type "max_count"; expected one of: eventually, never, always, precedence, response, until, next; a type of your own must be registered (defineConstraintType) in the registry the workflow is loaded with, or given to \`panoptes validate --module\``);
