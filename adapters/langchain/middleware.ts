@@ -18,6 +18,8 @@ import {
   WorkflowViolationError,
   type AfterModelResult,
   type BeforeModelResult,
+  type MaybePromise,
+  type ToolGuard,
   type ChatMessage,
   type Logger,
   type Monitor,
@@ -28,6 +30,12 @@ import {
   assertFactSummaryOption,
   FACT_SUMMARY_FAILURE,
   factSummaryBlock,
+  createConversationJudge,
+  DEFAULT_USER_MESSAGE,
+  judgmentReporter,
+  type Judge,
+  type JudgedOutcome,
+  type OnJudgment,
 } from '../../src/index.js';
 import { graphSessionAccess, onGraphSession, type GraphMonitor } from '../langgraph/graph-monitor.js';
 import { modelAnswerWithSession, panoptesAgentState, sessionTextOf, toolResultWithSession } from './agent-state-session.js';
@@ -39,8 +47,10 @@ import { policyToolsFindingSession } from './policy-tools.js';
 import { namedSessionId } from './session-id.js';
 import { refusalMessages, restorationForToolCall, unrestoredCalls, withoutRefusedCalls, withRefusedCalls, withRestoration, withRestoredAnswers } from './refused-calls.js';
 import { decideToolCall, refusalMessage, refusalsOfAnswer, runRecorded } from './tool-decision.js';
-import { toAssistantTurn, toChatMessages, toToolCall } from './translate.js';
-import { REGENERATING, withheldMessage } from './withheld-message.js';
+import { assertJudgeOption, judgeCallBeforeRun, judgedRefusalText, judgedResponseNote, judgeResponse, judgesScope, type HostJudge } from './judged-calls.js';
+import { createSessionNotes } from './session-notes.js';
+import { toAssistantTurn, toChatMessage, toChatMessages, toToolCall } from './translate.js';
+import { judgedWithheldMessage, REGENERATING, withheldMessage } from './withheld-message.js';
 
 /** Default budget of the `onReport` hook, in milliseconds. */
 const ON_REPORT_TIMEOUT_MS = 5000;
@@ -111,6 +121,19 @@ export interface PanoptesMiddlewareOptions {
    * @default true when a sentinel is given
    */
   factSummary?: boolean;
+  /**
+   * An LLM judge (`createJudge`), the step after the rules. `tool_call` rubrics judge each call the workflow and the
+   * rules allowed, before it runs: `deny` (a `block` or `intervene` rubric, or `on_error: deny`) refuses it with an
+   * error `ToolMessage` saying why, `ask` refuses it with the question for the user (this middleware has no approval
+   * path of its own), `warn` lets it run and reports it. `turn` rubrics judge an answer without tool calls before it
+   * is returned, as `onViolatingText` says: `replace` withholds it (the thread keeps `I'm sorry...`), `regenerate`
+   * asks the model once more with the finding, `deliver` lets it out and tells the model on its next call.
+   * `conversation` rubrics run in the background every `every_turns` answers (or after a warning) and reach the
+   * model on its next call.
+   */
+  judge?: Judge;
+  /** Told every judged outcome that did not simply pass (a fail, a warning, an error); user code, its throws caught. */
+  onJudgment?: OnJudgment;
   /** The middleware's name in the agent. @default 'PanoptesMiddleware' */
   name?: string;
   /** Where Panoptes reports its own failures, once per place. @default console */
@@ -138,6 +161,11 @@ export interface PanoptesMiddlewareOptions {
  *   model receives an error `ToolMessage` (status `error`, the reason as content) saying what to do instead. The
  *   first result of an answer some of whose calls were refused at once also puts those calls back in the answer,
  *   with their refusals.
+ * - With a `judge`: its `tool_call` rubrics judge a call after the rules, inside the monitor's guard (a refusal is
+ *   an error `ToolMessage`, like the rules'); its `turn` rubrics judge an answer without tool calls before
+ *   `wrapModelCall` returns it (withheld, asked for again or delivered as `onViolatingText` says); its
+ *   `conversation` rubrics run in the background. What it found about an answer already past reaches the model on
+ *   the session's next call.
  * - `afterAgent` (with `onReport` or `closeSession`): publishes the session's report.
  * - With a graph monitor, `wrapModelCall` and `wrapToolCall` first take the thread's session from agent state, and
  *   return it with their result (a `Command` that writes `panoptes`) when their step changed it.
@@ -164,10 +192,13 @@ export function panoptesMiddleware({
   closeSession = false,
   policyTools: withPolicyTools = sentinel !== undefined,
   factSummary = sentinel !== undefined,
+  judge,
+  onJudgment,
   name = 'PanoptesMiddleware',
   logger = console,
 }: PanoptesMiddlewareOptions): AgentMiddleware {
   validate({ monitor, sentinel, sessionId, onBlock, withPolicyTools, factSummary });
+  assertJudgeOption(judge);
   assertOnViolatingText(onViolatingText);
   // The workflow's states become facts of the rules (`said(State)`).
   if (monitor && sentinel) connectWorkflowStates(monitor, sentinel);
@@ -190,6 +221,25 @@ export function panoptesMiddleware({
   // Calls the check at the model's answer let in (a preview had said no): their state is entered, so their tool
   // call must not check them again.
   const checkedCalls = new Set<string>();
+  // The judge, after the rules: tool calls before they run, answers before they are returned, the conversation in
+  // the background. Its findings about a past answer reach the model as notes on the session's next call.
+  const hostJudge: HostJudge | undefined = judge && { judge, report: judgmentReporter({ logger, onJudgment }), logger };
+  const judgesCalls = judgesScope(judge, 'tool_call');
+  const judgesTurns = judgesScope(judge, 'turn');
+  const conversation = judge && judgesScope(judge, 'conversation') ? createConversationJudge(judge, { logger, ...(onJudgment ? { onJudgment } : {}) }) : undefined;
+  const notes = createSessionNotes();
+  /** Sessions where a rubric warned since their last answer: their conversation rubrics are due at once. */
+  const warned = createSessionNotes();
+  /** The judge as the check after the rules, inside the monitor's guard: a call it refuses never enters the trace. */
+  const judgeGuard = (session: string | undefined, messages: readonly BaseMessage[]): ToolGuard | undefined =>
+    judgesCalls
+      ? async (call) => {
+          if (policyToolNames.has(call.name)) return { allowed: true }; // the sentinel's own tools are never judged
+          const outcome = await judgeCallBeforeRun(hostJudge!, call, messages, session);
+          if (outcome.warnings.length > 0 && session !== undefined) warned.add(session, 'warned');
+          return outcome.decision === 'allow' ? { allowed: true } : { allowed: false, reason: judgedRefusalText(call, outcome) };
+        }
+      : undefined;
 
   return createMiddleware({
     name,
@@ -209,9 +259,12 @@ export function panoptesMiddleware({
       const session = sessions.ofModelCall(request.runtime.configurable, threadOf);
       // The facts as they are now, read afresh for each call (a regenerated one too); a summary that fails is left out.
       const facts = () => (sentinel && factSummary ? factSummaryBlock(sentinel, session, (error) => failed(FACT_SUMMARY_FAILURE, error)) : undefined);
+      // The judge's notes for this session (a finding about its last answer, a review of the conversation), taken once.
+      const judged = judge ? [notes.take(session), conversation?.takeGuidance(session)].filter((note) => note !== undefined).join('\n') : '';
       const invoke = (next: typeof request) => {
         const block = facts();
-        return handler(block === undefined ? next : withSystemText(next, block));
+        const noted = judged === '' ? next : withSystemText(next, judged);
+        return handler(block === undefined ? noted : withSystemText(noted, block));
       };
       const callModel = (next: typeof request) => {
         const offered = offeredToolNames(next.tools);
@@ -219,16 +272,51 @@ export function panoptesMiddleware({
         // Recorded (the answer delivered) once the monitor has classified it, so a request that continues it finds
         // that step done; the agent gets the answer without the calls refused at once.
         const answered = ({ response, turn }: Answer, classified?: AfterModelResult) =>
-          andThen(refusalsOfAnswer(response, { monitor, sentinel, sessionId: session, messages: next.messages }, classified, offered, failOpen), ({ refused, allowed }) => {
+          andThen(refusalsOfAnswer(response, { monitor, sentinel, sessionId: session, messages: next.messages, afterRules: judgeGuard(session, next.messages) }, classified, offered, failOpen), ({ refused, allowed }) => {
             for (const id of allowed) checkedCalls.add(checkedCall(session, id));
             sessions.answered(session, turn);
+            conversation?.turn(session, { messages: () => [...toChatMessages(next.messages), toChatMessage(response)], warned: warned.take(session) !== undefined });
             return refused.length === 0 ? response : withoutRefusedCalls(response, refused);
           });
+        // The monitor classifies an answer the workflow may withhold (settleAnswer); then the judge reads an answer
+        // with text and no tool calls (a calling answer is judged by its calls, before they run).
+        const classifyRetry = (second: Answer): MaybePromise<Settled> =>
+          !calls
+            ? { answer: second }
+            : attempt(
+                () => calls.afterModel(session, second.turn, { withhold: true, regenerated: true }),
+                (classified): Settled => (classified.withheld ? { answer: answerOf(withheldMessage(second.response, classified.withheld)), classified, replaced: true } : { answer: second, classified }),
+                (error) => (failed('monitor.afterModel', error), { answer: second }),
+              );
+        const judgeAnswer = (settled: Settled, retried = false): MaybePromise<Settled> => {
+          const { answer } = settled;
+          if (settled.replaced || (answer.response.tool_calls?.length ?? 0) > 0 || answer.turn.content.trim() === '') return settled;
+          return andThen(judgeResponse(hostJudge!, answer.turn.content, next.messages, session), (outcome): MaybePromise<Settled> => {
+            if (outcome && outcome.warnings.length > 0) warned.add(session, 'warned');
+            if (!outcome || outcome.decision === 'allow') return settled;
+            const decision = outcome.decision;
+            if (onViolatingText === 'deliver') {
+              notes.add(session, judgedResponseNote(outcome, false));
+              return settled;
+            }
+            const withhold = (): Settled => {
+              notes.add(session, judgedResponseNote(outcome, true));
+              return { ...settled, answer: answerOf(judgedWithheldMessage(answer.response, failedRubrics(outcome), decision, DEFAULT_USER_MESSAGE)), replaced: true };
+            };
+            if (onViolatingText !== 'regenerate' || retried) return withhold();
+            return attempt(
+              () => invoke(withSystemText(next, `[POLICY CHECK] Your answer was not shown to the user: it did not pass a policy check. ${outcome.message ?? ''} Answer again.`)),
+              (second) => andThen(classifyRetry(answerOf(second)), (again) => judgeAnswer(again, true)),
+              (error) => (failed(REGENERATING, error), withhold()),
+            );
+          });
+        };
+        const finish = (settled: Settled) => andThen(judgesTurns ? judgeAnswer(settled) : settled, ({ answer, classified }) => answered(answer, classified));
         return andThen(invoke(next), (response) => {
-          if (!calls) return answered(answerOf(response));
+          if (!calls) return finish({ answer: answerOf(response) });
           // An answer the monitor withholds never leaves this call: replaced, or asked for again (settleAnswer).
           const settled = settleAnswer(onViolatingText, answerOf(response), {
-            classify: ({ turn }, options) => attempt(() => calls.afterModel(session, turn, options), (result) => result, (error) => (failed('monitor.afterModel', error), undefined)),
+            classify: ({ turn }, options) => attempt(() => calls.afterModel(session, turn, { ...options, messages: () => toChatMessages(next.messages) }), (result) => result, (error) => (failed('monitor.afterModel', error), undefined)),
             retry: () =>
               attempt(
                 () => calls.beforeModel(session, lazyModelRequest(() => requestToChatMessages(next))),
@@ -237,7 +325,7 @@ export function panoptesMiddleware({
               ),
             replace: ({ response: withheld }, why) => answerOf(withheldMessage(withheld, why)),
           });
-          return andThen(settled, ({ answer, classified }) => answered(answer, classified));
+          return andThen(settled, (result) => finish({ answer: result.answer, ...(result.classified ? { classified: result.classified } : {}), ...(result.replaced ? { replaced: true } : {}) }));
         });
       };
       if (!calls) return callModel(request);
@@ -277,12 +365,12 @@ export function panoptesMiddleware({
 
     wrapToolCall: function panoptesToolCall(request, handler) {
       const call = toToolCall(request.toolCall);
-      const session = monitor || perConversation ? sessions.ofToolCall(request.runtime.configurable, call.id, request.state.messages) : undefined;
+      const session = monitor || perConversation || judgesCalls ? sessions.ofToolCall(request.runtime.configurable, call.id, request.state.messages) : undefined;
       // The answer's calls refused at once go back into it with this result: no human can be asked about them now.
       const restoration = restorationForToolCall(request.state.messages, call.id);
       const checked = session !== undefined && call.id !== undefined && checkedCalls.delete(checkedCall(session, call.id));
       const decideAndRun = () =>
-        andThen(checked ? ALLOWED : decideToolCall(call, { monitor, sentinel, sessionId: session, messages: request.state.messages }, failOpen), (decision) => {
+        andThen(checked ? ALLOWED : decideToolCall(call, { monitor, sentinel, sessionId: session, messages: request.state.messages, afterRules: judgeGuard(session, request.state.messages) }, failOpen), (decision) => {
           if (!decision.allowed) return refusalMessage(call, decision.reason);
           if (!perConversation || session === undefined || call.id === undefined || !policyToolNames.has(call.name)) {
             // The sentinel hears what became of the call: a write's confirmation consumed and its data invalidated,
@@ -322,6 +410,18 @@ const ALLOWED = { allowed: true } as const;
 interface Answer {
   response: AIMessage;
   turn: ReturnType<typeof toAssistantTurn>;
+}
+
+/** An answer on its way out: the monitor's classification of it, and whether it stands in for a withheld one. */
+interface Settled {
+  answer: Answer;
+  classified?: AfterModelResult;
+  replaced?: boolean;
+}
+
+/** The rubrics whose outcome stopped an action (not those that passed or only warned). */
+function failedRubrics(outcome: JudgedOutcome): string[] {
+  return outcome.judgments.filter((judgment) => judgment.action !== 'allow' && judgment.action !== 'warn').map((judgment) => judgment.rubric);
 }
 const checkedCall = (sessionId: string, toolCallId: string) => `${sessionId}\u0000${toolCallId}`;
 

@@ -11,6 +11,7 @@ import {
   type SentinelSource,
   type ToolCall,
   type ToolCallDecision,
+  type ToolGuard,
   type ToolOutcome,
 } from '../../src/index.js';
 import type { FailOpen } from './fail-open.js';
@@ -25,6 +26,8 @@ export interface ToolGuards {
   sessionId?: string | undefined;
   /** The conversation's messages, when the host has them: the user's words count for strict mode's `given` parameters. */
   messages?: readonly BaseMessage[] | undefined;
+  /** A check once the rules allow the call (the judge), inside the monitor's guard: a call it refuses never enters the trace. */
+  afterRules?: ToolGuard | undefined;
 }
 
 /**
@@ -33,12 +36,12 @@ export interface ToolGuards {
  * sentinel's own policy tools to the rules, and when the monitor throws the rules decide alone. The adapter only logs
  * that failure, once, through `failOpen`.
  */
-export function decideToolCall(call: ToolCall, { monitor, sentinel, sessionId, messages }: ToolGuards, failOpen: FailOpen): MaybePromise<ToolCallDecision> {
+export function decideToolCall(call: ToolCall, { monitor, sentinel, sessionId, messages, afterRules }: ToolGuards, failOpen: FailOpen): MaybePromise<ToolCallDecision> {
   const userMessages = sentinel && messages ? userTexts(messages) : undefined;
   const conversation = sentinel && messages ? conversationTurns(messages) : undefined;
-  if (!monitor || sessionId === undefined) return guardToolCallSyncFirst(call, { sentinel, sessionId, userMessages, conversation });
+  if (!monitor || sessionId === undefined) return guardToolCallSyncFirst(call, { sentinel, sessionId, userMessages, conversation, afterRules });
   const report = (error: unknown) => void failOpen('monitor.beforeTool', () => Promise.reject(error), undefined);
-  return guardToolCallSyncFirst(call, { monitor, sentinel, sessionId, onMonitorError: report, userMessages, conversation });
+  return guardToolCallSyncFirst(call, { monitor, sentinel, sessionId, onMonitorError: report, userMessages, conversation, afterRules });
 }
 
 /** What {@link refusalsOfAnswer} decided: the calls refused, and the ids of calls its check let in after all. */

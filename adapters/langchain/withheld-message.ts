@@ -33,3 +33,24 @@ export function withheldMessage(answer: BaseMessage, withheld: WithheldResponse)
 export function withheldOf(message: BaseMessage | undefined): WithheldRecord | undefined {
   return (message?.response_metadata as { panoptes?: { withheld?: WithheldRecord } } | undefined)?.panoptes?.withheld;
 }
+
+/** What a response the judge withheld records of it: the rubrics that did not pass, never its text. */
+export interface JudgedWithheldRecord {
+  rubrics: string[];
+  decision: 'deny' | 'ask';
+}
+
+/**
+ * The AI message that stands in for an answer the judge did not pass (`turn` rubrics): `userMessage`, no tool
+ * calls, the answer's id and token usage kept; the rubrics ride in `response_metadata.panoptes.judged`.
+ */
+export function judgedWithheldMessage(answer: BaseMessage, rubrics: readonly string[], decision: 'deny' | 'ask', userMessage: string): AIMessage {
+  const usage = AIMessage.isInstance(answer) ? answer.usage_metadata : undefined;
+  const record: JudgedWithheldRecord = { rubrics: [...rubrics], decision };
+  return new AIMessage({
+    content: userMessage,
+    ...(answer.id === undefined ? {} : { id: answer.id }),
+    ...(usage === undefined ? {} : { usage_metadata: usage }),
+    response_metadata: { panoptes: { judged: record } },
+  });
+}

@@ -10,15 +10,22 @@ import {
   InvalidOptionError,
   isSentinelSessions,
   needsOnlyApproval,
+  judgmentReporter,
   sentinelFor,
+  stableJson,
+  type JudgedOutcome,
+  type Judge,
+  type OnJudgment,
   type CheckResult,
   type Logger,
   type Monitor,
   type SentinelSource,
   type ToolCall,
+  type ToolGuard,
 } from '../../src/index.js';
 import { createFailureLog, failOpenWith, type FailOpen, type FailureLog } from '../langchain/fail-open.js';
 import { namedSessionId } from '../langchain/session-id.js';
+import { assertJudgeOption, judgeCallBeforeRun, judgedRefusalText, judgesScope, type HostJudge } from '../langchain/judged-calls.js';
 import { decideToolCall, refusalMessage, runRecorded } from '../langchain/tool-decision.js';
 import { toToolCall } from '../langchain/translate.js';
 import { graphSessionAccess, onGraphSession, type GraphSessionAccess } from './graph-monitor.js';
@@ -41,10 +48,19 @@ export interface GuardedToolNodeOptions extends ToolNodeOptions {
    * {@link ApprovalRequest}; resume it with `new Command({ resume: { decision: 'approve' } })` (the confirmations are
    * recorded for that exact call, which is checked again and runs), `{ decision: 'reject', reason }` (the model reads
    * that the user declined) or `{ decision: 'edit', args }` (the edited call is approved instead, checked and run).
-   * Needs a checkpointer, as every interrupt does.
+   * Needs a checkpointer, as every interrupt does. With a `judge`, a `tool_call` rubric that asks pauses the run the
+   * same way (`approve` runs the call, `edit` runs the edited call once the rules allow it, `reject` refuses it).
    * @default false
    */
   approvals?: boolean;
+  /**
+   * An LLM judge (`createJudge`), the step after the rules: its `tool_call` rubrics judge each call the monitor and
+   * the sentinel allowed, before it runs. `deny` refuses it (an error `ToolMessage` saying why), `ask` pauses for a
+   * human with `approvals` (else refuses it with the question), `warn` lets it run and reports it.
+   */
+  judge?: Judge;
+  /** Told every judged outcome that did not simply pass; user code, its throws caught. */
+  onJudgment?: OnJudgment;
 }
 
 /** The value a {@link GuardedToolNode} with `approvals` interrupts with: what the human is asked to approve. */
@@ -54,6 +70,8 @@ export interface ApprovalRequest {
   args: Record<string, unknown>;
   /** The policy's questions, each naming the exact call. */
   questions: string[];
+  /** Present when the judge asks: the rubrics that asked (the questions are then the judge's). */
+  rubrics?: string[];
 }
 
 /** How a run paused by an {@link ApprovalRequest} is resumed. */
@@ -84,12 +102,17 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
   readonly #failed: FailureLog;
   readonly #failOpen: FailOpen;
   readonly #approvals: boolean;
+  readonly #judge: HostJudge | undefined;
+  readonly #policyTools: ReadonlySet<string>;
 
-  constructor(tools: ConstructorParameters<typeof ToolNode>[0], { monitor, sentinel, sessionId, logger = console, approvals = false, ...options }: GuardedToolNodeOptions) {
+  constructor(tools: ConstructorParameters<typeof ToolNode>[0], { monitor, sentinel, sessionId, logger = console, approvals = false, judge, onJudgment, ...options }: GuardedToolNodeOptions) {
     super(tools, options);
     if (!monitor && !sentinel) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createGraphMonitor(), a sentinel from createSentinel(), or both.' });
     assertSentinelOption(sentinel);
-    if (approvals && !sentinel) throw new InvalidOptionError({ parameter: 'approvals', value: approvals, fix: 'Approvals record the confirmations of a sentinel: pass `sentinel` too.' });
+    assertJudgeOption(judge);
+    if (approvals && !sentinel && !judge) throw new InvalidOptionError({ parameter: 'approvals', value: approvals, fix: 'Approvals record the confirmations of a sentinel or answer a judge that asks: pass `sentinel` or `judge` too.' });
+    this.#judge = judgesScope(judge, 'tool_call') ? { judge: judge!, report: judgmentReporter({ logger, onJudgment }), logger } : undefined;
+    this.#policyTools = new Set(sentinel ? Object.values(sentinel.toolNames) : []);
     this.#approvals = approvals;
     this.#monitor = monitor;
     this.#sentinel = sentinel;
@@ -135,13 +158,32 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
     return edited;
   }
 
+  /** The judge as a tool guard (never on the sentinel's own tools), telling `seen` its outcome; none without a judge. */
+  #judgeGuard(messages: readonly BaseMessage[] | undefined, session: string | undefined, seen: (outcome: JudgedOutcome) => void): ToolGuard | undefined {
+    const judge = this.#judge;
+    if (!judge) return undefined;
+    return async (call) => {
+      if (this.#policyTools.has(call.name)) return { allowed: true };
+      const outcome = await judgeCallBeforeRun(judge, call, messages, session);
+      seen(outcome);
+      return outcome.decision === 'allow' ? { allowed: true } : { allowed: false, reason: judgedRefusalText(call, outcome) };
+    };
+  }
+
   protected override async runTool(call: LangChainToolCall, config: LangGraphRunnableConfig, state: unknown): Promise<ToolMessage | Command> {
     // A MessageGraph hands ToolNode the message list itself; a StateGraph hands it the state.
     const messages = Array.isArray(state) ? (state as BaseMessage[]) : (state as Partial<PanoptesGraphState> | undefined)?.messages;
-    const needsSession = this.#monitor !== undefined || (this.#sentinel !== undefined && isSentinelSessions(this.#sentinel));
+    const needsSession = this.#monitor !== undefined || this.#judge !== undefined || (this.#sentinel !== undefined && isSentinelSessions(this.#sentinel));
     const session = needsSession && Array.isArray(messages) ? toolCallSessionId(this.#sessionId, call.id, messages, config, (this.#monitor ?? this.#sentinel)!) : undefined;
     let neutral = toToolCall(call);
-    let decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
+    // The judge is the check after the rules, inside the monitor's guard: a call it refuses never enters the trace.
+    let judged: JudgedOutcome | undefined;
+    const decide = (toolCall: ToolCall, { judging = true } = {}) => {
+      judged = undefined;
+      const afterRules = judging ? this.#judgeGuard(messages, session, (outcome) => (judged = outcome)) : undefined;
+      return decideToolCall(toolCall, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages, afterRules }, this.#failOpen);
+    };
+    let decision = await decide(neutral);
     if (!decision.allowed && this.#approvals && decision.check && needsOnlyApproval(decision.check)) {
       // Pauses the run (interrupt throws); on resume the node runs again and interrupt() returns the human's answer.
       const answer = interrupt<ApprovalRequest, unknown>(approvalRequest(decision.check));
@@ -149,7 +191,18 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
       if (typeof approved === 'string') return refusalMessage(neutral, approved);
       neutral = approved;
       call = { ...call, args: neutral.args };
-      decision = await decideToolCall(neutral, { monitor: this.#monitor, sentinel: this.#sentinel, sessionId: session, messages }, this.#failOpen);
+      decision = await decide(neutral);
+    }
+    if (!decision.allowed && this.#approvals && (judged as JudgedOutcome | undefined)?.decision === 'ask') {
+      // The judge asks: a human answers (interrupt throws now; on resume the node runs again, the judge answers the
+      // same from its cache, and interrupt() returns the answer). The call the human approved or wrote is checked
+      // again by the workflow and the rules, not by the judge.
+      const answer = interrupt<ApprovalRequest, unknown>(judgeApprovalRequest(neutral, judged!));
+      const approved = judgeApprovalOf(neutral, answer);
+      if (typeof approved === 'string') return refusalMessage(neutral, approved);
+      neutral = approved;
+      call = { ...call, args: neutral.args };
+      decision = await decide(neutral, { judging: false });
     }
     if (!decision.allowed) return refusalMessage(neutral, decision.reason);
     // When the run names no session, the tools learn the one hashed here as `metadata.session_id`: the sentinel's
@@ -164,6 +217,19 @@ export class GuardedToolNode<T = any> extends ToolNode<T> {
 
 function approvalRequest(check: CheckResult): ApprovalRequest {
   return { type: 'panoptes-approval', tool: check.tool, args: check.args, questions: approvalQuestions(check) };
+}
+
+function judgeApprovalRequest(call: ToolCall, outcome: JudgedOutcome): ApprovalRequest {
+  const rubrics = outcome.judgments.filter((judgment) => judgment.action === 'ask').map((judgment) => judgment.rubric);
+  return { type: 'panoptes-approval', tool: call.name, args: { ...call.args }, questions: [`${outcome.message ?? 'A policy check asks for a person.'} Approve ${call.name}(${stableJson(call.args)})?`], rubrics };
+}
+
+/** The call a human's answer to the judge's question lets run (the original, or the edited one), or the refusal's text. */
+function judgeApprovalOf(call: ToolCall, answer: unknown): ToolCall | string {
+  const response = approvalResponseOf(answer);
+  if (response === undefined) return `The approval of ${call.name} was answered with ${JSON.stringify(answer)}; resume with { decision: 'approve' | 'reject' | 'edit' }.`;
+  if (response.decision === 'reject') return declinedText(call.name, response.reason);
+  return response.decision === 'approve' ? call : { ...call, args: response.args };
 }
 
 function approvalResponseOf(answer: unknown): ApprovalResponse | undefined {

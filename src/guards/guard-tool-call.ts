@@ -73,6 +73,12 @@ export interface GuardToolCallOptions {
    * message before it stated.
    */
   conversation?: readonly ConversationTurn[] | undefined;
+  /**
+   * A check run once the rules allow the call (an LLM judge: the step after the rules), inside the monitor's guard
+   * like the rules, so a call it refuses never enters the workflow's trace. Its refusal is decided `by: 'rules'`. It
+   * should not throw; one that does refuses the call (guards fail closed).
+   */
+  afterRules?: ToolGuard | undefined;
 }
 
 /**
@@ -94,7 +100,7 @@ export async function guardToolCall(toolCall: ToolCall, options: GuardToolCallOp
  * so an adapter on a tool call's path pays no promise for it.
  * For adapter authors; application code calls {@link guardToolCall}.
  */
-export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError, userMessages, conversation }: GuardToolCallOptions): MaybePromise<ToolCallDecision> {
+export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: source, sessionId, onMonitorError, userMessages, conversation, afterRules }: GuardToolCallOptions): MaybePromise<ToolCallDecision> {
   let sentinel: Sentinel | undefined;
   try {
     sentinel = source && sentinelFor(source, sessionId);
@@ -115,6 +121,8 @@ export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: 
       }
     : undefined;
   const byRules = (reason: string): ToolCallDecision => ({ allowed: false, by: 'rules', reason, constraints: [], ...(check ? { check } : {}) });
+  // The check after the rules runs only on a call they allow, and in their place as the monitor's guard.
+  const guard: ToolGuard | undefined = rules && afterRules ? (call) => andThen(rules(call), (verdict) => (verdict.allowed ? afterRules(call) : verdict)) : (rules ?? afterRules);
 
   if (monitor && sessionId !== undefined) {
     const decide = (result: BeforeToolResult): ToolCallDecision => {
@@ -125,18 +133,18 @@ export function guardToolCallSyncFirst(toolCall: ToolCall, { monitor, sentinel: 
     const monitorFailed = (error: unknown) => {
       if (isHostControlFlow(error)) throw error; // the rules' data tool paused the run: not a failure of the monitor
       onMonitorError?.(error); // the monitor fails open: the rules decide alone
-      return guardToolCallSyncFirst(toolCall, { sentinel });
+      return guardToolCallSyncFirst(toolCall, { sentinel, afterRules });
     };
     let result: MaybePromise<BeforeToolResult>;
     try {
-      result = syncFirst(monitor).beforeTool(sessionId, toolCall, rules ? { guard: rules } : {});
+      result = syncFirst(monitor).beforeTool(sessionId, toolCall, guard ? { guard } : {});
     } catch (error) {
       return monitorFailed(error);
     }
     return isPromiseLike(result) ? Promise.resolve(result).then(decide, monitorFailed) : decide(result);
   }
-  if (!rules) return { allowed: true };
-  return andThen(rules(toolCall), (verdict) => (verdict.allowed ? { allowed: true } : byRules(verdict.reason)));
+  if (!guard) return { allowed: true };
+  return andThen(guard(toolCall), (verdict) => (verdict.allowed ? { allowed: true } : byRules(verdict.reason)));
 }
 
 /** Options of {@link recordToolResult}. */

@@ -18,3 +18,5 @@ export { auroc, expectedCalibrationError, suggestPassAt, tprAtFpr, type PassAtSu
 export { calibrateJudge, calibrationReport, type CalibrateOptions, type CalibrationReport, type LabelledCase } from './calibrate.js';
 export { decideJudgments, judgeCondition, judgeToolCall, sentinelJudge, judgeTurn, type JudgedAnswer, type JudgedCondition, type JudgedDecision, type JudgedOutcome, type JudgeToolCallInput } from './host.js';
 export { rubricJsonSchema } from './schema.js';
+export { judgmentReporter, type JudgmentReport, type OnJudgment } from './report.js';
+export { createConversationJudge, DEFAULT_CONVERSATION_IN_FLIGHT, DEFAULT_CONVERSATION_SESSIONS, type ConversationJudge, type ConversationJudgeOptions, type ConversationJudgeStats, type ConversationJudgeTurn } from './conversation.js';

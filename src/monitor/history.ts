@@ -22,6 +22,8 @@ export interface HistoryEntry {
 /** What `monitor.history` answers: the session's last steps, oldest first, and how many came before them. */
 export interface SessionHistory {
   sessionId: string;
+  /** With several workflows (`createMonitor({ workflows })`): the id of the session's workflow. */
+  workflowId?: string;
   /** The state the session started in, and when. */
   initial: { state: string; at: number };
   /** The state it is in now. */

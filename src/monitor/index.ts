@@ -1,4 +1,6 @@
-export { createMonitor } from './monitor.js';
+export { createMonitor } from './create.js';
+export { DEFAULT_SELECT_TIMEOUT_MS } from './workflows-monitor.js';
+export type { WorkflowsMonitor, WorkflowsMonitorOptions } from './workflows-types.js';
 export { syncFirst, type SyncFirstMonitor } from './sync-first.js';
 export { lazyModelRequest } from './lazy-request.js';
 export { warnSafely, type Logger, type MissCause } from './fail-open.js';

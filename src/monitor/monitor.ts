@@ -55,12 +55,15 @@ import { createLifecycle, flushTelemetry } from '../lifecycle/index.js';
 import { nextStatesOf } from './next-states.js';
 import { attachDecisionLog, debugFromEnvironment } from './debug-log.js';
 import { withholdDecision } from './withhold-decision.js';
+import { memberOptionsOf } from './member.js';
+import { createStateJudge } from './state-judge.js';
 import type {
   AfterModelOptions,
   AfterModelResult,
   BeforeModelResult,
   BeforeToolResult,
   Monitor,
+  MonitorEvents,
   MonitorOptions,
   ModelRequest,
   MonitorSession,
@@ -101,6 +104,7 @@ export function createMonitor({
   warmUpTimeoutMs,
   timers = systemTimers,
   debug = debugFromEnvironment(),
+  judge,
   ...telemetryOptions
 }: MonitorOptions): Monitor {
   if (!(historyLimit === Infinity || (Number.isInteger(historyLimit) && historyLimit > 0))) {
@@ -155,7 +159,21 @@ export function createMonitor({
     }
     events.emitEffects(sessionId, effects);
   };
-  const conversations = createConversationSessions<MonitorSession>();
+  // A monitor of several workflows makes one per workflow, all keeping conversations in its registry (member.ts).
+  const member = memberOptionsOf(telemetryOptions);
+  const conversations = member?.conversations ?? createConversationSessions<MonitorSession>();
+  /** Queues notes for a session's next call: refusals a host's model never reads, the judge's findings on states. */
+  const noteForNextCall = async (sessionId: string, reasons: readonly string[]): Promise<void> =>
+    serialised(sessionId, async () => {
+      if (reasons.length === 0) return;
+      const session = activeOrFresh(await load(sessionId));
+      const snapshot = noteRefusals(workflow, session.workflow, reasons);
+      if (snapshot !== session.workflow) await save(sessionId, sessionRecord(snapshot, session.turns, session.steps, session.stepCount, session.pendingToolStates, session.ranToolCalls));
+    });
+  // Rubrics on states: judged beside afterModel, never holding it; a finding is a note on the next call.
+  const stateJudge = judge
+    ? createStateJudge({ judge, logger, misses, emit: (report) => events.emit('judgment', report as MonitorEvents['judgment']), note: (sessionId, text) => noteForNextCall(sessionId, [text]) })
+    : undefined;
   let warming: Promise<void> | undefined;
   const warmUp = (): Promise<void> => {
     warming ??= Promise.all([classifier.warmUp(), loops?.warmUp()]).then(
@@ -513,6 +531,7 @@ export function createMonitor({
       const span = telemetry.startSpan(SPAN.check, sessionAttributes(sessionId, OPERATION.check));
       if (span && telemetry.captureContent) telemetry.setAttributes(span, { [ATTR.content]: telemetry.content(turn.content) ?? '', ...(Array.isArray(turn.toolCalls) && turn.toolCalls.length > 0 ? { [ATTR.toolCallArguments]: telemetry.content(turn.toolCalls) ?? '' } : {}) });
       return traced(telemetry, span, () => serialised(sessionId, () => andThen(load(sessionId), (stored) => classifyTurn(sessionId, stored, normaliseTurn(turn), options))), (result) => {
+        stateJudge?.afterTurn(sessionId, turn, result, options.messages);
         if (options.regenerated) telemetry.count('regenerations', { [ATTR.withheld]: result.withheld !== undefined });
         if (!span) return;
         telemetry.setAttributes(span, classificationAttributes(result.classifications));
@@ -547,7 +566,9 @@ export function createMonitor({
   };
 
   function sessionAttributes(sessionId: string, operation: string) {
-    return { [ATTR.operationName]: operation, [ATTR.conversationId]: String(sessionId), [ATTR.sessionId]: String(sessionId), [ATTR.workflow]: workflow.name };
+    const id = String(sessionId);
+    if (member) return { [ATTR.operationName]: operation, [ATTR.conversationId]: id, [ATTR.sessionId]: id, [ATTR.workflow]: workflow.name, [ATTR.workflowId]: member.workflowId };
+    return { [ATTR.operationName]: operation, [ATTR.conversationId]: id, [ATTR.sessionId]: id, [ATTR.workflow]: workflow.name };
   }
 
   const monitor: Monitor = {
@@ -583,13 +604,7 @@ export function createMonitor({
         return report;
       }),
 
-    noteRefusals: async (sessionId, reasons) =>
-      serialised(sessionId, async () => {
-        if (reasons.length === 0) return;
-        const session = activeOrFresh(await load(sessionId));
-        const snapshot = noteRefusals(workflow, session.workflow, reasons);
-        if (snapshot !== session.workflow) await save(sessionId, sessionRecord(snapshot, session.turns, session.steps, session.stepCount, session.pendingToolStates, session.ranToolCalls));
-      }),
+    noteRefusals: async (sessionId, reasons) => noteForNextCall(sessionId, reasons),
 
     peek: async (sessionId) =>
       serialised(sessionId, async () => {
@@ -641,6 +656,7 @@ export function createMonitor({
 
     close: () =>
       lifecycle.close(async () => {
+        await stateJudge?.settled(); // their notes are written before the store is flushed
         const settled = (store as { settled?: () => Promise<void> }).settled;
         if (typeof settled === 'function') {
           await Promise.resolve(within(settled.call(store), storeTimeoutMs, timers)).catch((error: unknown) => misses.record('store', 'The session store did not finish its writes on close.', error));
@@ -681,7 +697,8 @@ function renderLoopHint(hint: LoopHint): RenderedIntervention {
   return { name: `loop:${hint.kind}`, strategy: 'system-prompt-append', text: hint.text };
 }
 
-function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDetectorOptions): LoopDetector | undefined {
+/** The loop detector the `loops` option asks for, with the monitor's embedder, clock, logger and telemetry as defaults. */
+export function resolveLoopDetector(option: MonitorOptions['loops'], defaults: LoopDetectorOptions): LoopDetector | undefined {
   if (!option) return undefined;
   if (typeof option === 'object' && 'observe' in option && typeof option.observe === 'function') return option;
   return createLoopDetector({ ...defaults, ...(option === true ? {} : (option as LoopDetectorOptions)) });
@@ -695,7 +712,7 @@ function userMessageOf(verdict: ToolGuardVerdict): { userMessage?: string } {
 }
 
 /** The monitor's calls that read or write a session: refused once it is closed. */
-const SESSION_CALLS = ['beforeModel', 'afterModel', 'watchText', 'beforeTool', 'observeToolResults', 'observeCondensation', 'peek', 'endSession', 'report', 'session', 'validNextStates', 'history', 'resetSession'] as const;
+const SESSION_CALLS = ['beforeModel', 'afterModel', 'watchText', 'beforeTool', 'observeToolResults', 'observeCondensation', 'peek', 'endSession', 'report', 'session', 'validNextStates', 'history', 'resetSession', 'noteRefusals'] as const;
 
 const TELEMETRY_FAILED = 'The OpenTelemetry SDK (a span processor, an exporter or a meter) threw; the span or metric was dropped.';
 

@@ -33,6 +33,8 @@ export interface NextMove {
 /** What `monitor.validNextStates` answers. */
 export interface NextStates {
   sessionId: string;
+  /** With several workflows (`createMonitor({ workflows })`): the id of the session's workflow. */
+  workflowId?: string;
   /** The state the session is in, the tool calls of its last response taken as run (as the next model call takes them). */
   state: string;
   status: WorkflowSnapshot['status'];

@@ -11,6 +11,7 @@ import type { ChatMessage, ToolCall } from '../messages/index.js';
 import type { SessionStore } from '../store/index.js';
 import type { Verdict } from '../temporal/index.js';
 import type { EnterPreview, WithholdDecision, Workflow, WorkflowEffect, WorkflowSnapshot } from '../workflow/index.js';
+import type { Judge, JudgmentReport } from '../judge/index.js';
 import type { Logger, MissCause } from './fail-open.js';
 import type { SessionHistory } from './history.js';
 import type { NextStateInput, NextStates } from './next-states.js';
@@ -155,6 +156,16 @@ export interface MonitorOptions extends TelemetryOptions {
    * @default true when the environment sets PANOPTES_DEBUG=1 (the CLI's --debug), else false
    */
   debug?: boolean;
+  /**
+   * An LLM judge (`createJudge`) for rubrics on states: each `turn` rubric whose `applies_to.states` names the state a
+   * text response is classified in judges that response, in the background (`afterModel` does not wait for it). A
+   * rubric that does not pass with `deny` or `ask` (its `on_fail` block, intervene or ask, or its `on_error`) puts a
+   * note into the session's next call, as `noteRefusals` does; every outcome that did not simply pass is a
+   * `judgment` event. Turn rubrics without `states` are left to the hosts, which judge before delivery. A monitor
+   * whose sessions live in graph state (`createGraphMonitor`) gets the event only: the note lands after the step
+   * wrote the session.
+   */
+  judge?: Judge;
 }
 
 /**
@@ -204,6 +215,11 @@ export interface AfterModelOptions {
   withhold?: boolean;
   /** This response is the model's second try after a withheld one (`onViolatingText: 'regenerate'`): counted. */
   regenerated?: boolean;
+  /**
+   * The conversation before the response, for the monitor's `judge` (the user's last message is part of what a turn
+   * rubric judges); read only when a rubric applies to the response's state.
+   */
+  messages?: () => readonly ChatMessage[];
 }
 
 /** A response the monitor withheld: the host must deliver `userMessage` in its place. */
@@ -271,7 +287,10 @@ export type BeforeToolResult =
 /** A session's outcome, from `endSession` (final) or `report` (so far). */
 export interface SessionReport {
   sessionId: string;
+  /** The name of the session's workflow. */
   workflow: string;
+  /** With several workflows (`createMonitor({ workflows })`): the id the session's workflow was chosen by. */
+  workflowId?: string;
   status: WorkflowSnapshot['status'];
   state: string;
   trace: string[];
@@ -294,6 +313,8 @@ export interface MonitorEvents {
   loop: { sessionId: string; report: LoopReport };
   /** A shadow verifier's candidate judged a criterion differently from the primary (`shadowVerifier` in `panoptes/langgraph`). */
   'shadow-disagreement': { sessionId: string; disagreement: ShadowDisagreementSummary };
+  /** The monitor's `judge` judged a response on its state and it did not simply pass (a fail, a warning, an error). */
+  judgment: JudgmentReport & { sessionId: string; state: string };
 }
 
 /** How a candidate verifier's verdict on one criterion differs from the primary's, as a monitor event carries it. */

@@ -7,6 +7,7 @@ import { createMonitor } from '../monitor/index.js';
 import type { Logger, MonitorSession } from '../monitor/index.js';
 import { loadRulebase } from '../rules/index.js';
 import { loadWorkflow } from '../workflow/index.js';
+import { workflowNamespace } from '../workflow-choice/index.js';
 import type { ServeConfig } from './config.js';
 import { createProxyRules } from './rules/index.js';
 import { createServeEmbedder, semanticMonitorOptions } from './semantic-tier.js';
@@ -40,7 +41,7 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     // Loaded only when configured: `redis` is an optional peer dependency.
     const { createRedisSessionStore, DEFAULT_REDIS_KEY_PREFIX } = await import('../store/redis/index.js');
     const prefix = config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
-    const store = createRedisSessionStore<MonitorSession>({ url: config.redis.url, logger, keyPrefix: namespace === undefined ? prefix : `${prefix}wf:${namespace}:`, ...(config.redis.ttlMs ? { ttlMs: config.redis.ttlMs } : {}), ...(config.redis.commandTimeoutMs ? { commandTimeoutMs: config.redis.commandTimeoutMs } : {}) });
+    const store = createRedisSessionStore<MonitorSession>({ url: config.redis.url, logger, keyPrefix: namespace === undefined ? prefix : prefix + workflowNamespace(namespace), ...(config.redis.ttlMs ? { ttlMs: config.redis.ttlMs } : {}), ...(config.redis.commandTimeoutMs ? { commandTimeoutMs: config.redis.commandTimeoutMs } : {}) });
     stores.push(store);
     return store;
   };

@@ -14,6 +14,7 @@ import type { Meter, Tracer } from '@opentelemetry/api';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { InvalidOptionError } from '../errors/index.js';
+import { isWorkflowId } from '../workflow-choice/index.js';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_REFUSAL_MESSAGE, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import type { Logger, Monitor } from '../monitor/index.js';
 import { localPlacement, type ConversationPlacement } from '../session/index.js';
@@ -217,7 +218,7 @@ export function createProxy({
 
   const ids = [workflowId, ...workflows.map((workflow) => workflow?.id)];
   for (const [at, id] of ids.entries()) {
-    if (typeof id !== 'string' || !WORKFLOW_ID.test(id)) throw new InvalidOptionError({ parameter: at === 0 ? 'workflowId' : `workflows[${at - 1}].id`, value: id, fix: 'Pass an id of letters, digits, _ and - (it names the workflow in metrics and logs).' });
+    if (!isWorkflowId(id)) throw new InvalidOptionError({ parameter: at === 0 ? 'workflowId' : `workflows[${at - 1}].id`, value: id, fix: 'Pass an id of letters, digits, _ and - (it names the workflow in metrics and logs).' });
     if (ids.indexOf(id) !== at) throw new InvalidOptionError({ parameter: `workflows[${at - 1}].id`, value: id, fix: `Give each workflow its own id: '${id}' is taken${at > 0 && ids.indexOf(id) === 0 ? ' by the default workflow (workflowId)' : ''}.` });
   }
   const several = workflows.length > 0;
@@ -452,8 +453,6 @@ const CALLER = Symbol('panoptes.caller');
 const KEY_ID = Symbol('panoptes.keyId');
 const WORKFLOW = Symbol('panoptes.workflow');
 type TargetRequest = FastifyRequest['raw'] & { [TARGET]?: NormalisedTarget | { refused: string }; [CALLER]?: number; [KEY_ID]?: string | undefined; [WORKFLOW]?: string };
-/** What a workflow id may be: it is a metric label value and a key segment. */
-const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Where a refused target is routed: nowhere, so the not-found handler answers it with the reason (after the key check). */
 const REFUSED_ROUTE = '/';
 

@@ -65,6 +65,8 @@ export const ATTR = {
   langfuseObservationLevel: 'langfuse.observation.level',
   // Panoptes
   workflow: 'panoptes.workflow',
+  /** The id a monitor of several workflows chose the session's workflow by (`createMonitor({ workflows })`). */
+  workflowId: 'panoptes.workflow.id',
   state: 'panoptes.state',
   fromState: 'panoptes.state.from',
   method: 'panoptes.classification.method',

@@ -84,3 +84,32 @@ describe('toolRefusal', () => {
     expect(toolRefusal('issue_refund', { allowed: false, by: 'rules', reason: 'Its policy check failed.', constraints: [] })).toEqual({ by: 'sentinel', tool: 'issue_refund', reason: 'Its policy check failed.' });
   });
 });
+
+describe('guardToolCall({ afterRules })', () => {
+  const lookup = { id: 'g1', name: 'get_booking', args: { booking_id: 'BK1' } };
+
+  it('runs only on a call the workflow and the rules allow, inside the monitor guard: a call it refuses never enters the trace', async () => {
+    const { sentinel } = refundSetup({ BK1: { status: 'cancelled_by_airline', delay_minutes: 0 } });
+    const monitor = createMonitor({ workflow, logger: quietLogger });
+    const asked: string[] = [];
+    const afterRules = (call: { name: string }) => (asked.push(call.name), { allowed: false as const, reason: 'The judge says no.' });
+    expect(await guardToolCall(refundCall, { monitor, sentinel, sessionId: 's1', afterRules })).toMatchObject({ allowed: false, by: 'workflow' });
+    expect(await guardToolCall(lookup, { monitor, sentinel, sessionId: 's1', afterRules })).toMatchObject({ allowed: false, by: 'rules', reason: 'The judge says no.' });
+    expect(asked).toEqual(['get_booking']);
+    expect((await monitor.report('s1'))!.trace).toEqual(['start']);
+    expect((await monitor.report('s1'))!.refusals).toEqual([expect.objectContaining({ state: 'refund', by: 'workflow' }), expect.objectContaining({ state: 'lookup', by: 'guard', reason: 'The judge says no.' })]);
+  });
+
+  it('without a sentinel it is the monitor guard alone; without a monitor it decides after the rules', async () => {
+    const monitor = createMonitor({ workflow, logger: quietLogger });
+    expect(await guardToolCall(lookup, { monitor, sessionId: 's1', afterRules: () => ({ allowed: true }) })).toEqual({ allowed: true });
+    expect((await monitor.report('s1'))!.trace).toEqual(['start', 'lookup']);
+    expect(await guardToolCall(lookup, { afterRules: async () => ({ allowed: false, reason: 'no' }) })).toMatchObject({ allowed: false, by: 'rules', reason: 'no' });
+  });
+
+  it('one that throws refuses the call (guards fail closed)', async () => {
+    const monitor = createMonitor({ workflow, logger: quietLogger });
+    const decision = await guardToolCall(lookup, { monitor, sessionId: 's1', afterRules: () => { throw new Error('judge broke'); } });
+    expect(decision).toMatchObject({ allowed: false, reason: 'The call to get_booking was refused: its policy check failed, so it did not run.' });
+  });
+});

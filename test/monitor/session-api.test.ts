@@ -168,7 +168,7 @@ describe('monitor.close', () => {
     expect(monitor.close()).toBe(first);
     await expect(inFlight).resolves.toMatchObject({ classifications: [{ state: 'greeting' }] });
     await first;
-    for (const refused of [monitor.afterModel('s1', say('hello')), monitor.beforeModel('s1', { messages: [] }), monitor.report('s1'), monitor.history('s1'), monitor.validNextStates('s1'), monitor.resetSession('s1'), monitor.endSession('s1')]) {
+    for (const refused of [monitor.afterModel('s1', say('hello')), monitor.beforeModel('s1', { messages: [] }), monitor.report('s1'), monitor.history('s1'), monitor.validNextStates('s1'), monitor.resetSession('s1'), monitor.endSession('s1'), monitor.noteRefusals('s1', ['refused'])]) {
       const error = await refused.then(() => undefined, (caught: unknown) => caught);
       expect(ClosedError.isInstance(error)).toBe(true);
     }

@@ -14,6 +14,7 @@ import { proxyKeyId, type WorkflowSelector } from '../workflows/index.js';
 import type { Origin } from './field.js';
 import { SEMANTIC_FIELDS, type ServeLoopOptions } from './semantic.js';
 import { isUnderPrefix } from '../workflows/selection.js';
+import { isWorkflowId } from '../../workflow-choice/index.js';
 
 /** One checked entry of `workflows:`. */
 export interface WorkflowEntry {
@@ -50,7 +51,6 @@ export interface ReadWorkflows {
 const ENTRY_KEYS = ['id', 'workflow', 'rulebase', 'select', 'default', 'loops'] as const;
 const SELECT_KEYS = ['route', 'header', 'model', 'key'] as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Reads `workflows:` (its YAML node) into entries, reporting shapes and unknown keys at their lines. Files are
@@ -83,7 +83,7 @@ export async function readWorkflowsNode(node: Node | null, { source, base, lineO
       const plain: unknown = value ? value.toJSON() : null;
       switch (key) {
         case 'id':
-          if (typeof plain === 'string' && ID.test(plain)) entry.id = plain;
+          if (isWorkflowId(plain)) entry.id = plain;
           else problem(field, line, `not a workflow id: received ${JSON.stringify(plain)}`, 'an id of letters, digits, _ and - (it names the workflow in metrics and logs)');
           break;
         case 'workflow':
