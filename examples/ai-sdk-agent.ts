@@ -132,6 +132,6 @@ const describe = (intervention: RenderedIntervention) =>
     'context-reminder': 'a reminder',
     'user-message-inject': 'a system note',
     'hard-block': 'a block',
-  })[intervention.strategy];
+  } as Record<string, string>)[intervention.strategy] ?? intervention.strategy;
 
 await main();

@@ -18,6 +18,7 @@ export * from './facts/index.js';
 export * from './guards/index.js';
 export * from './store/index.js';
 export * from './monitor/index.js';
+export * from './registry/index.js';
 export { isWorkflowId, namespacedStore, WORKFLOW_ID, workflowNamespace, type SelectWorkflow, type WorkflowSelectionInput } from './workflow-choice/index.js';
 export {
   auditExitCode,

@@ -212,6 +212,8 @@ function evidenceOf({ evidence }: ClassificationResult): string {
       return `pattern /${evidence.pattern}/`;
     case 'exemplar':
       return `exemplar "${excerptOf(evidence.exemplar, 60)}" ${evidence.similarity.toFixed(2)}`;
+    case 'tier':
+      return `tier ${evidence.tier}`;
     case 'fallback':
       return `fallback: ${evidence.reason}`;
   }

@@ -1,12 +1,13 @@
 import { systemTimers, type Timers } from '../clock/index.js';
 import { DEFAULT_EMBEDDING_TIMEOUT_MS, withCache, withTimeout, type Embedder } from '../embed/index.js';
-import { TimedOut, within, type MaybePromise } from '../async/index.js';
+import { andThen, TimedOut, within, type MaybePromise } from '../async/index.js';
 import { InvalidOptionError } from '../errors/index.js';
 import type { AssistantTurn } from '../messages/index.js';
 import type { Workflow } from '../workflow/index.js';
 import { classifyExemplars, exemplarIndex, type ExemplarIndex } from './exemplars.js';
 import { classifyPatterns } from './patterns.js';
 import { classifyToolCalls, toolStateMap } from './tool-calls.js';
+import { runTiers, type ClassificationTier, type TierFailure } from './tier.js';
 import type { ClassificationResult, FallbackReason } from './types.js';
 
 /** Text beyond this many characters is not read, so a huge response costs bounded time. */
@@ -37,12 +38,19 @@ export interface ClassifierOptions {
   warmUpTimeoutMs?: number;
   /** Timer functions for the budgets, replaceable in tests. @default systemTimers */
   timers?: Timers;
+  /**
+   * Tiers of your own (`defineClassificationTier`), asked in order after the tool calls and patterns and before the
+   * exemplars. @default []
+   */
+  tiers?: readonly ClassificationTier[];
+  /** Told when a tier throws, rejects, runs past its budget or names no state; the turn goes on down the cascade. */
+  onTierFailure?: TierFailure;
 }
 
 /** Budget of embedding a workflow's exemplars once: a local model may take seconds to load, but not for ever. */
 export const DEFAULT_WARM_UP_TIMEOUT_MS = 30_000;
 
-/** Maps model responses to workflow states with the cascade tool calls -> patterns -> embeddings -> fallback. */
+/** Maps model responses to workflow states with the cascade tool calls -> patterns -> your tiers -> embeddings -> fallback. */
 export interface Classifier {
   /**
    * Classifies one model response. Returns one result per recognised tool call, in call order, or else exactly one
@@ -79,6 +87,8 @@ export function createSyncFirstClassifier({
   maxTextLength = DEFAULT_MAX_TEXT_LENGTH,
   warmUpTimeoutMs = DEFAULT_WARM_UP_TIMEOUT_MS,
   timers = systemTimers,
+  tiers = [],
+  onTierFailure = () => {},
 }: ClassifierOptions): { classify(turn: AssistantTurn, currentState: string): MaybePromise<ClassificationResult[]>; warmUp(): Promise<void> } {
   if (!Number.isInteger(maxTextLength) || maxTextLength <= 0) {
     throw new InvalidOptionError({ parameter: 'maxTextLength', value: maxTextLength, fix: 'Pass a positive whole number of characters; the default is 8000.' });
@@ -129,6 +139,12 @@ export function createSyncFirstClassifier({
     return byExemplar(ready!, queries!, text, currentState);
   }
 
+  function afterPatterns(text: string, currentState: string): MaybePromise<ClassificationResult[]> {
+    if (!queries) return fallback(currentState, 'no-match');
+    if (!ready) return afterWarmUp(text, currentState);
+    return byExemplar(ready, queries, text, currentState);
+  }
+
   return {
     warmUp,
     classify(turn, currentState) {
@@ -138,9 +154,9 @@ export function createSyncFirstClassifier({
       if (text.trim() === '') return fallback(currentState, 'no-text');
       const byPattern = classifyPatterns(workflow, text, currentState);
       if (byPattern) return [byPattern];
-      if (!queries) return fallback(currentState, 'no-match');
-      if (!ready) return afterWarmUp(text, currentState);
-      return byExemplar(ready, queries, text, currentState);
+      if (tiers.length === 0) return afterPatterns(text, currentState);
+      const byTier = runTiers(tiers, { text, turn, currentState, states: workflow.stateNames }, { timers, onFailure: onTierFailure, hasState: (state) => workflow.hasState(state) });
+      return andThen(byTier, (found) => (found ? [found] : afterPatterns(text, currentState)));
     },
   };
 }

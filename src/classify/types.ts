@@ -1,11 +1,11 @@
 /** The tier of the cascade that decided. */
-export type ClassifierTier = 'tool_call' | 'pattern' | 'embedding' | 'fallback';
+export type ClassifierTier = 'tool_call' | 'pattern' | 'tier' | 'embedding' | 'fallback';
 
 /** One state a model response was classified into, and why. */
 export interface ClassificationResult {
   state: string;
   method: ClassifierTier;
-  /** 1.0 for a tool call, 0.9 for a pattern, the cosine similarity for an exemplar, 0 for the fallback. */
+  /** 1.0 for a tool call, 0.9 for a pattern, the tier's own for a custom tier, the cosine similarity for an exemplar, 0 for the fallback. */
   confidence: number;
   /** What decided: the tool call, the pattern, or the exemplar and its similarity. */
   evidence: ClassificationEvidence;
@@ -21,6 +21,8 @@ export type ClassificationEvidence =
       others?: string[];
     }
   | { kind: 'exemplar'; exemplar: string; similarity: number }
+  /** A classification tier given to the monitor (`defineClassificationTier`) decided. */
+  | { kind: 'tier'; tier: string }
   | { kind: 'fallback'; reason: FallbackReason; error?: unknown };
 
 /**

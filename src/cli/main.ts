@@ -45,7 +45,8 @@ program
   .option('--json', 'print the findings as JSON')
   .option('--no-strict', 'report references to unknown states as warnings, not errors')
   .option('--strict-paths', 'report a constraint the transitions let an agent break (with the shortest path) as an error, not a warning')
-  .action(async (files: string[], options: { json?: boolean; strict: boolean; strictPaths?: boolean }) => {
+  .option('--module <file>', 'a JS module whose constraint types, strategies and tiers the workflows name (it registers them on import, or exports them or a registry); repeatable', (value: string, previous: string[] = []) => [...previous, value])
+  .action(async (files: string[], options: { json?: boolean; strict: boolean; strictPaths?: boolean; module?: string[] }) => {
     process.exitCode = await validateCommand(files, options, output);
   });
 

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../messages/index.js';
 import type { InterventionStrategy } from '../workflow/types.js';
+import { defineInterventionStrategy, type InterventionStrategyDef } from './define-strategy.js';
 
 /** An intervention ready to apply: its strategy and its rendered text. */
 export interface RenderedIntervention {
@@ -7,11 +8,53 @@ export interface RenderedIntervention {
   name: string;
   strategy: InterventionStrategy;
   text: string;
+  /** The intervention's checked `options`, for a registered strategy that takes them. */
+  options?: unknown;
 }
 
 export const GUIDANCE_HEADER = '[WORKFLOW GUIDANCE]';
 export const SYSTEM_NOTE_PREFIX = '[System Note]';
 export const REMINDER_PREFIX = '[Context Reminder]';
+
+/** Looks a strategy up by name: a registry's `strategy`, or the built-ins alone. */
+export type StrategyLookup = (name: string) => InterventionStrategyDef<any> | undefined;
+
+/**
+ * The four built-in strategies, made by `defineInterventionStrategy` like a registered one. `hard-block` is never
+ * applied: the caller refuses the call instead.
+ */
+export const BUILT_IN_STRATEGIES: Readonly<Record<'system-prompt-append' | 'context-reminder' | 'user-message-inject' | 'hard-block', InterventionStrategyDef>> = Object.freeze({
+  'system-prompt-append': defineInterventionStrategy({
+    name: 'system-prompt-append',
+    description: 'Appended to the system message under a guidance header.',
+    apply: (messages, items) => appendToSystem(messages, `${GUIDANCE_HEADER}\n${texts(items)}`),
+  }),
+  'context-reminder': defineInterventionStrategy({
+    name: 'context-reminder',
+    description: 'A reminder on the latest user turn, or a user message of its own at the end.',
+    apply: (messages, items) => addReminder([...messages], `${REMINDER_PREFIX} ${texts(items)}`),
+  }),
+  'user-message-inject': defineInterventionStrategy({
+    name: 'user-message-inject',
+    description: "A note in the user's voice at the very end.",
+    apply: (messages, items) => appendUserMessage([...messages], `${SYSTEM_NOTE_PREFIX} ${texts(items)}`),
+  }),
+  'hard-block': defineInterventionStrategy({ name: 'hard-block', description: 'Refuses the model call.', apply: (messages) => [...messages] }),
+});
+
+/** The built-in strategies only. */
+export const builtInStrategy: StrategyLookup = (name) => (Object.hasOwn(BUILT_IN_STRATEGIES, name) ? BUILT_IN_STRATEGIES[name as keyof typeof BUILT_IN_STRATEGIES] : undefined);
+
+/** The built-ins apply in this order (gentlest first); registered strategies after them, in order of appearance. */
+const BUILT_IN_ORDER = ['system-prompt-append', 'context-reminder', 'user-message-inject'];
+
+/** Options of `applyInterventions`. */
+export interface ApplyInterventionsOptions {
+  /** Where strategies are looked up: a registry's `strategy`. @default the built-ins */
+  strategies?: StrategyLookup;
+  /** Told when a registered strategy throws or is unknown; its interventions are then left out (fail-open). */
+  onError?: (strategy: string, error: unknown) => void;
+}
 
 /**
  * Applies interventions to a copy of `messages` and returns it; the input is never mutated.
@@ -19,22 +62,40 @@ export const REMINDER_PREFIX = '[Context Reminder]';
  * The result stays valid for every provider: tool results stay directly after the assistant message that called
  * them (nothing is inserted between), and the conversation never ends with an assistant message (which some
  * providers reject and others treat as a prefill the model must continue). `hard-block` interventions are not
- * applied here: the caller refuses the call instead.
+ * applied here: the caller refuses the call instead. Each strategy receives all of its interventions at once.
  *
  * @example
  * applyInterventions(messages, [{ name: 'verify', strategy: 'system-prompt-append', text: 'Verify identity first.' }])
  */
-export function applyInterventions(messages: readonly ChatMessage[], interventions: readonly RenderedIntervention[]): ChatMessage[] {
-  const byStrategy = (strategy: InterventionStrategy) =>
-    interventions.filter((intervention) => intervention.strategy === strategy).map((intervention) => intervention.text);
+export function applyInterventions(messages: readonly ChatMessage[], interventions: readonly RenderedIntervention[], { strategies = builtInStrategy, onError }: ApplyInterventionsOptions = {}): ChatMessage[] {
+  const order = [...BUILT_IN_ORDER];
+  for (const { strategy } of interventions) if (strategy !== 'hard-block' && !order.includes(strategy)) order.push(strategy);
   let result = [...messages];
-  const guidance = byStrategy('system-prompt-append');
-  if (guidance.length > 0) result = appendToSystem(result, `${GUIDANCE_HEADER}\n${guidance.join('\n\n')}`);
-  const reminders = byStrategy('context-reminder');
-  if (reminders.length > 0) result = addReminder(result, `${REMINDER_PREFIX} ${reminders.join('\n\n')}`);
-  const notes = byStrategy('user-message-inject');
-  if (notes.length > 0) result = appendUserMessage(result, `${SYSTEM_NOTE_PREFIX} ${notes.join('\n\n')}`);
+  for (const name of order) {
+    const items = interventions.filter((intervention) => intervention.strategy === name).map(({ name: label, text, options }) => ({ name: label, text, options }));
+    if (items.length === 0) continue;
+    const strategy = strategies(name) ?? builtInStrategy(name);
+    if (!strategy) {
+      onError?.(name, new Error(`unknown intervention strategy '${name}'`));
+      continue;
+    }
+    if (builtInStrategy(name) === strategy) {
+      result = strategy.apply(result, items);
+      continue;
+    }
+    try {
+      const applied = strategy.apply(result, items);
+      if (!Array.isArray(applied)) throw new Error(`strategy '${name}' returned ${typeof applied}, not an array of messages`);
+      result = applied;
+    } catch (error) {
+      onError?.(name, error);
+    }
+  }
   return result;
+}
+
+function texts(items: ReadonlyArray<{ text: string }>): string {
+  return items.map((item) => item.text).join('\n\n');
 }
 
 /**

@@ -1,4 +1,4 @@
-export { appendToSystem, applyInterventions, GUIDANCE_HEADER, REMINDER_PREFIX, SYSTEM_NOTE_PREFIX, type RenderedIntervention } from './apply.js';
+export { appendToSystem, applyInterventions, BUILT_IN_STRATEGIES, builtInStrategy, GUIDANCE_HEADER, type ApplyInterventionsOptions, type StrategyLookup, REMINDER_PREFIX, SYSTEM_NOTE_PREFIX, type RenderedIntervention } from './apply.js';
 export {
   DEFAULT_DEVIATION_TEMPLATE,
   DEFAULT_DOOMED_TEMPLATE,
@@ -18,3 +18,4 @@ export {
 } from './schedule.js';
 export { escalate, ESCALATION_ORDER, strategyFromTemplate } from './strategy.js';
 export { renderTemplate, TEMPLATE_VARIABLES, templateVariables, type TemplateVariables } from './template.js';
+export { defineInterventionStrategy, type InterventionStrategyDef, type InterventionStrategyDefinition, type StrategyIntervention } from './define-strategy.js';

@@ -139,7 +139,9 @@ export function planInterventions(
     applications[pending.name] = count + 1;
     const base = pending.withheld && definition.strategy === 'hard-block' ? 'system-prompt-append' : definition.strategy;
     const strategy = pending.block ? 'hard-block' : escalate(base, Math.floor(count / definition.maxApplications));
-    const rendered = { name: pending.name, strategy, text: renderTemplate(definition.template, pending.variables) };
+    const rendered: RenderedIntervention = { name: pending.name, strategy, text: renderTemplate(definition.template, pending.variables) };
+    // A registered strategy's options are its own: an escalated intervention leaves them behind.
+    if (definition.options !== undefined && strategy === definition.strategy) rendered.options = definition.options;
     if (strategy === 'hard-block') block ??= rendered;
     else apply.push(rendered);
   }

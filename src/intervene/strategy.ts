@@ -31,8 +31,12 @@ export function strategyFromTemplate(raw: string): { strategy: InterventionStrat
   return { strategy: 'system-prompt-append', template: raw.trim() };
 }
 
-/** The strategy after `steps` escalations from `base`, stopping at `hard-block`. */
+/**
+ * The strategy after `steps` escalations from `base`, stopping at `hard-block`. A registered strategy stands where
+ * the gentlest built-in does: its first escalation is a context reminder.
+ */
 export function escalate(base: InterventionStrategy, steps: number): InterventionStrategy {
-  const start = ESCALATION_ORDER.indexOf(base);
+  if (steps <= 0) return base;
+  const start = Math.max(0, ESCALATION_ORDER.indexOf(base));
   return ESCALATION_ORDER[Math.min(ESCALATION_ORDER.length - 1, start + Math.max(0, steps))]!;
 }

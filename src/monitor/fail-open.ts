@@ -25,9 +25,10 @@ export interface MissSink {
 /**
  * Kinds of Panoptes' own failures that let a call through unchanged. `selection`: a monitor of several workflows
  * could not use what its selector chose (it threw, ran out of time, or named no workflow of the monitor), so the
- * session runs under the default workflow. `judge`: a rubric on a state could not be judged.
+ * session runs under the default workflow. `judge`: a rubric on a state could not be judged. `constraint`,
+ * `strategy`, `tier`: a registered constraint type's evaluator, intervention strategy or classification tier failed.
  */
-export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'telemetry' | 'internal' | 'hold' | 'selection' | 'judge';
+export type MissCause = 'embedding' | 'store' | 'classifier' | 'listener' | 'telemetry' | 'internal' | 'hold' | 'selection' | 'judge' | 'constraint' | 'strategy' | 'tier';
 
 /**
  * Counts Panoptes' own failures by cause and logs each cause once, so a broken embedder is reported without

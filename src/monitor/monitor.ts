@@ -22,6 +22,7 @@ import {
 } from '../workflow/index.js';
 import { createEmitter } from './events.js';
 import { createMissCounter } from './fail-open.js';
+import { registryOf } from '../registry/index.js';
 import { createKeyedQueue } from './keyed-queue.js';
 import { pendingIndex, previewCall, runAhead } from './pending-calls.js';
 import { andThen, isPromiseLike, TimedOut, within, type MaybePromise } from '../async/index.js';
@@ -89,6 +90,8 @@ import type {
  */
 export function createMonitor({
   workflow,
+  registry: registryOption,
+  tiers = [],
   embeddings,
   embeddingTimeoutMs,
   clock = systemClock,
@@ -113,13 +116,20 @@ export function createMonitor({
   const telemetry = createTelemetry({ ...telemetryOptionsOf(telemetryOptions), onFailure: (error) => misses.record('telemetry', TELEMETRY_FAILED, error) });
   const misses = createMissCounter(logger, telemetry);
   const events = createEmitter((error) => misses.record('listener', 'A monitor event listener threw or rejected.', error));
+  const registry = registryOption ?? registryOf(workflow);
   const classifier = createSyncFirstClassifier({
     workflow,
     timers,
+    tiers: [...registry.tiers(), ...tiers],
+    onTierFailure: (tier, error) => misses.record('tier', `Classification tier '${tier}' failed (${messageOf(error)}); the turn went on down the cascade.`, error),
     ...(embeddings ? { embeddings } : {}),
     ...(embeddingTimeoutMs ? { embeddingTimeoutMs } : {}),
     ...(warmUpTimeoutMs ? { warmUpTimeoutMs } : {}),
   });
+  const strategyOptions = {
+    strategies: registry.strategy,
+    onError: (strategy: string, error: unknown) => misses.record('strategy', `Intervention strategy '${strategy}' failed (${messageOf(error)}); the call went on without its interventions.`, error),
+  };
   const queue = createKeyedQueue();
   // A store shared between processes serialises each session's calls across them too (see SessionStore.exclusive).
   const exclusive = storeOption?.exclusive?.bind(storeOption);
@@ -144,6 +154,9 @@ export function createMonitor({
   /** Emits the events of a transition's effects, and counts its violations. */
   const emitEffects = (sessionId: string, effects: readonly WorkflowEffect[]): void => {
     if (effects.length > 0) countEffects(telemetry, effects);
+    for (const effect of effects) {
+      if (effect.type === 'constraint-failed') misses.record('constraint', `Constraint '${effect.constraint}' failed in session '${sessionId}' (${effect.reason}); it stays pending for that session.`);
+    }
     events.emitEffects(sessionId, effects);
   };
   // A monitor of several workflows makes one per workflow, all keeping conversations in its registry (member.ts).
@@ -355,7 +368,7 @@ export function createMonitor({
         : new LoopDetectedError({ hint: loopHint!, sessionId });
       return { action: 'block', intervention: block, error };
     }
-    return apply.length === 0 ? unchanged(request) : { action: 'proceed', messages: applyInterventions(request.messages, apply), interventions: apply };
+    return apply.length === 0 ? unchanged(request) : { action: 'proceed', messages: applyInterventions(request.messages, apply, strategyOptions), interventions: apply };
   }
 
   /** `afterModel` on the loaded session: classifies the turn from the state the session is in now. */
@@ -816,4 +829,8 @@ function normaliseTurn(turn: AssistantTurn): AssistantTurn {
   if (!Array.isArray(turn.toolCalls)) return { content, toolCalls: [], ...extra };
   const toolCalls = turn.toolCalls.length === 0 ? (turn.toolCalls as ToolCall[]) : turn.toolCalls.filter((call): call is ToolCall => typeof call?.name === 'string');
   return { content, toolCalls, ...extra };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,5 +1,6 @@
 import type { TelemetryOptions } from '../telemetry/index.js';
-import type { ClassificationResult } from '../classify/index.js';
+import type { ClassificationResult, ClassificationTier } from '../classify/index.js';
+import type { Registry } from '../registry/index.js';
 import type { Clock, Timers } from '../clock/index.js';
 import type { ConversationSessions } from '../session/index.js';
 import type { Embedder } from '../embed/index.js';
@@ -94,6 +95,17 @@ export interface TextWatch {
 /** Telemetry: `tracer`, `meter`, `captureContent` and `redactPatterns` (docs/telemetry.md). */
 export interface MonitorOptions extends TelemetryOptions {
   workflow: Workflow;
+  /**
+   * Where registered intervention strategies and classification tiers are looked up (constraint types were looked
+   * up when the workflow loaded). @default the registry the workflow was loaded with, else `defaultRegistry`
+   */
+  registry?: Registry;
+  /**
+   * Classification tiers of your own (`defineClassificationTier`), asked after the registry's tiers, after the tool
+   * calls and patterns and before the exemplars. Each call is bounded by its `timeoutMs`; a failure is counted
+   * (`misses().tier`), logged once, and the turn goes on down the cascade.
+   */
+  tiers?: readonly ClassificationTier[];
   /** Enables the exemplar tier of classification. Any LangChain embeddings object works. */
   embeddings?: Embedder;
   /** Budget of one embedding on the model-call path, in milliseconds. @default 50 */

@@ -30,7 +30,7 @@ const memo = new WeakMap<CompiledConstraint, WeakMap<TransitionGraph, Map<string
  * isDoomed(compiled, state, 'closed_account', graph); // true
  */
 export function isDoomed(compiled: CompiledConstraint, monitorState: MonitorState, currentWorkflowState: string, graph: TransitionGraph): boolean {
-  if (monitorState.verdict !== 'pending' || monitorState.closed) return false;
+  if (monitorState.verdict !== 'pending' || monitorState.closed || compiled.custom) return false;
   let byGraph = memo.get(compiled);
   if (!byGraph) memo.set(compiled, (byGraph = new WeakMap()));
   let answers = byGraph.get(graph);
@@ -48,6 +48,7 @@ export function isDoomed(compiled: CompiledConstraint, monitorState: MonitorStat
  * A constraint that can never fire is vacuous: usually a misspelt or disconnected state.
  */
 export function canEverFire(compiled: CompiledConstraint, graph: TransitionGraph, initialState: string): boolean {
+  if (compiled.custom) return true; // a registered type's triggers are its own
   if (compiled.type === 'next' && !compiled.trigger) return graph.successors(initialState).some((state) => state !== initialState);
   const reachable = reachableSet(graph, initialState);
   if (compiled.condition) return someMatch(compiled.condition, reachable, false);
@@ -86,6 +87,7 @@ function someMatch(selector: CompiledSelector, states: ReadonlySet<string>, want
  * (the fresh monitor, stepped with the initial state, is satisfied or not doomed).
  */
 export function canEverBeSatisfied(compiled: CompiledConstraint, graph: TransitionGraph, initialState: string): boolean {
+  if (compiled.custom) return true; // no search over a registered type's automaton
   const state = stepMonitor(compiled, initialMonitorState(compiled), initialState);
   if (state.verdict !== 'pending') return state.verdict === 'satisfied';
   return !isDoomed(compiled, state, initialState, graph);

@@ -46,6 +46,8 @@ export function findCounterexample(
   initialState: string,
   { canEnd = () => false, budget = DEFAULT_COUNTEREXAMPLE_BUDGET }: CounterexampleOptions = {},
 ): CounterexampleResult {
+  // A registered type's memory is the author's: no finite configuration key to search by.
+  if (compiled.custom) return { kind: 'none' };
   const first = stepMonitor(compiled, initialMonitorState(compiled), initialState);
   if (first.verdict === 'violated') return found([initialState], first.violation!);
   if (first.verdict === 'satisfied') return { kind: 'none' };

@@ -29,8 +29,17 @@ export {
 export { assertConstraintParameters } from './parameters.js';
 export { evaluateConstraint, type EvaluateOptions } from './evaluate.js';
 export {
+  defineConstraintType,
+  type ConstraintEvaluator,
+  type ConstraintTypeDef,
+  type ConstraintTypeDefinition,
+  type CustomConstraint,
+} from './custom.js';
+export { BUILT_IN_CONSTRAINT_TYPES, type BuiltInOptions } from './builtin-types.js';
+export {
   closeMonitor,
   compileConstraint,
+  compileCustomConstraint,
   ignoreTargetsAfter,
   initialMonitorState,
   monitorKey,

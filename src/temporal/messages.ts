@@ -1,3 +1,4 @@
+import { describeCustom } from './custom.js';
 import type { CompiledConstraint } from './monitor.js';
 import { ANY_STATE, describeSelector, NOT_PREFIX } from './selector.js';
 import type { MonitorState, StateSelector } from './types.js';
@@ -14,6 +15,7 @@ import type { MonitorState, StateSelector } from './types.js';
  * // "Entered 'process_refund' at trace position 2 before any of 'verify_identity'. 'verify_identity' must come before 'process_refund'."
  */
 export function describeViolation(compiled: CompiledConstraint, monitorState: MonitorState): string {
+  if (compiled.custom) return describeCustom(compiled.custom, compiled.constraint.name, monitorState);
   const { violation, open } = monitorState;
   if (monitorState.verdict !== 'violated' || !violation) return `Constraint '${compiled.constraint.name}' is ${monitorState.verdict}.`;
   const { trigger, target, condition } = compiled.constraint;

@@ -1,3 +1,4 @@
+import { closeCustom, startCustom, stepCustom, type CustomConstraint } from './custom.js';
 import { assertConstraintParameters } from './parameters.js';
 import { compileSelector, type CompiledSelector } from './selector.js';
 import type { ConstraintType, MonitorState, TemporalConstraint, TracePoint } from './types.js';
@@ -7,14 +8,30 @@ import type { ConstraintType, MonitorState, TemporalConstraint, TracePoint } fro
  * `MonitorState` and compile the constraint again from the workflow after a restart.
  */
 export interface CompiledConstraint {
-  /** The constraint as defined. */
+  /** The constraint as defined (for a registered type, its name and type; the options are on `custom`). */
   readonly constraint: TemporalConstraint;
+  /** A built-in type; for a registered one, its name (see `custom`). */
   readonly type: ConstraintType;
   /** `until` reads it as A. Absent for types without a trigger and for `next` without one. */
   readonly trigger?: CompiledSelector;
   /** `until` reads it as B. */
   readonly target?: CompiledSelector;
   readonly condition?: CompiledSelector;
+  /**
+   * Set for a constraint of a registered type (`defineConstraintType`): its evaluator and parsed options. The
+   * monitor functions step it through the evaluator; the anticipation searches leave it alone (never doomed,
+   * never reported unsatisfiable), since its automaton is the author's.
+   */
+  readonly custom?: CustomConstraint;
+}
+
+/**
+ * Compiles a constraint of a registered type, its options already checked against the type's schema.
+ * @param constraint the constraint as defined (its `type` is the registered name), kept as `constraint`.
+ */
+export function compileCustomConstraint(constraint: { name: string; type: string }, custom: CustomConstraint): CompiledConstraint {
+  // `type` holds the registered name: the switches over built-in types are never reached for it (see `custom`).
+  return { constraint: constraint as TemporalConstraint, type: constraint.type as ConstraintType, custom };
 }
 
 /**
@@ -39,7 +56,8 @@ export function compileConstraint(constraint: TemporalConstraint): CompiledConst
 }
 
 /** The monitor of an empty trace: pending, nothing stepped, nothing open. */
-export function initialMonitorState(_compiled: CompiledConstraint): MonitorState {
+export function initialMonitorState(compiled: CompiledConstraint): MonitorState {
+  if (compiled.custom) return startCustom(compiled.custom);
   return { verdict: 'pending', steps: 0, closed: false };
 }
 
@@ -57,6 +75,7 @@ export function initialMonitorState(_compiled: CompiledConstraint): MonitorState
  * state.violation; // { step: 2, state: 'process_refund', atClose: false }
  */
 export function stepMonitor(compiled: CompiledConstraint, state: MonitorState, enteredState: string): MonitorState {
+  if (compiled.custom) return stepCustom(compiled.custom, state, enteredState);
   if (state.verdict !== 'pending' || state.closed) return state;
   const at: TracePoint = { step: state.steps + 1, state: enteredState };
   const trigger = compiled.trigger?.matches(enteredState) ?? false;
@@ -107,6 +126,7 @@ export function stepMonitor(compiled: CompiledConstraint, state: MonitorState, e
  * Closing twice returns the same object.
  */
 export function closeMonitor(compiled: CompiledConstraint, state: MonitorState): MonitorState {
+  if (compiled.custom) return closeCustom(compiled.custom, state);
   if (state.closed) return state;
   if (state.verdict !== 'pending') return { ...state, closed: true };
   // What is still owed when the trace ends: a target never reached, a second state that never came, or an open
@@ -154,6 +174,7 @@ export function wouldViolate(compiled: CompiledConstraint, state: MonitorState, 
  * wouldViolate(compiled, ignoreTargetsAfter(compiled, state, 2, 2), 'process_refund'); // false
  */
 export function ignoreTargetsAfter(compiled: CompiledConstraint, state: MonitorState, seen: number, length: number): MonitorState {
+  if (compiled.custom) return state;
   // `each` precedence: a fresh target entered after `seen` is not fresh for this move.
   if (compiled.type === 'precedence' && compiled.constraint.each) {
     if (state.verdict !== 'pending' || state.closed || state.open === undefined || state.open.step <= seen) return state;

@@ -100,4 +100,11 @@ export interface MonitorState {
   open?: TracePoint;
   /** Set when the verdict turns `violated`. */
   violation?: ViolationPoint;
+  /** A registered (non-built-in) type's own memory (see `defineConstraintType`): plain JSON. */
+  memory?: unknown;
+  /**
+   * Why a registered type's evaluator failed (it threw, or returned no verdict): the monitor then stays `pending` for
+   * good and is stepped no more, so a broken evaluator never blocks an agent.
+   */
+  failed?: string;
 }

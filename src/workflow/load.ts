@@ -10,6 +10,7 @@ import { checkShape } from './shape.js';
 import { salvage } from './salvage.js';
 import { checkDefinition } from './validate.js';
 import { buildWorkflow, type Workflow } from './workflow.js';
+import { defaultRegistry, type Registry } from '../registry/registry.js';
 
 /** What to do about a workflow file that does not exist, as the loaders and the CLI say it. */
 export const MISSING_WORKFLOW_HINT = 'check the path, or run `panoptes init` to write a starter workflow';
@@ -26,6 +27,11 @@ export interface WorkflowLoadOptions {
   strict?: boolean;
   /** Larger input is refused before it is parsed. @default 1048576 (1 MiB) */
   maxBytes?: number;
+  /**
+   * Where the constraint types and intervention strategies the workflow names are looked up; the workflow keeps it,
+   * and a monitor of it uses it. @default defaultRegistry
+   */
+  registry?: Registry;
 }
 
 /** The outcome of `validateWorkflow`: every diagnostic, and the workflow when there is no error. */
@@ -44,7 +50,7 @@ export interface WorkflowValidationResult {
  * const { ok, diagnostics, workflow } = validateWorkflow(text, { source: 'support.yaml' });
  * if (!ok) for (const diagnostic of diagnostics) console.error(formatDiagnostic(diagnostic));
  */
-export function validateWorkflow(input: unknown, { source, strict = true, maxBytes = DEFAULT_MAX_BYTES }: WorkflowLoadOptions = {}): WorkflowValidationResult {
+export function validateWorkflow(input: unknown, { source, strict = true, maxBytes = DEFAULT_MAX_BYTES, registry = defaultRegistry }: WorkflowLoadOptions = {}): WorkflowValidationResult {
   assertMaxBytes(maxBytes);
   let data = input;
   let positions: PositionIndex | undefined;
@@ -62,11 +68,11 @@ export function validateWorkflow(input: unknown, { source, strict = true, maxByt
   if (usable === undefined) return result(findings, positions, source);
 
   const { definition, paths } = normalise(usable.raw, usable.indices);
-  const checked = checkDefinition(definition, { strict, paths, where: whereIn(positions), ...(usable.dropped ? { dropped: usable.dropped } : {}) });
+  const checked = checkDefinition(definition, { strict, paths, registry, where: whereIn(positions), ...(usable.dropped ? { dropped: usable.dropped } : {}) });
   findings.push(...checked.findings);
   const outcome = result(findings, positions, source);
   if (!outcome.ok || !shape.raw) return outcome;
-  const workflow = buildWorkflow(definition, checked.compiled, { diagnostics: outcome.diagnostics, ...(positions ? { positions } : {}), ...(source === undefined ? {} : { source }) });
+  const workflow = buildWorkflow(definition, checked.compiled, { diagnostics: outcome.diagnostics, registry, strategyOptions: checked.strategyOptions, ...(positions ? { positions } : {}), ...(source === undefined ? {} : { source }) });
   return { ...outcome, workflow };
 }
 

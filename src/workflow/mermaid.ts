@@ -48,7 +48,7 @@ export function describeConstraint(constraint: ConstraintDefinition): string {
 export function describeRule(constraint: ConstraintDefinition): string {
   const trigger = constraint.trigger === undefined ? '' : describeSelector(constraint.trigger);
   const target = constraint.target === undefined ? '' : describeSelector(constraint.target);
-  return {
+  const rules: Record<string, () => string> = {
     eventually: () => `eventually ${target}`,
     never: () => `never ${target}`,
     always: () => `always ${constraint.condition === undefined ? '' : describeSelector(constraint.condition)}`,
@@ -56,7 +56,9 @@ export function describeRule(constraint: ConstraintDefinition): string {
     response: () => `after ${trigger}, eventually ${target}`,
     until: () => `once ${trigger}, stay until ${target}`,
     next: () => (trigger ? `right after ${trigger}, ${target}` : `second state is ${target}`),
-  }[constraint.type]();
+  };
+  // A registered type: its name and options, as written.
+  return Object.hasOwn(rules, constraint.type) ? rules[constraint.type]!() : `${constraint.type} ${JSON.stringify(constraint.options ?? {})}`;
 }
 
 /** The state a constraint's note sits on: its trigger, else its target or condition, else the initial state. */

@@ -98,6 +98,7 @@ export function normalise(raw: RawWorkflow, indices: SourceIndices = {}): { defi
         severity: constraint.severity,
         ...(constraint.each ? { each: true } : {}),
         ...definedOnly({ intervention: constraint.intervention, userMessage: constraint.user_message, description: constraint.description }),
+        ...(constraint.options === undefined ? {} : { options: constraint.options }),
       }),
     ),
     interventions: Object.fromEntries(Object.entries(raw.interventions).map(([name, value]) => [name, intervention(name, value)])),
@@ -157,7 +158,9 @@ function intervention(name: string, value: RawWorkflow['interventions'][string])
   const written = typeof value === 'string' ? value : value.template;
   const { strategy, template } = strategyFromTemplate(written);
   if (typeof value === 'string') return { name, template, strategy, maxApplications: 3 };
-  return { name, template, strategy, maxApplications: value.max_applications, ...definedOnly({ userMessage: value.user_message }) };
+  // A named strategy (a registered one) takes the template as written: no prefix is read.
+  const chosen = value.strategy === undefined ? { strategy, template } : { strategy: value.strategy, template: written.trim() };
+  return { name, ...chosen, maxApplications: value.max_applications, ...definedOnly({ userMessage: value.user_message, options: value.options }) };
 }
 
 function deviation(value: RawWorkflow['on_invalid_transition']): DeviationPolicy {

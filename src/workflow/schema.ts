@@ -103,7 +103,9 @@ const transitionSchema = closedObject(
 
 const constraintSchema = closedObject({
   name: z.string().min(1).describe('Unique name of the constraint.'),
-  type: z.enum(CONSTRAINT_TYPES).describe('The temporal operator.'),
+  type: z
+    .union([z.enum(CONSTRAINT_TYPES), z.string().min(1)])
+    .describe('The temporal operator: a built-in, or the name of a constraint type registered with `defineConstraintType`.'),
   trigger: stateSelector.optional(),
   target: stateSelector.optional(),
   condition: stateSelector.optional(),
@@ -113,6 +115,10 @@ const constraintSchema = closedObject({
     .optional()
     .describe('`precedence` and `response` only: every trigger needs its own target (a fresh one since the last trigger; one after it before the next). Repeated tool calls in one state count as separate triggers.'),
   intervention: z.string().optional().describe('Name of the intervention to schedule on violation.'),
+  options: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("A registered constraint type's options, checked against the type's schema when the workflow loads."),
   user_message: userMessage,
   description,
   source,
@@ -128,6 +134,12 @@ const interventionSchema = z.union([
       .min(1)
       .default(3)
       .describe('How often it may be applied in one session before escalating to the next stricter strategy.'),
+    strategy: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The name of a registered intervention strategy (`defineInterventionStrategy`); the template then has no prefix.'),
+    options: z.record(z.string(), z.unknown()).optional().describe("The registered strategy's options, checked against its schema when the workflow loads."),
     user_message: userMessage,
     source,
   }),

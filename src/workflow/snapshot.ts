@@ -3,7 +3,7 @@ import type { MonitorState } from '../temporal/index.js';
 import type { Severity } from './types.js';
 
 /** Which tier of the classifier decided a state, or `initial` for the state a session starts in. */
-export type ClassificationMethod = 'initial' | 'tool_call' | 'pattern' | 'embedding' | 'fallback';
+export type ClassificationMethod = 'initial' | 'tool_call' | 'pattern' | 'tier' | 'embedding' | 'fallback';
 
 /** A constraint that became violated. */
 export interface ViolationRecord {

@@ -80,6 +80,11 @@ export type WorkflowEffect =
   | { type: 'constraint-doomed'; constraint: string; message: string }
   | { type: 'intervention-scheduled'; intervention: PendingIntervention }
   | { type: 'call-refused'; refusal: RefusalRecord }
+  /**
+   * A registered constraint type's evaluator threw (or returned no verdict): the constraint stays `pending` for this
+   * session and is stepped no more. The monitor counts it and logs it once.
+   */
+  | { type: 'constraint-failed'; constraint: string; reason: string }
   | { type: 'session-closed'; verdicts: Record<string, Verdict> };
 
 export interface TransitionResult {
@@ -291,6 +296,7 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   const toolCall = method === 'tool_call';
   const stepped = advanceMonitors(workflow, snapshot, (compiled, monitor) => (initial || monitorSees(workflow, snapshot, compiled, to, toolCall) ? stepMonitor(compiled, monitor, to) : monitor), where);
   const { monitors } = stepped;
+  effects.push(...stepped.failed);
   for (const { constraint, violation } of stepped.violated) {
     effects.push({ type: 'constraint-violated', violation });
     const pending = violationIntervention(constraint, { ...variablesOfMove(), details: violation.message });
@@ -395,7 +401,7 @@ function withhold(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract
 
 function close(workflow: Workflow, snapshot: WorkflowSnapshot, at: number): TransitionResult {
   const closed = advanceMonitors(workflow, snapshot, closeMonitor, { position: snapshot.traceLength, at });
-  const effects: WorkflowEffect[] = closed.violated.map(({ violation }) => ({ type: 'constraint-violated', violation }));
+  const effects: WorkflowEffect[] = [...closed.failed, ...closed.violated.map(({ violation }): WorkflowEffect => ({ type: 'constraint-violated', violation }))];
   const next: WorkflowSnapshot = { ...snapshot, status: 'closed', monitors: closed.monitors, doomed: [], violations: closed.violations, updatedAt: at };
   effects.push({ type: 'session-closed', verdicts: verdictsOf(next) });
   return { snapshot: next, effects };
@@ -416,6 +422,7 @@ function advanceMonitors(
   let monitors = snapshot.monitors;
   let violations = snapshot.violations; // copied only when a constraint turns violated
   const violated: Array<{ constraint: ConstraintDefinition; violation: ViolationRecord }> = [];
+  const failed: Array<Extract<WorkflowEffect, { type: 'constraint-failed' }>> = [];
   for (const compiled of compiledConstraints(workflow)) {
     const constraint = compiled.constraint as ConstraintDefinition;
     const before = snapshot.monitors[constraint.name]!;
@@ -423,13 +430,14 @@ function advanceMonitors(
     if (after === before) continue;
     if (monitors === snapshot.monitors) monitors = { ...snapshot.monitors };
     monitors[constraint.name] = after;
+    if (after.failed !== undefined && before.failed === undefined) failed.push({ type: 'constraint-failed', constraint: constraint.name, reason: after.failed });
     if (before.verdict !== 'pending' || after.verdict !== 'violated') continue;
     const { name, type, severity } = constraint;
     const violation: ViolationRecord = { constraint: name, type, severity, ...where, message: describeViolation(compiled, after) };
     violations = [...violations, violation];
     violated.push({ constraint, violation });
   }
-  return { monitors, violations, violated };
+  return { monitors, violations, violated, failed };
 }
 
 /**

@@ -77,6 +77,7 @@ export function anchorOf(snapshot: WorkflowSnapshot): string {
 
 /** Whether a constraint names this state in one of its selectors (not only through `*` or `!other`). */
 function names(compiled: CompiledConstraint, state: string): boolean {
+  if (compiled.custom) return compiled.custom.names.includes(state);
   return [compiled.trigger, compiled.target, compiled.condition].some((selector) => selector?.names.includes(state) === true);
 }
 

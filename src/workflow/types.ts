@@ -1,11 +1,14 @@
-import type { TemporalConstraint } from '../temporal/types.js';
+import type { ConstraintType, TemporalConstraint } from '../temporal/types.js';
 
 /** How bad a constraint violation is. `critical` escalates straight to a block. */
 export type Severity = 'warning' | 'error' | 'critical';
 export const SEVERITIES: readonly Severity[] = ['warning', 'error', 'critical'];
 
-/** How an intervention is delivered on the next model call; chosen by the template's prefix. */
-export type InterventionStrategy = 'system-prompt-append' | 'user-message-inject' | 'context-reminder' | 'hard-block';
+/**
+ * How an intervention is delivered on the next model call: a built-in, chosen by the template's prefix, or the name
+ * of a registered strategy (`defineInterventionStrategy`).
+ */
+export type InterventionStrategy = 'system-prompt-append' | 'user-message-inject' | 'context-reminder' | 'hard-block' | (string & {});
 
 /** How a state is recognised in a model response. */
 export interface ClassificationDefinition {
@@ -50,7 +53,11 @@ export interface TransitionDefinition {
   description?: string;
 }
 
-export interface ConstraintDefinition extends TemporalConstraint {
+export interface ConstraintDefinition extends Omit<TemporalConstraint, 'type'> {
+  /** A built-in type, or the name of a type registered with `defineConstraintType`. */
+  type: ConstraintType | (string & {});
+  /** A registered type's options as written; checked against its schema when the workflow loads. */
+  options?: Record<string, unknown>;
   /** @default 'error' */
   severity: Severity;
   /** Name of the intervention to schedule on violation. */
@@ -70,6 +77,8 @@ export interface InterventionDefinition {
   strategy: InterventionStrategy;
   /** How often it may be applied in one session before escalating. @default 3 */
   maxApplications: number;
+  /** A registered strategy's options, checked against its schema at load. */
+  options?: unknown;
   /** What the user is told instead of a response withheld by a constraint with this intervention (plain text). */
   userMessage?: string;
 }

@@ -3,9 +3,11 @@ import { CONSTRAINT_PARAMETERS, CONSTRAINT_TYPES, EACH_TYPES, type ConstraintPar
 import { listNames, type Finding, type Where } from './findings.js';
 import type { DefinitionPaths } from './normalise.js';
 import { formatPath, type Path } from './path.js';
-import { SEVERITIES, type WorkflowDefinition } from './types.js';
+import { SEVERITIES, type ConstraintDefinition, type WorkflowDefinition } from './types.js';
 import type { Dropped } from './salvage.js';
 import { checkCompiledParts, type CompiledParts } from './validate-compiled.js';
+import { checkRegisteredConstraint, checkStrategies } from './validate-extensions.js';
+import { defaultRegistry, type Registry } from '../registry/registry.js';
 
 /** Options of `checkDefinition`. */
 export interface CheckOptions {
@@ -18,6 +20,8 @@ export interface CheckOptions {
    * not reported again, and the initial-state count is skipped because a dropped state may be the initial one.
    */
   dropped?: Dropped;
+  /** Where constraint types and intervention strategies are looked up. @default defaultRegistry */
+  registry?: Registry;
 }
 
 /**
@@ -25,7 +29,7 @@ export interface CheckOptions {
  * resolves, each constraint has the parameters its type reads, patterns and guard expressions compile and are
  * safe. Returns the compiled patterns and expressions so they are built only once.
  */
-export function checkDefinition(definition: WorkflowDefinition, options: CheckOptions): { findings: Finding[]; compiled: CompiledParts } {
+export function checkDefinition(definition: WorkflowDefinition, options: CheckOptions): { findings: Finding[]; compiled: CompiledParts; strategyOptions: Map<string, unknown> } {
   const findings: Finding[] = [];
   const report = (finding: Finding) => findings.push(finding);
   const didYouMean = createDidYouMean();
@@ -55,8 +59,9 @@ export function checkDefinition(definition: WorkflowDefinition, options: CheckOp
   });
   checkConstraints(definition, options, report, checkState, didYouMean);
   const compiled = checkCompiledParts(definition, options.paths, report);
+  const strategyOptions = checkStrategies(definition, options.registry ?? defaultRegistry, report);
   const followOns = explainDuplicates(duplicates, unknown, knownStates);
-  return { findings: followOns.size === 0 ? findings : findings.filter((finding) => !followOns.has(finding)), compiled };
+  return { findings: followOns.size === 0 ? findings : findings.filter((finding) => !followOns.has(finding)), compiled, strategyOptions };
 }
 
 /** A state name defined more than once: the finding reported for it and where each definition is. */
@@ -141,7 +146,7 @@ function checkStates(definition: WorkflowDefinition, { paths, where, dropped }: 
 
 function checkConstraints(
   definition: WorkflowDefinition,
-  { where, dropped, paths }: CheckOptions,
+  { where, dropped, paths, registry = defaultRegistry }: CheckOptions,
   report: (finding: Finding) => void,
   checkState: (name: string, path: Path) => void,
   didYouMean: (name: string, known: Iterable<string>) => string,
@@ -171,37 +176,59 @@ function checkConstraints(
       report({ severity: 'error', code: 'invalid-severity', message: `invalid severity '${String(constraint.severity)}'`, path: [...item, 'severity'], hint: `expected one of: ${SEVERITIES.join(', ')}` });
     }
     checkIntervention(constraint.intervention, [...item, 'intervention']);
-    if (!(CONSTRAINT_TYPES as readonly string[]).includes(constraint.type)) {
-      const suggestion = suggestType(constraint.type, CONSTRAINT_TYPES); // seven names: no budget needed
-      report({ severity: 'error', code: 'unknown-constraint-type', message: `unknown constraint type '${constraint.type}'`, path: [...item, 'type'], hint: `expected one of: ${CONSTRAINT_TYPES.join(', ')}${suggestion ? `; ${suggestion}` : ''}` });
+    // Every type, built-in or not, is looked up in the registry the workflow is loaded with.
+    const registered = registry.constraintType(constraint.type);
+    if (!registered) {
+      const known = registry.constraintTypeNames();
+      const suggestion = suggestType(constraint.type, known); // a handful of names: no budget needed
+      // A likely typo gets its suggestion; otherwise it may be a type of the author's own that was not registered.
+      const custom = suggestion ? '' : '; a type of your own must be registered (defineConstraintType) in the registry the workflow is loaded with, or given to `panoptes validate --module`';
+      report({ severity: 'error', code: 'unknown-constraint-type', message: `unknown constraint type "${constraint.type}"`, path: [...item, 'type'], hint: `expected one of: ${known.join(', ')}${suggestion ? `; ${suggestion}` : ''}${custom}` });
       return;
     }
-    if (constraint.each && !EACH_TYPES.includes(constraint.type)) {
-      report({ severity: 'error', code: 'each-not-supported', message: `\`each\` does not apply to type '${constraint.type}'`, path: [...item, 'each'], at: 'key', hint: `\`each\` applies to ${EACH_TYPES.join(' and ')}; remove it` });
+    if (!registry.isBuiltInConstraintType(constraint.type)) {
+      checkRegisteredConstraint(constraint, registered, item, report, checkState);
+      return;
     }
-    const { required, optional } = CONSTRAINT_PARAMETERS[constraint.type];
-    for (const parameter of PARAMETERS) {
-      const selector = constraint[parameter];
-      if (selector === undefined) {
-        if (required.includes(parameter)) {
-          report({
-            severity: 'error',
-            code: 'missing-parameter',
-            message: `constraint '${constraint.name}' of type '${constraint.type}' needs \`${parameter}\``,
-            path: [...item, parameter],
-            hint: `add \`${parameter}\`: ${ROLES[constraint.type][parameter] ?? 'a state'} (a state name, \`!state\`, \`*\` or a list of these)`,
-          });
-        }
-        continue;
-      }
-      if (!required.includes(parameter) && !optional.includes(parameter)) {
-        const reads = [...required, ...optional].map((name) => `\`${name}\``).join(' and ');
-        report({ severity: 'warning', code: 'unused-parameter', message: `\`${parameter}\` is ignored by type '${constraint.type}'`, path: [...item, parameter], at: 'key', hint: `type '${constraint.type}' reads only ${reads}` });
-      }
-      checkSelector(selector, [...item, parameter], report, checkState);
-    }
+    checkBuiltInConstraint(constraint as ConstraintDefinition & { type: ConstraintType }, item, report, checkState);
   });
   checkIntervention(definition.onDeviation.intervention, paths.onDeviation.intervention);
+}
+
+/** The built-in types' own check: the parameters each reads, `each` where it applies, the selectors' states. */
+function checkBuiltInConstraint(
+  constraint: ConstraintDefinition & { type: ConstraintType },
+  item: Path,
+  report: (finding: Finding) => void,
+  checkState: (name: string, path: Path) => void,
+): void {
+  if (constraint.options !== undefined) {
+    report({ severity: 'error', code: 'unexpected-options', message: `built-in type '${constraint.type}' takes no \`options\``, path: [...item, 'options'], at: 'key', hint: 'write its parameters (`trigger`, `target`, `condition`, `each`) as keys of the constraint' });
+  }
+  if (constraint.each && !EACH_TYPES.includes(constraint.type)) {
+    report({ severity: 'error', code: 'each-not-supported', message: `\`each\` does not apply to type '${constraint.type}'`, path: [...item, 'each'], at: 'key', hint: `\`each\` applies to ${EACH_TYPES.join(' and ')}; remove it` });
+  }
+  const { required, optional } = CONSTRAINT_PARAMETERS[constraint.type];
+  for (const parameter of PARAMETERS) {
+    const selector = constraint[parameter];
+    if (selector === undefined) {
+      if (required.includes(parameter)) {
+        report({
+          severity: 'error',
+          code: 'missing-parameter',
+          message: `constraint '${constraint.name}' of type '${constraint.type}' needs \`${parameter}\``,
+          path: [...item, parameter],
+          hint: `add \`${parameter}\`: ${ROLES[constraint.type][parameter] ?? 'a state'} (a state name, \`!state\`, \`*\` or a list of these)`,
+        });
+      }
+      continue;
+    }
+    if (!required.includes(parameter) && !optional.includes(parameter)) {
+      const reads = [...required, ...optional].map((name) => `\`${name}\``).join(' and ');
+      report({ severity: 'warning', code: 'unused-parameter', message: `\`${parameter}\` is ignored by type '${constraint.type}'`, path: [...item, parameter], at: 'key', hint: `type '${constraint.type}' reads only ${reads}` });
+    }
+    checkSelector(selector, [...item, parameter], report, checkState);
+  }
 }
 
 const PARAMETERS: readonly ConstraintParameter[] = ['trigger', 'target', 'condition'];

@@ -6,6 +6,8 @@ import { definitionPaths } from './normalise.js';
 import type { PositionIndex, SourcePosition } from './positions.js';
 import type { InterventionDefinition, StateDefinition, TransitionDefinition, WorkflowDefinition } from './types.js';
 import { checkDefinition } from './validate.js';
+import { bindRegistry } from '../registry/compile.js';
+import { defaultRegistry, type Registry } from '../registry/registry.js';
 import type { CompiledParts } from './validate-compiled.js';
 
 /**
@@ -69,6 +71,7 @@ export interface Workflow {
  * the loader, strictly: references to undefined states are errors here.
  * @param diagnostics kept on `workflow.diagnostics` instead of the warnings found here (e.g. the loader's, which
  * carry lines and columns).
+ * @param options.registry where the constraint types and strategies it names are looked up. @default defaultRegistry
  * @throws {WorkflowValidationError} with every error found.
  * @example
  * const workflow = createWorkflow({
@@ -82,9 +85,9 @@ export interface Workflow {
  * });
  * workflow.isAllowed('greeting', 'done'); // true
  */
-export function createWorkflow(definition: WorkflowDefinition, diagnostics?: readonly Diagnostic[]): Workflow {
+export function createWorkflow(definition: WorkflowDefinition, diagnostics?: readonly Diagnostic[], { registry = defaultRegistry }: { registry?: Registry } = {}): Workflow {
   const paths = definitionPaths(definition);
-  const { findings, compiled } = checkDefinition(definition, { strict: true, paths, where: whereIn(undefined) });
+  const { findings, compiled, strategyOptions } = checkDefinition(definition, { strict: true, paths, registry, where: whereIn(undefined) });
   if (!definition.states.some((state) => state.name === definition.initialState)) {
     findings.push({ severity: 'error', code: 'unknown-state', message: `initialState '${definition.initialState}' is not a state`, path: ['initialState'] });
   } else if (!definition.states.find((state) => state.name === definition.initialState)!.initial) {
@@ -92,16 +95,25 @@ export function createWorkflow(definition: WorkflowDefinition, diagnostics?: rea
   }
   const located = locate(findings, undefined, undefined);
   if (located.some((diagnostic) => diagnostic.severity === 'error')) throw new WorkflowValidationError(located);
-  return buildWorkflow(definition, compiled, { diagnostics: diagnostics ?? located });
+  return buildWorkflow(definition, compiled, { diagnostics: diagnostics ?? located, registry, strategyOptions });
 }
 
 /** Assembles a workflow from a checked definition and what the checks compiled; the loader's entry point. */
 export function buildWorkflow(
   definition: WorkflowDefinition,
   compiled: CompiledParts,
-  { diagnostics = [], positions, source }: { diagnostics?: readonly Diagnostic[]; positions?: PositionIndex; source?: string },
+  {
+    diagnostics = [],
+    positions,
+    source,
+    registry = defaultRegistry,
+    strategyOptions,
+  }: { diagnostics?: readonly Diagnostic[]; positions?: PositionIndex; source?: string; registry?: Registry; strategyOptions?: ReadonlyMap<string, unknown> },
 ): Workflow {
-  const frozen = deepFreeze(structuredClone(definition));
+  const copy = structuredClone(definition);
+  // A registered strategy's options as its schema parsed them (defaults filled), not as written.
+  for (const [name, options] of strategyOptions ?? []) if (copy.interventions[name]) copy.interventions[name].options = options;
+  const frozen = deepFreeze(copy);
   const stateNames = Object.freeze(frozen.states.map((state) => state.name));
   const states = new Map(frozen.states.map((state) => [state.name, state] as const));
   const outgoing = transitionsByState(frozen.transitions);
@@ -126,7 +138,7 @@ export function buildWorkflow(
   }
   const patterns = new Map([...compiled.patterns].map(([name, regexes]) => [name, Object.freeze([...regexes])] as const));
 
-  return Object.freeze({
+  const workflow: Workflow = Object.freeze({
     definition: frozen,
     name: frozen.name,
     ...(source === undefined ? {} : { source }),
@@ -145,6 +157,8 @@ export function buildWorkflow(
     intervention: (name: string) => (Object.hasOwn(frozen.interventions, name) ? frozen.interventions[name] : undefined),
     positionOf: (path: string) => positions?.get(path),
   });
+  bindRegistry(workflow, registry);
+  return workflow;
 }
 
 function guardHolds(transition: TransitionDefinition, input: GuardInput, compiled: CompiledParts): boolean {

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateConstraint } from '../../src/temporal/index.js';
+import { evaluateConstraint, type TemporalConstraint } from '../../src/temporal/index.js';
 import { createSnapshot, parseWorkflow, previewEnter, transition, type WorkflowSnapshot } from '../../src/workflow/index.js';
 
 const workflow = parseWorkflow(`
@@ -67,7 +67,7 @@ describe('transparent states and each, through transition()', () => {
         const snapshot = play(events);
         for (const constraint of workflow.definition.constraints) {
           const named = (state: string) => [constraint.trigger, constraint.target, constraint.condition].some((selector) => [selector ?? []].flat().some((name) => name.replace(/^!/, '') === state));
-          const expected = evaluateConstraint(constraint, seenTrace(events, named, constraint.each === true));
+          const expected = evaluateConstraint(constraint as TemporalConstraint, seenTrace(events, named, constraint.each === true));
           expect([constraint.name, snapshot.monitors[constraint.name]!.verdict]).toEqual([constraint.name, expected]);
         }
       }),

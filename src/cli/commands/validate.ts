@@ -5,6 +5,8 @@ import { findWorkflowCounterexamples, lintWorkflow, validateWorkflow, type Workf
 import { parse as parseYaml } from 'yaml';
 import { isRubricDocument, MISSING_RUBRIC_HINT, validateRubrics, type Rubric } from '../../judge/index.js';
 import { plural, printFileReports, type FileReport, type Output } from '../output.js';
+import { registryFromModules } from '../extension-modules.js';
+import type { Registry } from '../../registry/index.js';
 
 export interface ValidateCommandOptions {
   json?: boolean;
@@ -12,6 +14,8 @@ export interface ValidateCommandOptions {
   strict?: boolean;
   /** `--strict-paths`: a constraint the transitions let an agent break is an error, not a warning. */
   strictPaths?: boolean;
+  /** `--module <file>`: modules whose constraint types, strategies and tiers the workflows may name. */
+  module?: string[];
 }
 
 /** One checked workflow file, as `validate` reports it. */
@@ -26,12 +30,15 @@ export interface WorkflowFileReport extends FileReport {
  * `rubrics:` or `policy:`, or named `*.rubrics.yaml`) is checked as one.
  * @returns the exit code: 0 when every file is valid (warnings allowed), 1 when any has errors.
  */
-export async function validateCommand(files: string[], { json = false, strict = true, strictPaths = false }: ValidateCommandOptions, output: Output): Promise<number> {
+export async function validateCommand(files: string[], { json = false, strict = true, strictPaths = false, module: modules = [] }: ValidateCommandOptions, output: Output): Promise<number> {
+  const extensions = await registryFromModules(modules);
+  if ('failure' in extensions) return printFileReports([{ file: extensions.failure.source!, ok: false, diagnostics: [extensions.failure] }], json, output);
+  const { registry } = extensions;
   const reports = await Promise.all(
     files.map(async (file): Promise<WorkflowFileReport> => {
       const rubricReport = await checkRubricFileIfOne(file);
       if (rubricReport) return rubricReport;
-      const { report, workflow } = await checkWorkflowFile(file, strict);
+      const { report, workflow } = await checkWorkflowFile(file, strict, registry);
       if (!workflow) return report;
       // Counterexamples only for `validate`: other commands load the workflow to run it, not to review it.
       const { diagnostics } = findWorkflowCounterexamples(workflow, { strict: strictPaths });
@@ -53,7 +60,7 @@ export function describeWorkflow({ workflow, rubrics }: WorkflowFileReport): str
  * Reads, validates and lints one workflow file, as `validate` does; never throws for a bad file.
  * @returns the file's report, and the workflow when it loaded (with `strict: false`, despite unknown-state warnings).
  */
-export async function checkWorkflowFile(file: string, strict: boolean): Promise<{ report: WorkflowFileReport; workflow?: Workflow }> {
+export async function checkWorkflowFile(file: string, strict: boolean, registry?: Registry): Promise<{ report: WorkflowFileReport; workflow?: Workflow }> {
   let text: string;
   try {
     // The size is checked from the file system first, so a 10 GB file is refused without being read.
@@ -63,7 +70,7 @@ export async function checkWorkflowFile(file: string, strict: boolean): Promise<
   } catch (error) {
     return { report: { file, ok: false, diagnostics: [readFailureDiagnostic(file, error, MISSING_WORKFLOW_HINT)] } };
   }
-  const result = validateWorkflow(text, { source: file, strict });
+  const result = validateWorkflow(text, { source: file, strict, ...(registry ? { registry } : {}) });
   if (!result.workflow) return { report: { file, ok: false, diagnostics: result.diagnostics } };
   const { definition } = result.workflow;
   const report = {
