@@ -196,6 +196,8 @@ export interface EnterPreview {
      * (see `previewEnter`); entering it would not record a violation, so only a critical one is listed, to refuse.
      */
     unseen?: true;
+    /** A `grounded` constraint: the call's named arguments the message the user's yes answered did not state. */
+    unstated?: string[];
   }>;
   /** True when the move must be refused: it would violate a critical constraint, or deviate under a `block` policy. */
   refuse: boolean;
@@ -237,7 +239,7 @@ export function previewEnter(workflow: Workflow, snapshot: WorkflowSnapshot, sta
     const after = stepMonitor(compiled, unstated?.length ? withoutFreshTarget(before) : before, state);
     if (before.verdict === 'pending' && after.verdict === 'violated') {
       const note = unstated?.length ? ` ${unstatedNote(unstated, before.open!.state)}` : '';
-      violations.push({ constraint: definition.name, severity: definition.severity, message: `${describeViolation(compiled, after)}${note}` });
+      violations.push({ constraint: definition.name, severity: definition.severity, message: `${describeViolation(compiled, after)}${note}`, ...(unstated?.length ? { unstated } : {}) });
       continue;
     }
     if (seenLength === undefined || definition.severity !== 'critical') continue;

@@ -27,20 +27,20 @@ describe('the airline policy on scripted conversations', () => {
   });
 
   it('the audit flags the conversations that write without a yes to that write (>= 90%) and few others (<= 5%)', async () => {
-    const count = { noYes: [0, 0], otherDetails: [0, 0], others: [0, 0] };
+    const count = { noYes: { flagged: 0, total: 0 }, otherDetails: { flagged: 0, total: 0 }, others: { flagged: 0, total: 0 } };
     for (const conversation of conversations) {
       const { flagged, violations } = await auditConversation(conversation);
       const group = !writesWithoutYesToThatWrite(conversation) ? 'others' : writesWithoutAnyYes(conversation) ? 'noYes' : 'otherDetails';
-      count[group][1]++;
-      if (flagged) count[group][0]++;
+      count[group].total++;
+      if (flagged) count[group].flagged++;
       if (group !== 'others' && !flagged) console.log(`[airline eval] audit missed ${conversation.id}: ${violations.join(', ') || 'no violation'}`);
       if (group === 'others' && flagged) console.log(`[airline eval] audit flagged ${conversation.id}: ${violations.join(', ')}`);
     }
-    const flaggedWithout = count.noYes[0] + count.otherDetails[0];
-    const without = count.noYes[1] + count.otherDetails[1];
-    const [flaggedOthers, others] = count.others;
+    const flaggedWithout = count.noYes.flagged + count.otherDetails.flagged;
+    const without = count.noYes.total + count.otherDetails.total;
+    const { flagged: flaggedOthers, total: others } = count.others;
     console.log(
-      `[airline eval] audit flags ${flaggedWithout}/${without} (${percent(flaggedWithout, without).toFixed(1)}%) writing without a yes to that write (no yes: ${count.noYes[0]}/${count.noYes[1]}; a yes to other details: ${count.otherDetails[0]}/${count.otherDetails[1]}); ${flaggedOthers}/${others} (${percent(flaggedOthers, others).toFixed(1)}%) of the others`,
+      `[airline eval] audit flags ${flaggedWithout}/${without} (${percent(flaggedWithout, without).toFixed(1)}%) writing without a yes to that write (no yes: ${count.noYes.flagged}/${count.noYes.total}; a yes to other details: ${count.otherDetails.flagged}/${count.otherDetails.total}); ${flaggedOthers}/${others} (${percent(flaggedOthers, others).toFixed(1)}%) of the others`,
     );
     expect(percent(flaggedWithout, without)).toBeGreaterThanOrEqual(90);
     expect(percent(flaggedOthers, others)).toBeLessThanOrEqual(5);
