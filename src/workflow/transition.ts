@@ -15,7 +15,8 @@ import {
 } from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
 import { unstatedForCall, unstatedNote, withAnswered, withoutFreshTarget } from './grounded.js';
-import { anchorOf, hasEachConstraints, isTransparentState, monitorSees } from './transparent.js';
+import { seenGraph } from './seen-graph.js';
+import { anchorOf, constraintNames, hasEachConstraints, isTransparentState, lastSeenBy, monitorSees } from './transparent.js';
 import type { ClassificationMethod, DeviationRecord, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
 import type { ConstraintDefinition } from './types.js';
 import { deepFreeze, type Workflow } from './workflow.js';
@@ -325,7 +326,9 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   const doomed: string[] = [];
   for (const compiled of compiledConstraints(workflow)) {
     const name = compiled.constraint.name;
-    if (!isDoomed(compiled, monitors[name]!, to, workflow)) continue;
+    // Predicted from the last state the monitor saw, over the moves it would see: a lookup in between changes nothing.
+    const from = initial || !isTransparentState(workflow, to) || constraintNames(compiled, to) ? to : lastSeenBy(workflow, snapshot, compiled);
+    if (!isDoomed(compiled, monitors[name]!, from, seenGraph(workflow, compiled))) continue;
     doomed.push(name);
     if (snapshot.doomed.includes(name)) continue;
     const message = describeDoomed(compiled, to);
