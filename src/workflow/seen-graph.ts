@@ -12,12 +12,14 @@ const cache = new WeakMap<Workflow, Map<CompiledConstraint, TransitionGraph>>();
  * may be followed by whatever such a state may be followed by. Without transparent states, the workflow itself.
  */
 export function seenGraph(workflow: Workflow, compiled: CompiledConstraint): TransitionGraph {
-  const names = workflow.stateNames;
-  if (!names.some((state) => isTransparentState(workflow, state))) return workflow;
+  // Asked for every constraint on every state entered: worked out once per constraint, then a map lookup.
   let byConstraint = cache.get(workflow);
   if (!byConstraint) cache.set(workflow, (byConstraint = new Map()));
   let graph = byConstraint.get(compiled);
-  if (!graph) byConstraint.set(compiled, (graph = buildSeenGraph(workflow, compiled)));
+  if (!graph) {
+    graph = workflow.stateNames.some((state) => isTransparentState(workflow, state)) ? buildSeenGraph(workflow, compiled) : workflow;
+    byConstraint.set(compiled, graph);
+  }
   return graph;
 }
 

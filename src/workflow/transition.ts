@@ -324,10 +324,11 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   }
 
   const doomed: string[] = [];
+  const intoTransparent = !initial && isTransparentState(workflow, to);
   for (const compiled of compiledConstraints(workflow)) {
     const name = compiled.constraint.name;
     // Predicted from the last state the monitor saw, over the moves it would see: a lookup in between changes nothing.
-    const from = initial || !isTransparentState(workflow, to) || constraintNames(compiled, to) ? to : lastSeenBy(workflow, snapshot, compiled);
+    const from = intoTransparent && !constraintNames(compiled, to) ? lastSeenBy(workflow, snapshot, compiled) : to;
     if (!isDoomed(compiled, monitors[name]!, from, seenGraph(workflow, compiled))) continue;
     doomed.push(name);
     if (snapshot.doomed.includes(name)) continue;
