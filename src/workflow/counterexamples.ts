@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../diagnostics/index.js';
 import { canEverBeSatisfied, findCounterexample, type Counterexample } from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
-import { seenGraph } from './seen-graph.js';
+import { seenGraphs } from './seen-graph.js';
 import type { Workflow } from './workflow.js';
 
 /** Options of `findWorkflowCounterexamples`. */
@@ -37,7 +37,7 @@ export function findWorkflowCounterexamples(
   const counterexamples: ConstraintCounterexample[] = [];
   compiledConstraints(workflow).forEach((compiled, index) => {
     // The moves as the constraint's monitor sees them: a transparent state it does not name is no step on a path.
-    const graph = seenGraph(workflow, compiled);
+    const graph = seenGraphs(workflow)[index]!;
     const canEnd = (state: string) => workflow.state(state)?.terminal === true || graph.successors(state).every((next) => next === state);
     if (!canEverBeSatisfied(compiled, graph, workflow.initialState)) return;
     const path = `constraints[${index}]`;

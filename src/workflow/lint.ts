@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../diagnostics/index.js';
 import { canEverBeSatisfied, canEverFire, describeSelector, reachableStates, selectorNames } from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
-import { seenGraph } from './seen-graph.js';
+import { seenGraphs } from './seen-graph.js';
 import type { Workflow } from './workflow.js';
 
 /**
@@ -36,7 +36,7 @@ export function lintWorkflow(workflow: Workflow): Diagnostic[] {
     const { name, type, trigger } = compiled.constraint;
     const path = `constraints[${index}]`;
     // The moves as the constraint's monitor sees them: transparent states it does not name are no step.
-    const graph = seenGraph(workflow, compiled);
+    const graph = seenGraphs(workflow)[index]!;
     if (!canEverBeSatisfied(compiled, graph, workflow.initialState)) {
       warn('constraint-unsatisfiable', path, `constraint '${name}' can never be satisfied by a session that follows the transitions`, 'check its states against the transitions');
     } else if (trigger !== undefined && !canEverFire(compiled, graph, workflow.initialState)) {

@@ -1,26 +1,27 @@
 import type { CompiledConstraint, TransitionGraph } from '../temporal/index.js';
+import { compiledConstraints } from './constraints.js';
 import { constraintNames, isTransparentState } from './transparent.js';
 import type { Workflow } from './workflow.js';
 
-const cache = new WeakMap<Workflow, Map<CompiledConstraint, TransitionGraph>>();
+const cache = new WeakMap<Workflow, readonly TransitionGraph[]>();
 
 /**
- * The workflow's transitions as one constraint's monitor meets them, for the searches that predict (`isDoomed`) and
- * lint (`canEverBeSatisfied`, `canEverFire`, counterexamples): a transparent state the constraint does not name is no
- * step for it, so it is left out (a move through it is a move from the state before it, which must list the next
- * one); a transparent state it names is a step, and since the move out of it is judged from the state before it, it
- * may be followed by whatever such a state may be followed by. Without transparent states, the workflow itself.
+ * The workflow's transitions as each constraint's monitor meets them, in the order of `compiledConstraints`: for
+ * the searches that predict (`isDoomed`) and lint (`canEverBeSatisfied`, `canEverFire`, counterexamples). A
+ * transparent state the constraint does not name is no step for it, so it is left out (a move through it is a move
+ * from the state before it, which must list the next one); a transparent state it names is a step, and since the move
+ * out of it is judged from the state before it, it may be followed by whatever such a state may be followed by.
+ * Without transparent states, the workflow itself for every constraint. Worked out once per workflow: the doomed
+ * check reads it for every constraint on every state entered.
  */
-export function seenGraph(workflow: Workflow, compiled: CompiledConstraint): TransitionGraph {
-  // Asked for every constraint on every state entered: worked out once per constraint, then a map lookup.
-  let byConstraint = cache.get(workflow);
-  if (!byConstraint) cache.set(workflow, (byConstraint = new Map()));
-  let graph = byConstraint.get(compiled);
-  if (!graph) {
-    graph = workflow.stateNames.some((state) => isTransparentState(workflow, state)) ? buildSeenGraph(workflow, compiled) : workflow;
-    byConstraint.set(compiled, graph);
+export function seenGraphs(workflow: Workflow): readonly TransitionGraph[] {
+  let graphs = cache.get(workflow);
+  if (!graphs) {
+    const transparent = workflow.stateNames.some((state) => isTransparentState(workflow, state));
+    graphs = compiledConstraints(workflow).map((compiled) => (transparent ? buildSeenGraph(workflow, compiled) : workflow));
+    cache.set(workflow, graphs);
   }
-  return graph;
+  return graphs;
 }
 
 function buildSeenGraph(workflow: Workflow, compiled: CompiledConstraint): TransitionGraph {

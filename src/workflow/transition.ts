@@ -15,7 +15,7 @@ import {
 } from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
 import { unstatedForCall, unstatedNote, withAnswered, withoutFreshTarget } from './grounded.js';
-import { seenGraph } from './seen-graph.js';
+import { seenGraphs } from './seen-graph.js';
 import { anchorOf, constraintNames, hasEachConstraints, isTransparentState, lastSeenBy, monitorSees } from './transparent.js';
 import type { ClassificationMethod, DeviationRecord, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
 import type { ConstraintDefinition } from './types.js';
@@ -325,11 +325,14 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
 
   const doomed: string[] = [];
   const intoTransparent = !initial && isTransparentState(workflow, to);
-  for (const compiled of compiledConstraints(workflow)) {
+  const constraints = compiledConstraints(workflow);
+  const graphs = seenGraphs(workflow);
+  for (let index = 0; index < constraints.length; index++) {
+    const compiled = constraints[index]!;
     const name = compiled.constraint.name;
     // Predicted from the last state the monitor saw, over the moves it would see: a lookup in between changes nothing.
     const from = intoTransparent && !constraintNames(compiled, to) ? lastSeenBy(workflow, snapshot, compiled) : to;
-    if (!isDoomed(compiled, monitors[name]!, from, seenGraph(workflow, compiled))) continue;
+    if (!isDoomed(compiled, monitors[name]!, from, graphs[index]!)) continue;
     doomed.push(name);
     if (snapshot.doomed.includes(name)) continue;
     const message = describeDoomed(compiled, to);
