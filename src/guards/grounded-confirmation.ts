@@ -1,8 +1,8 @@
 import type { FactStore } from '../facts/index.js';
 import type { AskableDeclaration, Rulebase, Value } from '../rules/index.js';
-import { unstatedArguments } from './grounding.js';
+import { unstatedArguments } from '../grounding/index.js';
 import type { Blocker } from './result.js';
-import { isPlainYes } from './user-answer.js';
+import { isPlainYes } from '../grounding/index.js';
 
 type Ask = Blocker & { kind: 'ask' };
 

@@ -7,7 +7,7 @@ import type { Blocker, CheckResult, ProofStatus } from './result.js';
 import type { Sentinel } from './sentinel.js';
 import { sentinelFor, type SentinelSource } from './sentinel-sessions.js';
 import type { ToolOutcome } from './tool-results.js';
-import { exchangeOf, type ConversationTurn } from './user-answer.js';
+import { exchangeOf, type ConversationTurn } from '../grounding/index.js';
 
 /** The verdict on one tool call from the workflow monitor and the rules, in one shape for every host. */
 export type ToolCallDecision =

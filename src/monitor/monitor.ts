@@ -11,7 +11,9 @@ import {
   canWithhold,
   classifyUserTurn,
   createSnapshot,
+  groundedArgumentsOf,
   hasUserTurnStates,
+  keepsAnswered,
   DEFAULT_HISTORY_LIMIT,
   noteRefusals,
   takeInterventions,
@@ -25,6 +27,7 @@ import { createMissCounter } from './fail-open.js';
 import { registryOf } from '../registry/index.js';
 import { createKeyedQueue } from './keyed-queue.js';
 import { pendingIndex, previewCall, runAhead } from './pending-calls.js';
+import { answeredText, callFinder } from './grounding-input.js';
 import { andThen, isPromiseLike, TimedOut, within, type MaybePromise } from '../async/index.js';
 import { createConversationSessions } from '../session/index.js';
 import { sessionShapeOf } from './session-shape.js';
@@ -245,11 +248,11 @@ export function createMonitor({
     // The unchecked ones' ids are kept until the next flush, for a check of one of them that comes late (beforeToolWith).
     const ranToolCalls = session.pendingToolStates.flatMap((pending) => (pending.toolCallId === undefined || pending.allowed ? [] : [pending.toolCallId]));
     let next: MonitorSession = sessionRecord(session.workflow, session.turns, session.steps, session.stepCount, [], ranToolCalls.length > 0 ? ranToolCalls : undefined);
-    for (const pending of session.pendingToolStates) next = apply(next, enterEvent(pending.state, pending.confidence, 'tool_call', pending.step), effects);
+    for (const pending of session.pendingToolStates) next = apply(next, enterEvent(pending.state, pending.confidence, 'tool_call', pending.step, undefined, argsOf(pending)), effects);
     return next;
   }
 
-  const enterEvent = (state: string, confidence: number, method: StepRecord['method'], step: number, metadata?: Record<string, unknown>): WorkflowEvent => ({
+  const enterEvent = (state: string, confidence: number, method: StepRecord['method'], step: number, metadata?: Record<string, unknown>, grounding?: { args?: Record<string, unknown>; answered?: string }): WorkflowEvent => ({
     type: 'enter',
     state,
     at: clock.now(),
@@ -257,7 +260,10 @@ export function createMonitor({
     method,
     step,
     ...(metadata ? { metadata } : {}),
+    ...grounding,
   });
+  /** A waiting call's arguments as grounded constraints read them (kept only for their triggers). */
+  const argsOf = (pending: PendingToolState) => (pending.args === undefined ? undefined : { args: pending.args });
 
   /** One step record per classification, numbered after the session's last. */
   function stepRecords(session: MonitorSession, results: readonly ClassificationResult[], turn: number, withheld = false, regenerated = false): StepRecord[] {
@@ -345,7 +351,10 @@ export function createMonitor({
     if (!loops && userTurn === undefined && (stored ? isIdle(stored) : freshSessionIsIdle)) return unchanged(request);
     let session = flushPending(activeOrFresh(stored), effects);
     // The user's message, after the tool calls of the turn before it: a state recognised in the user's turn enters now.
-    if (userTurn !== undefined) session = apply(session, enterEvent(userTurn, PATTERN_CONFIDENCE, 'pattern', session.stepCount), effects);
+    if (userTurn !== undefined) {
+      const grounding = keepsAnswered(workflow.definition, userTurn) ? { answered: answeredText(request.messages) } : undefined;
+      session = apply(session, enterEvent(userTurn, PATTERN_CONFIDENCE, 'pattern', session.stepCount, undefined, grounding), effects);
+    }
     const { snapshot, plan } = takeInterventions(workflow, session.workflow);
     if (snapshot !== session.workflow) session = { ...session, workflow: snapshot };
     return andThen(session === stored ? undefined : save(sessionId, session), () => {
@@ -399,13 +408,16 @@ export function createMonitor({
     const { metadata } = options;
     const pendingToolStates: PendingToolState[] = [];
     let session = withSteps(classified, steps, turnNumber, pendingToolStates);
+    const calls = callFinder(turn.toolCalls);
     for (let offset = 0; offset < classifications.length; offset++) {
       const result = classifications[offset]!;
       const step = steps[offset]!.index;
       if (result.evidence.kind === 'tool_call') {
         const { toolName, toolCallId } = result.evidence;
+        const call = calls(toolName, toolCallId);
+        const args = call === undefined ? undefined : groundedArgumentsOf(workflow.definition, result.state, call.args);
         // `seen`: what the model had seen when it made the call; the response's other calls enter after it.
-        pendingToolStates.push({ state: result.state, toolName, ...(toolCallId === undefined ? {} : { toolCallId }), step, confidence: result.confidence, seen: session.workflow.traceLength });
+        pendingToolStates.push({ state: result.state, toolName, ...(toolCallId === undefined ? {} : { toolCallId }), step, confidence: result.confidence, seen: session.workflow.traceLength, ...(args === undefined ? {} : { args }) });
       } else if (result.state !== session.workflow.state) {
         // Staying in the current state adds nothing to the trace (a transition to it changes nothing).
         session = apply(session, enterEvent(result.state, result.confidence, result.method, step, metadata), effects);
@@ -448,7 +460,8 @@ export function createMonitor({
     return andThen(classifier.classify({ content: '', toolCalls: [toolCall] }, session.workflow.state), ([result]) => {
       if (result?.evidence.kind !== 'tool_call') return checkToolCall(sessionId, session, toolCall, undefined, guard);
       const [step] = stepRecords(session, [result], session.turns);
-      const unannounced: PendingToolState = { state: result.state, toolName: toolCall.name, step: step!.index, confidence: 1 };
+      const args = groundedArgumentsOf(workflow.definition, result.state, toolCall.args ?? {});
+      const unannounced: PendingToolState = { state: result.state, toolName: toolCall.name, step: step!.index, confidence: 1, ...(args === undefined ? {} : { args }) };
       return checkToolCall(sessionId, withSteps(session, [step!], session.turns, [unannounced, ...session.pendingToolStates]), toolCall, 0, guard);
     });
   }
@@ -500,7 +513,7 @@ export function createMonitor({
     let entered = 0;
     for (; entered < waiting.length && waiting[entered]!.allowed; entered++) {
       const entry = waiting[entered]!;
-      next = apply(next, enterEvent(entry.state, entry.confidence, 'tool_call', entry.step), effects);
+      next = apply(next, enterEvent(entry.state, entry.confidence, 'tool_call', entry.step, undefined, argsOf(entry)), effects);
     }
     return sessionRecord(next.workflow, next.turns, next.steps, next.stepCount, entered === 0 ? waiting : waiting.slice(entered), next.ranToolCalls);
   }

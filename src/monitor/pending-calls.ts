@@ -25,7 +25,7 @@ export function pendingIndex(pending: readonly PendingToolState[], call: ToolCal
  * was generated (by another call of the response) does not let it through (`previewEnter`'s `seenLength`).
  */
 export function previewCall(workflow: Workflow, snapshot: WorkflowSnapshot, pending: PendingToolState): EnterPreview {
-  return previewEnter(workflow, snapshot, pending.state, { confidence: pending.confidence, method: 'tool_call', ...(pending.seen === undefined ? {} : { seenLength: pending.seen }) });
+  return previewEnter(workflow, snapshot, pending.state, { confidence: pending.confidence, method: 'tool_call', ...(pending.seen === undefined ? {} : { seenLength: pending.seen }), ...(pending.args === undefined ? {} : { args: pending.args }) });
 }
 
 /**
@@ -44,7 +44,7 @@ export function runAhead(workflow: Workflow, snapshot: WorkflowSnapshot, pending
       visit?.(entry, preview);
       runs ||= !preview.refuse;
     }
-    if (runs) ahead = transition(workflow, ahead, { type: 'enter', state: entry.state, at: ahead.updatedAt, confidence: entry.confidence, method: 'tool_call' }).snapshot;
+    if (runs) ahead = transition(workflow, ahead, { type: 'enter', state: entry.state, at: ahead.updatedAt, confidence: entry.confidence, method: 'tool_call', ...(entry.args === undefined ? {} : { args: entry.args }) }).snapshot;
   }
   return ahead;
 }

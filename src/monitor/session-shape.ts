@@ -15,7 +15,7 @@ export function sessionShapeOf(workflow: Workflow): (value: unknown) => value is
     if (!isRecord(value)) return false;
     const { workflow: snapshot, turns, steps, stepCount, pendingToolStates } = value;
     if (!isCount(turns) || !isCount(stepCount) || !Array.isArray(steps) || !Array.isArray(pendingToolStates)) return false;
-    if (!pendingToolStates.every((pending) => isRecord(pending) && typeof pending.state === 'string' && workflow.state(pending.state) !== undefined && typeof pending.toolName === 'string')) return false;
+    if (!pendingToolStates.every((pending) => isRecord(pending) && typeof pending.state === 'string' && workflow.state(pending.state) !== undefined && typeof pending.toolName === 'string' && (pending.args === undefined || isRecord(pending.args)))) return false;
     if (!isRecord(snapshot) || (snapshot.status !== 'active' && snapshot.status !== 'closed') || snapshot.workflow !== workflow.name) return false;
     if (typeof snapshot.state !== 'string' || workflow.state(snapshot.state) === undefined) return false;
     if (!Array.isArray(snapshot.trace) || !isCount(snapshot.traceLength) || !(isCount(snapshot.historyLimit) || snapshot.historyLimit === null)) return false;

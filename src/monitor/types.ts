@@ -54,6 +54,8 @@ export interface PendingToolState {
   seen?: number;
   /** Checked and allowed; its state enters once every earlier call of its response is checked (or at the next model call). */
   allowed?: true;
+  /** The call's arguments that `grounded` constraints read, for a call into one of their triggers; absent otherwise. */
+  args?: Record<string, unknown>;
 }
 
 /** Everything the monitor keeps about one session. Plain JSON. */

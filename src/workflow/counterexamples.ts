@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../diagnostics/index.js';
 import { canEverBeSatisfied, findCounterexample, type Counterexample } from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
+import { seenGraphs } from './seen-graph.js';
 import type { Workflow } from './workflow.js';
 
 /** Options of `findWorkflowCounterexamples`. */
@@ -34,13 +35,15 @@ export function findWorkflowCounterexamples(
 ): { diagnostics: Diagnostic[]; counterexamples: ConstraintCounterexample[] } {
   const diagnostics: Diagnostic[] = [];
   const counterexamples: ConstraintCounterexample[] = [];
-  const canEnd = (state: string) => workflow.state(state)?.terminal === true || workflow.successors(state).every((next) => next === state);
   compiledConstraints(workflow).forEach((compiled, index) => {
-    if (!canEverBeSatisfied(compiled, workflow, workflow.initialState)) return;
+    // The moves as the constraint's monitor sees them: a transparent state it does not name is no step on a path.
+    const graph = seenGraphs(workflow)[index]!;
+    const canEnd = (state: string) => workflow.state(state)?.terminal === true || graph.successors(state).every((next) => next === state);
+    if (!canEverBeSatisfied(compiled, graph, workflow.initialState)) return;
     const path = `constraints[${index}]`;
     const position = workflow.positionOf(path) ?? {};
     const source = workflow.source === undefined ? {} : { source: workflow.source };
-    const result = findCounterexample(compiled, workflow, workflow.initialState, { canEnd, ...(budget === undefined ? {} : { budget }) });
+    const result = findCounterexample(compiled, graph, workflow.initialState, { canEnd, ...(budget === undefined ? {} : { budget }) });
     if (result.kind === 'budget') {
       diagnostics.push({ severity: 'warning', code: 'counterexample-search-budget', path, message: `the search for a path that breaks '${compiled.constraint.name}' stopped after ${result.visited} configurations`, hint: 'the workflow is too large to search exhaustively; split it or list transitions for its unconstrained states', ...source, ...position });
       return;

@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../diagnostics/index.js';
 import { canEverBeSatisfied, canEverFire, describeSelector, reachableStates, selectorNames } from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
+import { seenGraphs } from './seen-graph.js';
 import type { Workflow } from './workflow.js';
 
 /**
@@ -34,11 +35,13 @@ export function lintWorkflow(workflow: Workflow): Diagnostic[] {
   compiledConstraints(workflow).forEach((compiled, index) => {
     const { name, type, trigger } = compiled.constraint;
     const path = `constraints[${index}]`;
-    if (!canEverBeSatisfied(compiled, workflow, workflow.initialState)) {
+    // The moves as the constraint's monitor sees them: transparent states it does not name are no step.
+    const graph = seenGraphs(workflow)[index]!;
+    if (!canEverBeSatisfied(compiled, graph, workflow.initialState)) {
       warn('constraint-unsatisfiable', path, `constraint '${name}' can never be satisfied by a session that follows the transitions`, 'check its states against the transitions');
-    } else if (trigger !== undefined && !canEverFire(compiled, workflow, workflow.initialState)) {
+    } else if (trigger !== undefined && !canEverFire(compiled, graph, workflow.initialState)) {
       warn('constraint-never-fires', path, `constraint '${name}' can never fire: its trigger ${describeSelector(trigger, { quoted: true })} cannot be reached from '${workflow.initialState}'`, 'check the trigger against the transitions');
-    } else if (type === 'always' && !canEverFire(compiled, workflow, workflow.initialState)) {
+    } else if (type === 'always' && !canEverFire(compiled, graph, workflow.initialState)) {
       warn('constraint-never-fires', path, `constraint '${name}' can never fire: every reachable state is in its condition`);
     }
   });

@@ -52,7 +52,7 @@ export function describeRule(constraint: ConstraintDefinition): string {
     eventually: () => `eventually ${target}`,
     never: () => `never ${target}`,
     always: () => `always ${constraint.condition === undefined ? '' : describeSelector(constraint.condition)}`,
-    precedence: () => `${target} before ${trigger}`,
+    precedence: () => `${target}${constraint.grounded ? ` stating ${constraint.grounded.join(', ')}` : ''} before ${constraint.each ? 'each ' : ''}${trigger}`,
     response: () => `after ${trigger}, eventually ${target}`,
     until: () => `once ${trigger}, stay until ${target}`,
     next: () => (trigger ? `right after ${trigger}, ${target}` : `second state is ${target}`),

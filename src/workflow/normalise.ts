@@ -97,6 +97,7 @@ export function normalise(raw: RawWorkflow, indices: SourceIndices = {}): { defi
         ...definedOnly({ trigger: constraint.trigger, target: constraint.target, condition: constraint.condition }),
         severity: constraint.severity,
         ...(constraint.each ? { each: true } : {}),
+        ...(constraint.grounded ? { grounded: constraint.grounded } : {}),
         ...definedOnly({ intervention: constraint.intervention, userMessage: constraint.user_message, description: constraint.description }),
         ...(constraint.options === undefined ? {} : { options: constraint.options }),
       }),

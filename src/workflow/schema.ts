@@ -114,6 +114,13 @@ const constraintSchema = closedObject({
     .boolean()
     .optional()
     .describe('`precedence` and `response` only: every trigger needs its own target (a fresh one since the last trigger; one after it before the next). Repeated tool calls in one state count as separate triggers.'),
+  grounded: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe(
+      '`precedence` with `each` only: the trigger call\'s arguments the confirmation must have been given for. The target (a state recognised in the user\'s turn) counts for a call only when the message the user answered stated each of these arguments of it (case, spacing, number and date formats and list order aside).',
+    ),
   intervention: z.string().optional().describe('Name of the intervention to schedule on violation.'),
   options: z
     .record(z.string(), z.unknown())

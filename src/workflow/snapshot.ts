@@ -68,6 +68,11 @@ export interface WorkflowSnapshot {
    */
   anchor?: string;
   historyLimit: number;
+  /**
+   * For `grounded` constraints: the agent's messages the user answered when each state recognised in the user's turn
+   * was last entered (what that yes confirmed), by state, bounded. Absent until one is entered.
+   */
+  answered?: Record<string, string>;
   /** Incremental constraint monitor states, by constraint name. */
   monitors: Record<string, MonitorState>;
   /** Pending constraints that can no longer be satisfied if the agent follows the workflow. */

@@ -14,7 +14,9 @@ import {
   type Verdict,
 } from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
-import { anchorOf, hasEachConstraints, isTransparentState, monitorSees } from './transparent.js';
+import { unstatedForCall, unstatedNote, withAnswered, withoutFreshTarget } from './grounded.js';
+import { seenGraphs } from './seen-graph.js';
+import { anchorOf, constraintNames, hasEachConstraints, isTransparentState, lastSeenBy, monitorSees } from './transparent.js';
 import type { ClassificationMethod, DeviationRecord, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
 import type { ConstraintDefinition } from './types.js';
 import { deepFreeze, type Workflow } from './workflow.js';
@@ -41,6 +43,13 @@ export type WorkflowEvent =
       metadata?: Record<string, unknown>;
       /** The caller's step number, copied into deviation and violation records. */
       step?: number;
+      /** A tool call's arguments, read by `grounded` constraints whose trigger `state` is. */
+      args?: Readonly<Record<string, unknown>>;
+      /**
+       * A state recognised in the user's turn: the agent's messages the user answered (since the user's message before),
+       * kept for `grounded` constraints whose target `state` is.
+       */
+      answered?: string;
     }
   | {
       /** An attempt to enter `state` was refused before it happened; it does not enter the trace. */
@@ -164,7 +173,10 @@ export function transition(workflow: Workflow, snapshot: WorkflowSnapshot, event
     case 'enter':
       assertKnownState(workflow, event.state);
       // Staying adds nothing to the trace; a repeated tool call is another occurrence for constraints with `each`.
-      if (event.state === snapshot.state && !((event.method ?? 'tool_call') === 'tool_call' && hasEachConstraints(workflow))) return { snapshot, effects: [] };
+      if (event.state === snapshot.state && !((event.method ?? 'tool_call') === 'tool_call' && hasEachConstraints(workflow))) {
+        // Another yes in a row: nothing enters the trace, but it is the latest yes, so what it answered is kept.
+        return { snapshot: event.answered === undefined ? snapshot : withAnswered(snapshot, event.state, event.answered), effects: [] };
+      }
       return enter(workflow, snapshot, event, false);
     case 'refuse':
       assertKnownState(workflow, event.state);
@@ -190,6 +202,8 @@ export interface EnterPreview {
      * (see `previewEnter`); entering it would not record a violation, so only a critical one is listed, to refuse.
      */
     unseen?: true;
+    /** A `grounded` constraint: the call's named arguments the message the user's yes answered did not state. */
+    unstated?: string[];
   }>;
   /** True when the move must be refused: it would violate a critical constraint, or deviate under a `block` policy. */
   refuse: boolean;
@@ -207,6 +221,8 @@ export interface EnterPreviewContext {
    * position was seen.
    */
   seenLength?: number;
+  /** The tool call's arguments, read by `grounded` constraints. */
+  args?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -225,9 +241,11 @@ export function previewEnter(workflow: Workflow, snapshot: WorkflowSnapshot, sta
     const definition = compiled.constraint as ConstraintDefinition;
     if (!monitorSees(workflow, snapshot, compiled, state, toolCall)) continue;
     const before = snapshot.monitors[definition.name]!;
-    const after = stepMonitor(compiled, before, state);
+    const unstated = toolCall ? unstatedForCall(snapshot, compiled, before, state, context.args) : undefined;
+    const after = stepMonitor(compiled, unstated?.length ? withoutFreshTarget(before) : before, state);
     if (before.verdict === 'pending' && after.verdict === 'violated') {
-      violations.push({ constraint: definition.name, severity: definition.severity, message: describeViolation(compiled, after) });
+      const note = unstated?.length ? ` ${unstatedNote(unstated, before.open!.state)}` : '';
+      violations.push({ constraint: definition.name, severity: definition.severity, message: `${describeViolation(compiled, after)}${note}`, ...(unstated?.length ? { unstated } : {}) });
       continue;
     }
     if (seenLength === undefined || definition.severity !== 'critical') continue;
@@ -294,7 +312,15 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   const where: Pick<ViolationRecord, 'position' | 'state' | 'at' | 'step'> = { position, state: to, at: event.at };
   if (event.step !== undefined) where.step = event.step;
   const toolCall = method === 'tool_call';
-  const stepped = advanceMonitors(workflow, snapshot, (compiled, monitor) => (initial || monitorSees(workflow, snapshot, compiled, to, toolCall) ? stepMonitor(compiled, monitor, to) : monitor), where);
+  // A grounded constraint's trigger whose yes answered a message that left out some of the call's arguments.
+  let notes: Map<string, string> | undefined;
+  const step = (compiled: CompiledConstraint, monitor: MonitorState): MonitorState => {
+    const unstated = toolCall ? unstatedForCall(snapshot, compiled, monitor, to, event.args) : undefined;
+    if (!unstated?.length) return stepMonitor(compiled, monitor, to);
+    (notes ??= new Map()).set(compiled.constraint.name, unstatedNote(unstated, monitor.open!.state));
+    return stepMonitor(compiled, withoutFreshTarget(monitor), to);
+  };
+  const stepped = advanceMonitors(workflow, snapshot, (compiled, monitor) => (initial || monitorSees(workflow, snapshot, compiled, to, toolCall) ? step(compiled, monitor) : monitor), where, (name) => notes?.get(name));
   const { monitors } = stepped;
   effects.push(...stepped.failed);
   for (const { constraint, violation } of stepped.violated) {
@@ -304,9 +330,15 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   }
 
   const doomed: string[] = [];
-  for (const compiled of compiledConstraints(workflow)) {
+  const intoTransparent = !initial && isTransparentState(workflow, to);
+  const constraints = compiledConstraints(workflow);
+  const graphs = seenGraphs(workflow);
+  for (let index = 0; index < constraints.length; index++) {
+    const compiled = constraints[index]!;
     const name = compiled.constraint.name;
-    if (!isDoomed(compiled, monitors[name]!, to, workflow)) continue;
+    // Predicted from the last state the monitor saw, over the moves it would see: a lookup in between changes nothing.
+    const from = intoTransparent && !constraintNames(compiled, to) ? lastSeenBy(workflow, snapshot, compiled) : to;
+    if (!isDoomed(compiled, monitors[name]!, from, graphs[index]!)) continue;
     doomed.push(name);
     if (snapshot.doomed.includes(name)) continue;
     const message = describeDoomed(compiled, to);
@@ -333,7 +365,8 @@ function enter(workflow: Workflow, snapshot: WorkflowSnapshot, event: Extract<Wo
   };
   // In a transparent state the next move is judged from the last state before it.
   if (!initial && isTransparentState(workflow, to)) next.anchor = anchorOf(snapshot);
-  return { snapshot: next, effects };
+  if (snapshot.answered !== undefined) next.answered = snapshot.answered;
+  return { snapshot: event.answered === undefined ? next : withAnswered(next, to, event.answered), effects };
 }
 
 /**
@@ -416,6 +449,7 @@ function advanceMonitors(
   snapshot: WorkflowSnapshot,
   advance: (compiled: CompiledConstraint, monitor: MonitorState) => MonitorState,
   where: Pick<ViolationRecord, 'position' | 'state' | 'at' | 'step'>,
+  note: (constraint: string) => string | undefined = () => undefined,
 ) {
   // Copied once something changes (a decided monitor steps to itself), then only the changed entries written: the
   // copy keeps the object's shape, where building it key by key costs a dictionary store per constraint.
@@ -433,7 +467,8 @@ function advanceMonitors(
     if (after.failed !== undefined && before.failed === undefined) failed.push({ type: 'constraint-failed', constraint: constraint.name, reason: after.failed });
     if (before.verdict !== 'pending' || after.verdict !== 'violated') continue;
     const { name, type, severity } = constraint;
-    const violation: ViolationRecord = { constraint: name, type, severity, ...where, message: describeViolation(compiled, after) };
+    const extra = note(name);
+    const violation: ViolationRecord = { constraint: name, type, severity, ...where, message: extra === undefined ? describeViolation(compiled, after) : `${describeViolation(compiled, after)} ${extra}` };
     violations = [...violations, violation];
     violated.push({ constraint, violation });
   }

@@ -76,9 +76,19 @@ export function anchorOf(snapshot: WorkflowSnapshot): string {
 }
 
 /** Whether a constraint names this state in one of its selectors (not only through `*` or `!other`). */
-function names(compiled: CompiledConstraint, state: string): boolean {
+export function constraintNames(compiled: CompiledConstraint, state: string): boolean {
   if (compiled.custom) return compiled.custom.names.includes(state);
   return [compiled.trigger, compiled.target, compiled.condition].some((selector) => selector?.names.includes(state) === true);
+}
+const names = constraintNames;
+
+/**
+ * The last state a constraint's monitor stepped on: the current state, or, when that is a transparent state the
+ * constraint does not name, the state before it. Where its predictions start from.
+ */
+export function lastSeenBy(workflow: Workflow, snapshot: WorkflowSnapshot, compiled: CompiledConstraint): string {
+  const current = snapshot.state;
+  return visibility(workflow).transparent.has(current) && !names(compiled, current) ? anchorOf(snapshot) : current;
 }
 
 /**
@@ -89,8 +99,6 @@ function names(compiled: CompiledConstraint, state: string): boolean {
 export function monitorSees(workflow: Workflow, snapshot: WorkflowSnapshot, compiled: CompiledConstraint, to: string, toolCall: boolean): boolean {
   const { transparent } = visibility(workflow);
   if (transparent.has(to) && !names(compiled, to)) return false;
-  const current = snapshot.state;
-  const lastSeen = transparent.has(current) && !names(compiled, current) ? anchorOf(snapshot) : current;
-  if (to !== lastSeen) return true;
+  if (to !== lastSeenBy(workflow, snapshot, compiled)) return true;
   return toolCall && compiled.constraint.each === true;
 }

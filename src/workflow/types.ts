@@ -60,6 +60,13 @@ export interface ConstraintDefinition extends Omit<TemporalConstraint, 'type'> {
   options?: Record<string, unknown>;
   /** @default 'error' */
   severity: Severity;
+  /**
+   * `precedence` with `each` only, its target recognised in the user's turn and its trigger by tool calls: the
+   * trigger call's arguments the confirming message must have stated. The target counts for a call only when the
+   * message its latest entry answered (the agent's messages since the user's message before it) stated every one of
+   * them, matched as the sentinel's grounded confirmations match them (`unstatedArguments`).
+   */
+  grounded?: string[];
   /** Name of the intervention to schedule on violation. */
   intervention?: string;
   /**

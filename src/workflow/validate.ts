@@ -190,6 +190,7 @@ function checkConstraints(
       checkRegisteredConstraint(constraint, registered, item, report, checkState);
       return;
     }
+    if (constraint.grounded) checkGrounded(definition, constraint, item, report);
     checkBuiltInConstraint(constraint as ConstraintDefinition & { type: ConstraintType }, item, report, checkState);
   });
   checkIntervention(definition.onDeviation.intervention, paths.onDeviation.intervention);
@@ -232,6 +233,28 @@ function checkBuiltInConstraint(
 }
 
 const PARAMETERS: readonly ConstraintParameter[] = ['trigger', 'target', 'condition'];
+
+/**
+ * `grounded` reads the arguments of the trigger's tool call and the message the user answered with the target: so
+ * only a `precedence` with `each` (a yes confirms one call), its target states recognised in the user's turn and its
+ * trigger states by tool calls, all named (a `*` or `!state` could take in states of neither kind).
+ */
+function checkGrounded(definition: WorkflowDefinition, constraint: ConstraintDefinition, item: Path, report: (finding: Finding) => void): void {
+  const path = [...item, 'grounded'];
+  const fail = (code: string, message: string, hint: string) => report({ severity: 'error', code, message, path, at: 'key', hint });
+  if (constraint.type !== 'precedence') return fail('grounded-not-supported', `\`grounded\` does not apply to type '${constraint.type}'`, 'use `grounded` on a `precedence` whose target is the user\'s confirmation, or remove it');
+  if (!constraint.each) return fail('grounded-needs-each', `constraint '${constraint.name}' has \`grounded\` without \`each: true\``, 'add `each: true`: a yes confirms one call, so every call needs its own');
+  const duplicate = constraint.grounded!.find((name, index) => constraint.grounded!.indexOf(name) !== index);
+  if (duplicate !== undefined) return fail('grounded-duplicate-argument', `argument '${duplicate}' is listed twice in \`grounded\``, 'list each argument once');
+  const states = new Map(definition.states.map((state) => [state.name, state]));
+  const named = (selector: StateSelector | undefined) => (selector === undefined ? [] : typeof selector === 'string' ? [selector] : [...selector]);
+  const wildcard = [...named(constraint.trigger), ...named(constraint.target)].find((name) => name === '*' || name.startsWith('!'));
+  if (wildcard !== undefined) return fail('grounded-needs-named-states', `\`grounded\` needs its trigger and target named, not '${wildcard}'`, 'name the write states in `trigger` and the confirmation states in `target`');
+  const notUser = named(constraint.target).find((name) => states.has(name) && states.get(name)!.classification.turn !== 'user');
+  if (notUser !== undefined) return fail('grounded-target-not-user-turn', `target '${notUser}' of a grounded constraint is not recognised in the user's turn`, `add \`turn: user\` to the classification of '${notUser}' (the user's yes), or remove \`grounded\``);
+  const noTool = named(constraint.trigger).find((name) => states.has(name) && states.get(name)!.classification.toolCalls.length === 0);
+  if (noTool !== undefined) return fail('grounded-trigger-not-tool-call', `trigger '${noTool}' of a grounded constraint is not recognised by tool calls, so it has no arguments`, `give '${noTool}' \`tool_calls\`, or remove \`grounded\``);
+}
 
 /** What each parameter means per type, for the hint of a missing parameter. */
 const ROLES: Record<ConstraintType, Partial<Record<ConstraintParameter, string>>> = {

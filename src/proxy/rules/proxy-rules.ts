@@ -22,7 +22,7 @@ import type { ToolGuard, ToolGuardVerdict } from '../../monitor/index.js';
 import { trustOfResult, type Rulebase, type Value } from '../../rules/index.js';
 import { sentinelJudge, type Judge } from '../../judge/index.js';
 import { createMemorySessionStore, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_MS } from '../../store/index.js';
-import { isExplicitYes } from './explicit-yes.js';
+import { isPlainYes } from '../../grounding/index.js';
 import { CANNOT_FETCH, proxyRefusalText } from './refusal-text.js';
 import { recordedResults, recordUnverifiedResult, resultKey, resultText } from './result-sources.js';
 
@@ -170,7 +170,7 @@ export function createProxyRules({ rulebase, strict = false, unguardedTools = 'd
       const last = messages.at(-1);
       if (last?.role !== 'user') return;
       session.asked = [];
-      if (isExplicitYes(last.content)) for (const check of asked) confirm(rulebase, sentinel, check);
+      if (isPlainYes(last.content)) for (const check of asked) confirm(rulebase, sentinel, check);
     },
     noteAnswer(sessionId, text) {
       sessionOf(sessionId).lastAnswer = text.slice(0, MAX_EXCHANGE_TEXT);

@@ -94,12 +94,8 @@ export async function replayLive(conversation: Conversation): Promise<WriteOutco
   return outcomes;
 }
 
-/**
- * Whether the conversation has a write with no user yes since the previous write (or the start): what a workflow,
- * which reads turns and not arguments, can see. A yes to other details than the call's is not this: only the
- * sentinel, which compares the call with the message the user answered, can see that.
- */
-export function writesWithoutYes(conversation: Conversation): boolean {
+/** Whether the conversation has a write with no user yes since the previous write (or the start) at all. */
+export function writesWithoutAnyYes(conversation: Conversation): boolean {
   let yes = false;
   for (const turn of conversation.turns) {
     if (turn.role === 'user') yes ||= isPlainYes(turn.text);
@@ -111,7 +107,19 @@ export function writesWithoutYes(conversation: Conversation): boolean {
   return false;
 }
 
-/** The audit: the transcript against the airline workflow; flagged when a `confirm_before_*` constraint is violated. */
+/**
+ * Whether the conversation has a write the user said no yes to, as labelled by hand (`unconfirmed`): no yes since the
+ * previous write, or a yes to other details than the call's (another card, cabin, price, leg, passenger list, or a
+ * retry with changed arguments).
+ */
+export function writesWithoutYesToThatWrite(conversation: Conversation): boolean {
+  return conversation.turns.some((turn) => turn.role === 'call' && turn.unconfirmed === true);
+}
+
+/**
+ * The audit: the transcript against the airline workflow; flagged when a `confirm_before_*` constraint (an `each`
+ * precedence grounded on the write's arguments) is violated.
+ */
 export async function auditConversation(conversation: Conversation): Promise<{ flagged: boolean; violations: string[] }> {
   const monitor = createMonitor({ workflow: AIRLINE_WORKFLOW });
   const transcript = { id: conversation.id, origin: { file: 'scripted' }, messages: chatOf(conversation, new Map()), warnings: [] };

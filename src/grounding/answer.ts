@@ -30,19 +30,27 @@ export function exchangeOf(turns: readonly ConversationTurn[]): Exchange | undef
   return { id: `${ordinal}:${hashString(answer).toString(36)}`, asked: asked.join('\n'), answer };
 }
 
-// A sentence that agrees: "yes", "Yes, please proceed.", "ok go ahead", "confirmed", "that's correct".
-const AGREES = /^\s*(?:yes|yeah|yep|yup|sure|ok(?:ay)?|confirm(?:ed)?|i confirm|correct|that'?s (?:right|correct)|go ahead|proceed|please do|do it|sounds good|absolutely|definitely)\b/i;
+// A sentence that agrees: "yes", "Yes, please proceed.", "ok go ahead", "confirmed", "that's correct", "I agree".
+const AGREES =
+  /^\s*(?:yes|yeah|yep|yup|sure|ok(?:ay)?|confirm(?:ed)?|i confirm|approved?|i approve|i agree|agreed|correct|that'?s (?:right|correct)|(?:please )?go ahead|(?:please )?proceed|please do|do it|sounds good|absolutely|definitely)\b/i;
 // Anything that takes it back or changes the request ("yes, but on the 21st", "yes. no wait", "not that one").
 const TAKES_BACK = /\b(?:not|don'?t|do not|wait|but|instead|actually|however|rather|hold on|stop|cancel that)\b|(?:^|[.!?,;]\s*)no\b/i;
 
 /**
- * Whether a user's message is an explicit yes to what they were asked, and only that: one of its sentences opens with
- * agreement ("Change of plans. Yes, please cancel it.") and nothing in it takes the yes back or changes the request.
+ * Whether a user's message is an explicit yes to what they were asked, and only that. The one rule every part of
+ * Panoptes reads a yes by (the sentinel's grounded confirmations, `record_confirmation`, the proxy's confirmations):
+ * - one of its sentences opens with agreement ("Change of plans. Yes, please cancel it.", "OK, do it", "I confirm");
+ * - nothing in it takes the yes back or changes the request ("yes but on the 21st", "yes. no wait", "not that one");
+ * - it asks nothing back: a message with a question mark ("yes?", "Yes. Will I get a receipt?") is not an answer,
+ *   and the agent asks again.
+ * Case, punctuation and spacing aside; only the first 500 characters are read.
  * @example
  * isPlainYes('Yes, please go ahead.') // true
  * isPlainYes('yes but make it the 21st') // false
+ * isPlainYes('yes?') // false
  */
 export function isPlainYes(answer: string): boolean {
   const text = answer.slice(0, 500);
-  return text.split(/[.!?\n]+/).some((sentence) => AGREES.test(sentence)) && !TAKES_BACK.test(text);
+  if (text.includes('?')) return false;
+  return text.split(/[.!\n]+/).some((sentence) => AGREES.test(sentence)) && !TAKES_BACK.test(text);
 }
