@@ -67,20 +67,6 @@ export const MAX_PENDING_NOTES = 8;
 /** Longest note kept, in characters: a longer one (a guard's own reason) is cut there, marked with an ellipsis. */
 export const MAX_NOTE_CHARS = 2000;
 
-/**
- * Longest quoted value a note keeps whole, in characters. A refusal's reason quotes the refused call's arguments,
- * which the model may have copied from an injected tool result; a note lifts that text into the system prompt, so a
- * longer value keeps its first characters and an ellipsis: enough to say which value, too little to instruct.
- */
-export const MAX_QUOTED_CHARS = 40;
-
-const LONG_QUOTED = /"((?:[^"\\]|\\.){41,})"/g; // 41: MAX_QUOTED_CHARS + 1
-
-/** `text` with every double-quoted value longer than {@link MAX_QUOTED_CHARS} cut to its start and an ellipsis. */
-function elideQuotedValues(text: string): string {
-  return text.replace(LONG_QUOTED, (_, inner: string) => `"${inner.slice(0, MAX_QUOTED_CHARS - 8).replace(/\\+$/, '')}…"`);
-}
-
 /** An empty intervention state for a new session. */
 export function initialInterventionState(): InterventionState {
   return { pending: [], applications: {} };
@@ -98,8 +84,7 @@ export function scheduleIntervention(state: InterventionState, next: PendingInte
 
 /**
  * Queues `texts` (the reasons of refused tool calls, written for the model) for the next call, in one entry, in the
- * system prompt. Bounded: a text already waiting is not added again, each quoted value is cut at
- * {@link MAX_QUOTED_CHARS} and each text at {@link MAX_NOTE_CHARS}, and past
+ * system prompt. Bounded: a text already waiting is not added again, each is cut at {@link MAX_NOTE_CHARS}, and past
  * {@link MAX_PENDING_NOTES} the oldest go. Notes are never counted or escalated: a session refused many times over
  * gets each reason once, never a block for having been told.
  */
@@ -107,8 +92,7 @@ export function scheduleNotes(state: InterventionState, texts: readonly string[]
   const previous = state.pending.find((pending) => pending.name === REFUSAL_NOTES && pending.reason === 'note');
   const notes = [...(previous?.notes ?? [])];
   for (const text of texts) {
-    const elided = elideQuotedValues(text);
-    const note = elided.length > MAX_NOTE_CHARS ? `${elided.slice(0, MAX_NOTE_CHARS - 1)}…` : elided;
+    const note = text.length > MAX_NOTE_CHARS ? `${text.slice(0, MAX_NOTE_CHARS - 1)}…` : text;
     if (note.trim() !== '' && !notes.includes(note)) notes.push(note);
   }
   if (notes.length === (previous?.notes?.length ?? 0)) return state;

@@ -22,6 +22,7 @@ import { beforeCall, checkTurn, refusedAll, withheldByBlock, withheldError, type
 import { errorText, proxyError, sseErrorIn, type ErrorFormat, type ProxyError } from './errors.js';
 import { PROXY_METRICS, type ProxyMetrics } from './metrics.js';
 import type { NormalisedTarget } from './request-path.js';
+import { noteText } from './note-text.js';
 import { noteOutcome } from './request-telemetry.js';
 import type { AnswerGate, GenerationRoute, ReadAnswer, Refusals, RequestBody } from './routes/route.js';
 import { isProxyError, returnedHeaders, upstreamBodyError, type Upstream } from './upstream.js';
@@ -482,7 +483,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
   /** Schedules the reasons of `refused` for the session's next call (fail-open: a failure is logged, not raised). */
   async function noteRefusals(monitor: Monitor, log: (cause: string, message: string) => void, sessionId: string, refused: ReadonlyMap<FoundCall, RefusedToolCall>): Promise<void> {
     try {
-      await monitor.noteRefusals(sessionId, [...refused.values()].map((refusal) => refusal.reason));
+      await monitor.noteRefusals(sessionId, [...refused].map(([call, refusal]) => noteText(refusal.reason, call)));
     } catch (error) {
       log('note-failed', `Noting why tool calls were refused failed (${(error as Error)?.message}); the model was not told on its next call.`);
     }
