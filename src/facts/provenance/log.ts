@@ -59,8 +59,12 @@ export interface ProvenanceStats {
  * find values that are not atoms. Recording never throws.
  */
 export interface ProvenanceLog {
-  /** Records a tool result; its fields' trust comes from `trustOf`. Returns the sources made (one per trust level). */
-  recordToolResult(tool: string, result: unknown, trustOf: TrustOf): ProvenanceSource[];
+  /**
+   * Records a tool result; its fields' trust comes from `trustOf`. Returns the sources made (one per trust level).
+   * With the call's `args`, a field that only repeats one of them (a sent mail's body, a created event's title) is
+   * not a source: it tells the agent nothing it did not write itself, and its values keep the provenance they had.
+   */
+  recordToolResult(tool: string, result: unknown, trustOf: TrustOf, args?: unknown): ProvenanceSource[];
   /** Records a user message or the system prompt (trusted); a text recorded before is not recorded again. */
   recordMessage(kind: 'user' | 'system', text: string): ProvenanceSource | undefined;
   /** Where a value (a tool argument: a string, a number, a list of them) occurs, in the order of the sources. */
@@ -103,6 +107,8 @@ const MAX_ENTRY_LENGTH = 256;
 /** Longest argument matched as a whole (a name, a title, a channel): prose is not a destination, its atoms are. */
 const MAX_PHRASE_LENGTH = 80;
 const MAX_LEAVES = 20_000;
+/** Longest argument compared with a result's fields as an echo (a mail body fits; a whole document need not). */
+const MAX_ECHO_CHARS = 65_536;
 
 interface TextPart {
   source: ProvenanceSource;
@@ -172,14 +178,16 @@ export function createProvenanceLog(
   };
 
   const log: ProvenanceLog = {
-    recordToolResult(tool, result, trustOf) {
+    recordToolResult(tool, result, trustOf, args) {
       try {
         const maxChars = atomOptions.maxChars ?? DEFAULT_MAX_ATOM_CHARS;
         const { leaves, complete } = leavesOf(structured(result, maxChars));
         const step = ++steps;
         const made = new Map<Trust, ProvenanceSource>();
         const parts = new Map<string, { source: ProvenanceSource; chunks: string[] }>();
+        const echoes = echoesOf(args);
         for (const leaf of leaves) {
+          if (echoes.longest > 0 && leaf.text.length <= echoes.longest * 2 && echoes.texts.has(normaliseText(leaf.text))) continue;
           const trust = safeTrust(trustOf, tool, leaf.path);
           if (trust === 'directory' && leaf.text.length <= MAX_ENTRY_LENGTH && entries.size < maxOccurrences) entries.add(normaliseText(leaf.text));
           let source = made.get(trust);
@@ -296,11 +304,21 @@ export function createProvenanceLog(
   }
 }
 
+/** Options of {@link candidatesOf}. */
+export interface CandidateOptions extends AtomOptions {
+  /**
+   * Match a value with no atoms as a whole phrase. `false` for content sent out (a message body): it is sent somewhere
+   * only through the links and addresses it carries, and a sentence copied from a source names no destination.
+   * @default true
+   */
+  phrases?: boolean;
+}
+
 /**
  * What a tool argument is matched by: its atoms (only those written in it, not hosts derived from them), or, for a
  * value with none (a user name, a channel, a hotel), its whole normalised text. Lists give the candidates of each item.
  */
-export function candidatesOf(value: unknown, atomOptions: AtomOptions = {}): Array<{ key: string; atom: boolean; value: string }> {
+export function candidatesOf(value: unknown, { phrases = true, ...atomOptions }: CandidateOptions = {}): Array<{ key: string; atom: boolean; value: string }> {
   const candidates: Array<{ key: string; atom: boolean; value: string }> = [];
   const visit = (item: unknown, depth: number) => {
     if (depth > 4 || candidates.length > 200) return;
@@ -313,10 +331,29 @@ export function candidatesOf(value: unknown, atomOptions: AtomOptions = {}): Arr
     // An argument that is one bare host (`dora-website.com`) is matched as that host, wherever a URL carried it.
     const primary = written.length > 0 ? written : atoms.filter((atom) => atom.kind === 'host');
     if (primary.length > 0) for (const atom of primary) candidates.push({ key: atom.value, atom: true, value: text });
-    else if (text.length >= 3 && text.length <= MAX_PHRASE_LENGTH) candidates.push({ key: normaliseText(text), atom: false, value: text });
+    else if (phrases && text.length >= 3 && text.length <= MAX_PHRASE_LENGTH) candidates.push({ key: normaliseText(text), atom: false, value: text });
   };
   visit(value, 0);
   return candidates;
+}
+
+/** The call's string arguments (and the strings in its list arguments), normalised: what a result field may echo. */
+function echoesOf(args: unknown): { texts: Set<string>; longest: number } {
+  const texts = new Set<string>();
+  let longest = 0;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { texts, longest };
+  const add = (value: unknown) => {
+    if (typeof value !== 'string' || value.length > MAX_ECHO_CHARS) return;
+    const text = normaliseText(value);
+    if (text === '') return;
+    texts.add(text);
+    longest = Math.max(longest, value.length);
+  };
+  for (const value of Object.values(args as Record<string, unknown>)) {
+    if (Array.isArray(value)) value.slice(0, 100).forEach(add);
+    else add(value);
+  }
+  return { texts, longest };
 }
 
 function findText(texts: readonly TextPart[], wanted: string): Occurrence[] {
