@@ -68,7 +68,7 @@ describe('npm run eval:agentdojo', () => {
 
     const result = await runEval({ runsPath: join(dir, 'runs.jsonl.gz'), suitesPath: join(dir, 'suites.json'), outPath: join(dir, 'decisions.jsonl') });
     expect(result).toMatchObject({ skipped: 2, badLines: 1, noRulebase: 0 });
-    const tally = result.tallies.get('untrusting')!;
+    const tally = result.tallies.get('as written')!;
     expect(tally.attacks.get('all')).toEqual({ succeeded: 1, located: 1, stopped: 1, refused: 0, stoppedJudged: 1, refusedJudged: 1 });
     expect(tally.benign.get('all')).toEqual({ runs: 1, refused: 0, asked: 1, refusedJudged: 0, askedJudged: 0 });
 
