@@ -5,6 +5,7 @@ export {
   type CandidateOptions,
   createProvenanceLog,
   DEFAULT_MAX_OCCURRENCES,
+  DEFAULT_MAX_RESULT_ATOMS,
   DEFAULT_MAX_TEXT_CHARS,
   type Occurrence,
   type ProvenanceLog,
