@@ -78,6 +78,12 @@ describe('npm run eval:agentdojo', () => {
       { msg: 2, call: 0, tool: 'read_file', decision: 'allow', reason: '', us: expect.any(Number) },
       { msg: 4, call: 0, tool: 'send_money', decision: 'ask', reason: expect.stringContaining('US133000000121212121212'), us: expect.any(Number) },
     ]);
+
+    // Every policy is measured; --out writes the one asked for (a suite with no `.strict.rules` is as written there).
+    expect([...result.tallies.keys()]).toEqual(['as written', 'strict', 'trusting']);
+    await runEval({ runsPath: join(dir, 'runs.jsonl.gz'), suitesPath: join(dir, 'suites.json'), outPath: join(dir, 'strict.jsonl'), outVariant: 'strict' });
+    const strict = readFileSync(join(dir, 'strict.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(strict.map((line) => line.decisions.map((decision: { decision: string }) => decision.decision))).toEqual([['allow', 'ask'], ['allow', 'ask']]);
   });
 
   it('parses tool outputs as AgentDojo prints them: YAML, Python reprs, wrapped in << >>, or text', () => {

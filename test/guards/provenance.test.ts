@@ -253,4 +253,11 @@ guard delete_mail :- in_context_untrusted, judged(request_covers_deletion).
     expect(facts.provenance.hasUntrusted()).toBe(true);
     expect((await sentinel.check('delete_mail', { id: '35' })).allowed).toBe(false);
   });
+
+  it('a directory field naming the very value the call asked about still says the value exists', () => {
+    const facts = createFactStore({ clock: createFakeClock() });
+    facts.provenance.recordToolResult('find_contact', [{ name: 'Dora Ames', note: 'Dora Ames' }], (_tool, path) => (path[0] === 'name' ? 'directory' : 'trusted'), { query: 'Dora Ames' });
+    expect(facts.provenance.isDirectoryEntry('dora ames')).toBe(true);
+    expect(facts.provenance.lookup({ key: 'dora ames', atom: false })).toHaveLength(1);
+  });
 });

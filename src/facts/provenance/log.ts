@@ -175,7 +175,8 @@ export function createProvenanceLog(
     let kept = 0;
     let budgetSpent = false;
     // Each atom goes straight into the index (no list of atoms in between); the index itself tells an atom this part
-    // already holds, since this part is the last one added to any entry.
+    // already holds, since this part is the last one added to any entry. Quoted strings and amounts are never looked
+    // up (an argument is matched by the atoms that name something, or as a phrase in the kept text): not indexed.
     const truncated = scanAtoms(text, { ...atomOptions, maxChars }, (_kind, value) => {
       const entry = index.get(value);
       if (entry === part || (typeof entry === 'object' && entry[entry.length - 1] === part)) return true;
@@ -190,8 +191,6 @@ export function createProvenanceLog(
       kept++;
       stats.occurrences++;
       return true;
-      // Quoted strings and amounts are never looked up (an argument is matched by the atoms that name something, or
-      // as a phrase in the kept text): indexing them would only spend the caps.
     }, { descriptive: false });
     if (truncated) {
       if (!budgetSpent) stats.truncated++;
@@ -217,8 +216,9 @@ export function createProvenanceLog(
         const parts = new Map<string, { source: ProvenanceSource; chunks: string[] }>();
         const echoes = echoesOf(args);
         for (const leaf of leaves) {
-          if (echoes.longest > 0 && leaf.text.length <= echoes.longest * 2 && echoes.texts.has(normaliseText(leaf.text))) continue;
           const trust = safeTrust(trustOf, tool, leaf.path);
+          // An echo is no source; but a directory listing the value is news: it says the value exists.
+          if (trust !== 'directory' && echoes.longest > 0 && leaf.text.length <= echoes.longest * 2 && echoes.texts.has(normaliseText(leaf.text))) continue;
           if (trust === 'directory' && leaf.text.length <= MAX_ENTRY_LENGTH && entries.size < maxOccurrences) entries.add(normaliseText(leaf.text));
           let source = made.get(trust);
           if (!source) made.set(trust, (source = newSource(step, 'tool', trust, tool)));
