@@ -34,7 +34,10 @@ export async function provenanceBench(): Promise<BenchRow[]> {
     ['record a 1 MB tool output of prose in the provenance log', prose],
   ] as const) {
     const stats = measure(() => createProvenanceLog().recordToolResult('read_file', text, () => 'untrusted'), { samples: 30, warmup: 5 });
-    rows.push({ suite: SUITE, name, ...stats, target: 'a few ms (p50 <= 5 ms)', met: stats.p50Us <= 5_000 });
+    const log = createProvenanceLog();
+    log.recordToolResult('read_file', text, () => 'untrusted');
+    // The dense text gives more atoms than one result keeps: the rest is counted (`truncated`) and the log fails closed.
+    rows.push({ suite: SUITE, name, ...stats, extra: { atoms: log.stats.occurrences, truncated: log.stats.truncated }, target: 'a few ms (p50 <= 4 ms)', met: stats.p50Us <= 4_000 });
   }
 
   const facts = createFactStore({ clock: createFakeClock() });

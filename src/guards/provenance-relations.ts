@@ -28,11 +28,12 @@ export interface RelationVerdict {
  * `from_untrusted(V)`: some value in V occurs in an untrusted result and in no trusted message (the user's, the system
  * prompt) and is no whole entry of a directory result. A merely trusted result that also holds it does not clear it: the untrusted one may
  * be why the agent uses it. When the log lost untrusted content to its budget, every value no trusted source
- * gave counts as untrusted: provenance fails closed.
+ * gave counts as untrusted: provenance fails closed. `phrases: false` looks only at the atoms in V (links, addresses,
+ * accounts), for content sent out rather than a destination.
  */
-export function fromUntrusted(log: ProvenanceLog, value: Value, args?: Readonly<Record<string, unknown>>): RelationVerdict {
+export function fromUntrusted(log: ProvenanceLog, value: Value, args?: Readonly<Record<string, unknown>>, { phrases = true }: { phrases?: boolean } = {}): RelationVerdict {
   const links: ProvenanceLink[] = [];
-  for (const candidate of candidatesOf(value)) {
+  for (const candidate of candidatesOf(value, { phrases })) {
     const found = log.lookup(candidate);
     if (found.some((occurrence) => occurrence.source.kind !== 'tool') || log.isDirectoryEntry(candidate.key) || log.isDirectoryEntry(candidate.value)) continue;
     const untrusted = found.find((occurrence) => occurrence.source.trust !== 'trusted');

@@ -67,15 +67,20 @@ export function solveProvenanceRelation(hooks: ProvenanceHooks, literal: CLitera
   return hooks.succeed(literal, base, parent, provenanceNode(literal, base, texts, verdict.links), k);
 }
 
-/** Every sink argument of the guarded call that is from_untrusted, each with its chain. */
+/**
+ * Every sink argument of the guarded call that is from_untrusted, each with its chain. An `egress` argument is
+ * content sent out (a message body, a page): it sends its reader only where the links and addresses in it point, so
+ * only those are looked up; a sentence copied from a source is no destination.
+ */
 function sinkFromUntrusted(hooks: ProvenanceHooks, log: ProvenanceLog): RelationVerdict {
   const links: ProvenanceLink[] = [];
   if (!hooks.call) return { holds: false, links };
   for (const sink of hooks.context.compiled.rulebase.sinks.get(hooks.call.tool) ?? []) {
+    const phrases = sink.sinkKind !== 'egress';
     for (const param of sink.params) {
       const value = hooks.call.args[param];
       if (value === undefined || value === null) continue;
-      for (const link of fromUntrusted(log, value as Value, hooks.call.args).links) links.push({ ...link, argument: param });
+      for (const link of fromUntrusted(log, value as Value, hooks.call.args, { phrases }).links) links.push({ ...link, argument: param });
     }
   }
   return { holds: links.length > 0, links };

@@ -437,7 +437,7 @@ export function createSentinel({
       if (!outcome?.ok) return; // a failed call changed nothing: its confirmation stands, its data are still true
       // Every result the agent read is a source: what it says may be what the next call is asked to do. First, and
       // never throwing, so nothing below can keep an injected value from being recorded.
-      facts.provenance.recordToolResult(tool, outcome.result, trustOf);
+      facts.provenance.recordToolResult(tool, outcome.result, trustOf, rawArgs);
       const args: Record<string, unknown> = typeof rawArgs === 'object' && rawArgs !== null && !Array.isArray(rawArgs) ? rawArgs : {};
       consumeConfirmations(rulebase, facts, tool, args);
       invalidateWrites(rulebase, facts, tool, args);

@@ -72,7 +72,7 @@ describe('npm run eval:agentdojo', () => {
 
     const result = await runEval({ runsPath: join(dir, 'runs.jsonl.gz'), suitesPath: join(dir, 'suites.json'), outPath: join(dir, 'decisions.jsonl') });
     expect(result).toMatchObject({ skipped: 2, badLines: 1, noRulebase: 0 });
-    const tally = result.tallies.get('untrusting')!;
+    const tally = result.tallies.get('as written')!;
     expect(tally.attacks.get('all')).toEqual({ succeeded: 1, located: 1, stopped: 1, refused: 0, stoppedJudged: 1, refusedJudged: 1 });
     expect(tally.benign.get('all')).toEqual({ runs: 1, refused: 0, asked: 1, refusedJudged: 0, askedJudged: 0 });
 
@@ -82,6 +82,12 @@ describe('npm run eval:agentdojo', () => {
       { msg: 2, call: 0, tool: 'read_file', decision: 'allow', reason: '', us: expect.any(Number) },
       { msg: 4, call: 0, tool: 'send_money', decision: 'ask', reason: expect.stringContaining('US133000000121212121212'), us: expect.any(Number) },
     ]);
+
+    // Every policy is measured; --out writes the one asked for (a suite with no `.strict.rules` is as written there).
+    expect([...result.tallies.keys()]).toEqual(['as written', 'strict', 'trusting']);
+    await runEval({ runsPath: join(dir, 'runs.jsonl.gz'), suitesPath: join(dir, 'suites.json'), outPath: join(dir, 'strict.jsonl'), outVariant: 'strict' });
+    const strict = readFileSync(join(dir, 'strict.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(strict.map((line) => line.decisions.map((decision: { decision: string }) => decision.decision))).toEqual([['allow', 'ask'], ['allow', 'ask']]);
   });
 
   it('--judge: only the questions the rules leave open reach the rubric, which sees the request and the call, not the tool outputs; no efficacy figure for a scripted judge', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { extractAtoms, normaliseText, normaliseUrl, type AtomOptions } from '../../src/facts/index.js';
+import { createProvenanceLog, extractAtoms, normaliseText, normaliseUrl, type AtomOptions } from '../../src/facts/index.js';
 import { normaliseText as oldNormaliseText, normaliseUrl as oldNormaliseUrl, extractAtoms as oracle } from './provenance-atoms-oracle.js';
 
 // Pieces that make atoms, near-atoms and the separators around them, so random texts hit the patterns' edges.
@@ -40,6 +40,7 @@ describe('the optimised extractor returns exactly what the previous one did', ()
       `${'a'.repeat(5_000)}.com ${'b'.repeat(3_000)}@c.org`,
       '"'.repeat(10_000) + "'x'".repeat(3_000),
       'x.com/'.repeat(10_000),
+      'https://x.com/?u=evil.com https://a.b/x=c.io https://a.com:d.io/ http://p.q.com/r.net-s.org@t.co',
       '$1'.repeat(20_000),
       '+1 (555) 123-4567 '.repeat(2_000),
     ];
@@ -48,6 +49,27 @@ describe('the optimised extractor returns exactly what the previous one did', ()
         expect(extractAtoms(text, opts)).toEqual(oracle(text, opts));
       }
     }
+  });
+
+  it('the log indexes exactly the atoms the previous extractor found that a lookup can ask for, and counts a result past its cap', () => {
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: 1, max: 30 }), (text, maxAtoms) => {
+        const log = createProvenanceLog({ maxAtoms });
+        log.recordToolResult('t', text, () => 'untrusted');
+        // Quoted strings and amounts are never looked up: an argument is matched by the atoms that name something.
+        const wanted = [...new Set(oracle(text, { maxAtoms: 10_000 }).atoms.filter((atom) => atom.kind !== 'quoted' && atom.kind !== 'quantity').map((atom) => atom.value))];
+        const indexed = log.toJSON().occurrences.map(([atom]) => atom);
+        if (wanted.length <= maxAtoms) {
+          expect(indexed).toEqual(wanted);
+          expect(log.overflowed).toBe(false);
+        } else {
+          expect(indexed).toEqual(wanted.slice(0, maxAtoms));
+          expect(log.overflowed).toBe(true);
+          expect(log.stats.truncated).toBe(1);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('normalises text and links exactly as before', () => {

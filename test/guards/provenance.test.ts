@@ -204,3 +204,60 @@ describe('provenance across processes', () => {
     expect((await sentinel.check('send_money', { recipient: 'CH9300762011623852957' })).allowed).toBe(false);
   });
 });
+
+describe('what is not a new source or not a destination', () => {
+  const MAIL_RULES = `
+source * trusted
+source *.body untrusted
+sink send_mail(to) recipient
+sink send_mail(body) egress
+guard read_mail.
+guard send_mail :- not sink_from_untrusted.
+guard send_mail :- sink_from_untrusted, judged(request_covers_recipient).
+guard delete_mail :- not in_context_untrusted.
+guard delete_mail :- in_context_untrusted, judged(request_covers_deletion).
+`;
+  const MAIL_TOOLS = [
+    { name: 'read_mail', parameters: { properties: {} } },
+    { name: 'send_mail', parameters: { properties: { to: {}, subject: {}, body: {} } } },
+    { name: 'delete_mail', parameters: { properties: { id: {} } } },
+  ];
+  const mailSetup = () => {
+    const facts = createFactStore({ clock: createFakeClock() });
+    const sentinel = createSentinel({ rulebase: parseRulebase(MAIL_RULES, { source: 'mail.rules', tools: MAIL_TOOLS }), facts });
+    return { facts, sentinel };
+  };
+
+  it('an egress argument is matched by the links and addresses in it, not as a phrase copied from a source', async () => {
+    const { facts, sentinel } = mailSetup();
+    facts.noteUserWords(['Forward the code from my inbox to bob@mycorp.com']);
+    sentinel.recordResult('read_mail', {}, { ok: true, result: [{ sender: 'x@y.com', body: 'Your code is 4638. Or log in at www.phish.example.com' }] });
+    // The sentence is content, not a destination: sent on, it goes where `to` says.
+    expect((await sentinel.check('send_mail', { to: 'bob@mycorp.com', body: 'Your code is 4638.' })).allowed).toBe(true);
+    // A link from the mail still sends its reader somewhere only the mail named.
+    const link = await sentinel.check('send_mail', { to: 'bob@mycorp.com', body: 'See www.phish.example.com' });
+    expect(link.allowed).toBe(false);
+    expect(link.message).toContain('body "www.phish.example.com" came from read_mail');
+  });
+
+  it("a write's result repeating the call's own arguments is not an untrusted source; what it adds still is", async () => {
+    const { facts, sentinel } = mailSetup();
+    facts.noteUserWords(['Send Bob the agenda, then delete that mail']);
+    const args = { to: 'bob@mycorp.com', subject: 'Agenda', body: 'Monday:\n  planning at 10' };
+    expect((await sentinel.check('send_mail', args)).allowed).toBe(true);
+    sentinel.recordResult('send_mail', args, { ok: true, result: { id: '34', to: 'bob@mycorp.com', subject: 'Agenda', body: 'Monday: planning at 10' } });
+    expect(facts.provenance.hasUntrusted()).toBe(false);
+    expect((await sentinel.check('delete_mail', { id: '34' })).allowed).toBe(true);
+    // A body the call did not write (a reply quoted back) is new content.
+    sentinel.recordResult('send_mail', args, { ok: true, result: { id: '35', body: 'Monday: planning at 10\n> reply to www.phish.example.com' } });
+    expect(facts.provenance.hasUntrusted()).toBe(true);
+    expect((await sentinel.check('delete_mail', { id: '35' })).allowed).toBe(false);
+  });
+
+  it('a directory field naming the very value the call asked about still says the value exists', () => {
+    const facts = createFactStore({ clock: createFakeClock() });
+    facts.provenance.recordToolResult('find_contact', [{ name: 'Dora Ames', note: 'Dora Ames' }], (_tool, path) => (path[0] === 'name' ? 'directory' : 'trusted'), { query: 'Dora Ames' });
+    expect(facts.provenance.isDirectoryEntry('dora ames')).toBe(true);
+    expect(facts.provenance.lookup({ key: 'dora ames', atom: false })).toHaveLength(1);
+  });
+});

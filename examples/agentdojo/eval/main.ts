@@ -1,9 +1,10 @@
 /**
- * `npm run eval:agentdojo -- --runs <file.jsonl.gz> [--out decisions.jsonl] [--judge <provider:model | cassette.json>]
- * [--record <cassette.json>] [--limit <n>]`: replays every usable AgentDojo run through the sentinel with its suite's rulebase
- * (examples/agentdojo/<suite>.rules) and prints what it stopped and what it cost. Any file in the same format works;
- * the default is the dev file next to the repository. `--judge` also answers the rules' open `judged(...)` questions
- * with the rubric in request-covers-action.rubrics.yaml; only a live model's figures are reported.
+ * `npm run eval:agentdojo -- --runs <file.jsonl.gz> [--out decisions.jsonl [--out-trust strict]]
+ * [--judge <provider:model | cassette.json>] [--record <cassette.json>] [--limit <n>]`: replays every usable AgentDojo
+ * run through the sentinel with its suite's rulebase (examples/agentdojo/<suite>.rules) and prints what it stopped and
+ * what it cost. Any file in the same format works; the default is the dev file next to the repository. `--judge` also
+ * answers the rules' open `judged(...)` questions with the rubric in request-covers-action.rubrics.yaml; only a live
+ * model's figures are reported.
  */
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -24,19 +25,22 @@ function option(name: string): string | undefined {
 }
 
 /**
- * The trust policies measured: every suite's rulebase as written (`untrusting`), every suite with its
- * `.trusting.rules` declarations added (`trusting`), and only the suites named here trusting (`mixed`: in Slack, what
- * members of the user's own workspace write; the other suites as written).
+ * The trust policies measured: every suite's rulebase as written (`as written`), and each with the declarations of
+ * another policy added where a suite has them: `<suite>.strict.rules` (`strict`: less trusted) and
+ * `<suite>.trusting.rules` (`trusting`: more trusted).
  */
-export const VARIANTS = ['untrusting', 'trusting', 'mixed'] as const;
-const MIXED_TRUSTING = new Set(['slack']);
+export const VARIANTS = ['as written', 'strict', 'trusting'] as const;
+export type Variant = (typeof VARIANTS)[number];
+const POLICY_FILE: Record<Variant, string | undefined> = { 'as written': undefined, strict: 'strict', trusting: 'trusting' };
 
 /** Where the eval reads and writes. */
 export interface EvalOptions {
   runsPath: string;
   suitesPath: string;
-  /** One line per usable run: `{ path, decisions: [{ msg, call, tool, decision, reason, us }] }` (rules alone, the rulebases as written). */
+  /** One line per usable run: `{ path, decisions: [{ msg, call, tool, decision, reason, us }] }` (rules alone). */
   outPath?: string | undefined;
+  /** The trust policy whose decisions `outPath` gets. @default 'as written' */
+  outVariant?: Variant;
   /** Folder of the `<suite>.rules` files. @default examples/agentdojo */
   rulesDir?: string;
   /** A model judge for the rules' open `judged(...)` questions, beside the oracle. */
@@ -59,22 +63,21 @@ export interface EvalResult {
 }
 
 /** Replays every usable run of a file through its suite's rulebase, both trust variants, rules alone and with the judge. */
-export async function runEval({ runsPath, suitesPath, outPath, rulesDir = join(here, '..'), judge: source, rubricsPath = join(here, '..', 'request-covers-action.rubrics.yaml'), limit }: EvalOptions): Promise<EvalResult> {
+export async function runEval({ runsPath, suitesPath, outPath, outVariant = 'as written', rulesDir = join(here, '..'), judge: source, rubricsPath = join(here, '..', 'request-covers-action.rubrics.yaml'), limit }: EvalOptions): Promise<EvalResult> {
   if (!existsSync(runsPath)) throw new Error(`no runs file at ${runsPath}; pass --runs <file.jsonl.gz>`);
   if (!existsSync(suitesPath)) throw new Error(`no suites.json at ${suitesPath}; pass --suites <suites.json>`);
   const suites = (JSON.parse(readFileSync(suitesPath, 'utf8')) as { suites: Record<string, Suite> }).suites;
 
   const rulebases = new Map<string, Rulebase>();
-  const rulebaseFor = (suite: string, variant: (typeof VARIANTS)[number]): Rulebase | undefined => {
+  const rulebaseFor = (suite: string, variant: Variant): Rulebase | undefined => {
     const key = `${suite}/${variant}`;
     if (rulebases.has(key)) return rulebases.get(key);
     const file = join(rulesDir, `${suite}.rules`);
     const spec = suites[suite];
     if (!existsSync(file) || !spec) return undefined;
     let text = readFileSync(file, 'utf8');
-    const trusting = join(rulesDir, `${suite}.trusting.rules`);
-    const trusts = variant === 'trusting' || (variant === 'mixed' && MIXED_TRUSTING.has(suite));
-    if (trusts && existsSync(trusting)) text += `\n${readFileSync(trusting, 'utf8')}`;
+    const policy = POLICY_FILE[variant] && join(rulesDir, `${suite}.${POLICY_FILE[variant]}.rules`);
+    if (policy && existsSync(policy)) text += `\n${readFileSync(policy, 'utf8')}`;
     const tools = spec.tools.map((tool) => ({ name: tool.name, parameters: { properties: Object.fromEntries(tool.parameters.map((param) => [param.name, {}])) } }));
     const rulebase = parseRulebase(text, { source: `${suite}.rules`, tools });
     rulebases.set(key, rulebase);
@@ -97,7 +100,7 @@ export async function runEval({ runsPath, suitesPath, outPath, rulesDir = join(h
     }
     if (limit !== undefined && replayed >= limit) break;
     const suite = suites[run.suite_name];
-    if (!suite || !rulebaseFor(run.suite_name, 'untrusting')) {
+    if (!suite || !rulebaseFor(run.suite_name, 'as written')) {
       noRulebase++;
       continue;
     }
@@ -114,7 +117,7 @@ export async function runEval({ runsPath, suitesPath, outPath, rulesDir = join(h
         const withModel = await replayRun(run, rulebase, { forRun: (messages) => ruleJudge(judge, messages, counter) });
         tallyModelRun(tallyFor(variant), run, kind, goal, withModel, counter.asks);
       }
-      if (variant === 'untrusting' && out) out.write(`${JSON.stringify({ path: run.path, decisions: alone })}\n`);
+      if (variant === outVariant && out) out.write(`${JSON.stringify({ path: run.path, decisions: alone })}\n`);
     }
   }
   const wallMs = performance.now() - wallStart;
@@ -130,6 +133,8 @@ export async function runEval({ runsPath, suitesPath, outPath, rulesDir = join(h
 async function main(): Promise<void> {
   const runsPath = resolve(option('--runs') ?? join(repo, '../shared/data/agentdojo/runs-dev.jsonl.gz'));
   const suitesPath = resolve(option('--suites') ?? join(dirname(runsPath), 'suites.json'));
+  const outVariant = option('--out-trust') ?? 'as written';
+  if (!(VARIANTS as readonly string[]).includes(outVariant)) throw new Error(`--out-trust is one of ${VARIANTS.map((variant) => `'${variant}'`).join(', ')}, not '${outVariant}'`);
   const judgeSpec = option('--judge');
   const limitText = option('--limit');
   const limit = limitText === undefined ? undefined : Number(limitText);
@@ -139,7 +144,7 @@ async function main(): Promise<void> {
   const recorder = source && recordTo !== undefined ? recording(source, recordTo) : undefined;
   const judge = recorder ?? source;
   const rubricsPath = option('--rubrics');
-  const result = await runEval({ runsPath, suitesPath, outPath: option('--out'), ...(judge ? { judge } : {}), ...(rubricsPath ? { rubricsPath: resolve(rubricsPath) } : {}), ...(limit ? { limit } : {}) });
+  const result = await runEval({ runsPath, suitesPath, outPath: option('--out'), outVariant: outVariant as Variant, ...(judge ? { judge } : {}), ...(rubricsPath ? { rubricsPath: resolve(rubricsPath) } : {}), ...(limit ? { limit } : {}) });
   recorder?.save();
   printReport(result.tallies, { runsPath, wallMs: result.wallMs, skipped: result.skipped, badLines: result.badLines, noRulebase: result.noRulebase, variants: VARIANTS, ...(result.judge ? { judge: result.judge } : {}) });
 }

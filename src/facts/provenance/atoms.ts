@@ -48,6 +48,8 @@ const BARE_HOST = new RegExp(String.raw`(?<![@\w.\/-])(?:[a-z0-9](?:[a-z0-9-]{0,
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/gi;
 // `(?<![\w.])\+?\d...` written to start with a character rather than a look-behind, so the engine can skip ahead.
 const DIGIT_RUN = /(?:\+(?<![\w.]\+)\d|\d(?<![\w.]\d))[\d ().-]{5,40}\d(?![\w])/g;
+// A token no bare host can start in (see BARE_HOST's look-behind): a scheme, then only characters that look-behind refuses.
+const PLAIN_LINK = /^https?:\/\/[\w@.\/-]*$/i;
 const QUOTED = /"([^"\n]{1,200})"|'([^'\n]{1,200})'/g;
 // An amount followed by its unit is tried only from the first place in a run of digits and commas it can start: the
 // unit follows the whole run or none of it, and trying every `,1` of `1,1,1,...` again made a CSV row quadratic.
@@ -109,20 +111,47 @@ const CURRENCY_SYMBOLS: Record<string, string> = { $: 'usd', '€': 'eur', '£':
  * extractAtoms('Pay US13 3000 0000 1212 1212 1212 or mail Bob@Example.com').atoms
  * // [{ kind: 'email', value: 'bob@example.com' }, { kind: 'host', value: 'example.com', derived: true }, { kind: 'iban', value: 'US133000000121212121212' }]
  */
-export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAULT_MAX_ATOM_CHARS, maxAtoms = DEFAULT_MAX_ATOMS }: AtomOptions = {}): AtomExtraction {
-  const text = input.length > maxChars ? input.slice(0, maxChars) : input;
-  let truncated = input.length > maxChars;
+export function extractAtoms(input: string, options: AtomOptions = {}): AtomExtraction {
   const found = new Map<string, Atom>();
-  // Set once an atom was refused for the cap: from then on no pass can change the result, so none runs.
-  let capped = false;
-  const add = (kind: AtomKind, value: string, derived = false): boolean => {
-    if (value === '' || found.has(value)) return true;
-    if (found.size >= maxAtoms) {
-      truncated = capped = true;
-      return false;
-    }
+  const maxAtoms = options.maxAtoms ?? DEFAULT_MAX_ATOMS;
+  const truncated = scanAtoms(input, options, (kind, value, derived) => {
+    if (found.has(value)) return true;
+    if (found.size >= maxAtoms) return false;
     found.set(value, derived ? { kind, value, derived: true } : { kind, value });
     return true;
+  });
+  return { atoms: [...found.values()], truncated };
+}
+
+/**
+ * Where {@link scanAtoms} hands each atom, in the order found (the same value may come again): `true` when it is
+ * kept or was kept before, `false` when the cap refuses it, which ends the scan.
+ */
+export type AtomSink = (kind: AtomKind, value: string, derived: boolean) => boolean;
+
+/**
+ * The scan behind {@link extractAtoms}, handing each atom to `keep` instead of collecting them, so a caller that
+ * indexes atoms (the provenance log) does not build them twice. `maxAtoms` is the sink's to enforce. With
+ * `descriptive: false` it skips quoted strings and amounts (a caller that never looks them up need not pay for them).
+ * Returns whether the text was cut: longer than `maxChars`, or an atom refused.
+ */
+export function scanAtoms(input: string, { idPatterns = [], maxChars = DEFAULT_MAX_ATOM_CHARS }: AtomOptions, keep: AtomSink, { descriptive = true }: { descriptive?: boolean } = {}): boolean {
+  const text = input.length > maxChars ? input.slice(0, maxChars) : input;
+  // Set once an atom was refused for the cap: from then on no pass can change the result, so none runs.
+  let capped = false;
+  // The host of the previous link or address: dense text names the same host again and again, and comparing two
+  // strings is cheaper than hashing a new one (an atom kept once stays kept).
+  let lastHost = '';
+  const add = (kind: AtomKind, value: string, derived = false): boolean => {
+    if (value === '') return true;
+    if (derived) {
+      if (value === lastHost) return true;
+      lastHost = value;
+    }
+    if (keep(kind, value, derived)) return true;
+    lastHost = '';
+    capped = true;
+    return false;
   };
   const scan = (pattern: RegExp, onMatch: (match: RegExpExecArray) => boolean) => {
     pattern.lastIndex = 0;
@@ -138,8 +167,8 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
   // A token met again gives only atoms already kept (a signature's address on every message): it is not read again.
   const tokens = new Set<string>();
   forEachToken(text, (token) => {
-    if (tokens.has(token)) return true;
-    tokens.add(token);
+    const seen = tokens.size;
+    if (tokens.add(token).size === seen) return true;
     if (token.includes('@')) {
       scanIn(token, EMAIL, (match) => {
         const email = match[0].toLowerCase().replace(/^[._%+-]+/, '');
@@ -147,15 +176,17 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
       });
     }
     if (!full) scanIn(token, URL_PATTERN, (match) => (full = !addUrl(match[0], add)) === false);
-    // A host right after `@` or inside a URL is the e-mail's or the URL's, already taken: the pattern's look-behind skips it.
-    if (!full) scanIn(token, BARE_HOST, (match) => (full = !addUrl(match[0], add)) === false);
+    // A host right after `@` or inside a URL is the e-mail's or the URL's, already taken: the pattern's look-behind skips
+    // it. In a token that is one link with a scheme and only word characters, `@ . / -` after it, every place a bare
+    // host could start follows one of those: the pattern would find nothing, so it does not run.
+    if (!full && !PLAIN_LINK.test(token)) scanIn(token, BARE_HOST, (match) => (full = !addUrl(match[0], add)) === false);
     return !full;
   });
-  const done = (): AtomExtraction => ({ atoms: [...found.values()], truncated });
-  if (capped) return done();
+  const truncated = () => capped || input.length > maxChars;
+  if (capped) return truncated();
   const hasDigits = /\d/.test(text);
   if (hasDigits) scan(IBAN, (match) => add('iban', match[0].replace(/ /g, '').toUpperCase()));
-  if (capped) return done();
+  if (capped) return truncated();
   if (hasDigits) scan(DIGIT_RUN, (match) => {
     const raw = match[0];
     const digits = raw.replace(/\D/g, '');
@@ -165,29 +196,29 @@ export function extractAtoms(input: string, { idPatterns = [], maxChars = DEFAUL
     const kind: AtomKind = /[+()]/.test(raw) || /[ .-]/.test(raw.trim()) ? 'phone' : 'account';
     return add(kind, (raw.startsWith('+') ? '+' : '') + digits);
   });
-  if (capped) return done();
+  if (capped) return truncated();
   for (const pattern of idPatterns) {
     try {
       if (!pattern.global) continue;
       scan(pattern, (match) => add('id', match[0].toLowerCase()));
-      if (capped) return done();
+      if (capped) return truncated();
     } catch {
       // A pattern the application passed that cannot run here is its own mistake; the other atoms still count.
     }
   }
-  if (capped) return done();
+  if (capped || !descriptive) return truncated();
   if (text.includes('"') || text.includes("'")) scan(QUOTED, (match) => {
     const quoted = normaliseText(match[1] ?? match[2] ?? '');
     return quoted.length < 2 || add('quoted', quoted);
   });
-  if (capped) return done();
+  if (capped) return truncated();
   if (hasDigits) scan(QUANTITY, (match) => {
     const symbol = match[1];
     const number = (symbol ? match[2] : match[3])!.replace(/,/g, '');
     const unit = symbol ? CURRENCY_SYMBOLS[symbol]! : unitOf(match[4]!.toLowerCase());
     return add('quantity', `${Number(number)} ${unit}`);
   });
-  return done();
+  return truncated();
 }
 
 /**

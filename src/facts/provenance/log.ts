@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_ATOM_CHARS, extractAtoms, normaliseText, type Atom, type AtomOptions } from './atoms.js';
+import { DEFAULT_MAX_ATOM_CHARS, extractAtoms, normaliseText, scanAtoms, type Atom, type AtomOptions } from './atoms.js';
 
 /**
  * Whether a source's content may steer the agent's actions. A `directory` lists destinations that exist (users,
@@ -33,6 +33,12 @@ export type TrustOf = (tool: string, path: readonly string[]) => Trust;
 
 /** Options of {@link createProvenanceLog}. */
 export interface ProvenanceLogOptions extends AtomOptions {
+  /**
+   * Atoms kept from one result or message; past it the result counts as cut (an untrusted one fails the log closed,
+   * counted in `stats.truncated`). It is what bounds the time a dense result costs: about 1 us per atom.
+   * @default 2000
+   */
+  maxAtoms?: number;
   /** Atom occurrences kept per session; past it, untrusted content is assumed to hold every value. @default 200000 */
   maxOccurrences?: number;
   /** Characters of text kept per session for values that have no atoms (names, titles). @default 8388608 */
@@ -59,8 +65,12 @@ export interface ProvenanceStats {
  * find values that are not atoms. Recording never throws.
  */
 export interface ProvenanceLog {
-  /** Records a tool result; its fields' trust comes from `trustOf`. Returns the sources made (one per trust level). */
-  recordToolResult(tool: string, result: unknown, trustOf: TrustOf): ProvenanceSource[];
+  /**
+   * Records a tool result; its fields' trust comes from `trustOf`. Returns the sources made (one per trust level).
+   * With the call's `args`, a field that only repeats one of them (a sent mail's body, a created event's title) is
+   * not a source: it tells the agent nothing it did not write itself, and its values keep the provenance they had.
+   */
+  recordToolResult(tool: string, result: unknown, trustOf: TrustOf, args?: unknown): ProvenanceSource[];
   /** Records a user message or the system prompt (trusted); a text recorded before is not recorded again. */
   recordMessage(kind: 'user' | 'system', text: string): ProvenanceSource | undefined;
   /** Where a value (a tool argument: a string, a number, a list of them) occurs, in the order of the sources. */
@@ -93,6 +103,8 @@ export interface ProvenanceSnapshot {
   overflowed: boolean;
 }
 
+/** Default of `ProvenanceLogOptions.maxAtoms`. */
+export const DEFAULT_MAX_RESULT_ATOMS = 2_000;
 /** Default of `ProvenanceLogOptions.maxOccurrences`. */
 export const DEFAULT_MAX_OCCURRENCES = 200_000;
 /** Default of `ProvenanceLogOptions.maxTextChars`. */
@@ -103,11 +115,19 @@ const MAX_ENTRY_LENGTH = 256;
 /** Longest argument matched as a whole (a name, a title, a channel): prose is not a destination, its atoms are. */
 const MAX_PHRASE_LENGTH = 80;
 const MAX_LEAVES = 20_000;
+/** Longest argument compared with a result's fields as an echo (a mail body fits; a whole document need not). */
+const MAX_ECHO_CHARS = 65_536;
 
-interface TextPart {
+/** One field of one source: where an indexed atom was found. */
+interface Part {
   source: ProvenanceSource;
   path: string;
+}
+
+/** A part's text, kept for values that are not atoms; normalised the first time a value is looked for in it. */
+interface TextPart extends Part {
   text: string;
+  normalised: boolean;
 }
 
 /**
@@ -123,7 +143,10 @@ export function createProvenanceLog(
   snapshot?: ProvenanceSnapshot,
 ): ProvenanceLog {
   const sources: ProvenanceSource[] = [];
-  const index = new Map<string, Occurrence[]>();
+  const parts: Part[] = [];
+  // Atom -> the parts holding it, oldest first: one part's number alone (most atoms are in one place), else a list.
+  // Numbers, not occurrence objects: a dense result indexes thousands of atoms, and only a lookup needs the objects.
+  const index = new Map<string, number | number[]>();
   const texts: TextPart[] = [];
   const messages = new Set<string>();
   const entries = new Set<string>();
@@ -146,41 +169,56 @@ export function createProvenanceLog(
     }
   };
 
+  const maxAtoms = atomOptions.maxAtoms ?? DEFAULT_MAX_RESULT_ATOMS;
   const indexText = (source: ProvenanceSource, path: string, text: string, maxChars = atomOptions.maxChars ?? DEFAULT_MAX_ATOM_CHARS) => {
-    const extraction = extractAtoms(text, { ...atomOptions, maxChars });
-    if (extraction.truncated) {
-      stats.truncated++;
+    const part = parts.push({ source, path }) - 1;
+    let kept = 0;
+    let budgetSpent = false;
+    // Each atom goes straight into the index (no list of atoms in between); the index itself tells an atom this part
+    // already holds, since this part is the last one added to any entry. Quoted strings and amounts are never looked
+    // up (an argument is matched by the atoms that name something, or as a phrase in the kept text): not indexed.
+    const truncated = scanAtoms(text, { ...atomOptions, maxChars }, (_kind, value) => {
+      const entry = index.get(value);
+      if (entry === part || (typeof entry === 'object' && entry[entry.length - 1] === part)) return true;
+      if (kept >= maxAtoms) return false;
+      if (stats.occurrences >= maxOccurrences) {
+        budgetSpent = true;
+        return false;
+      }
+      if (entry === undefined) index.set(value, part);
+      else if (typeof entry === 'number') index.set(value, [entry, part]);
+      else entry.push(part);
+      kept++;
+      stats.occurrences++;
+      return true;
+    }, { descriptive: false });
+    if (truncated) {
+      if (!budgetSpent) stats.truncated++;
       lose(source);
     }
-    for (const atom of extraction.atoms) {
-      if (stats.occurrences >= maxOccurrences) {
-        lose(source);
-        break;
-      }
-      let list = index.get(atom.value);
-      if (!list) index.set(atom.value, (list = []));
-      list.push({ source, path, atom: atom.value });
-      stats.occurrences++;
-    }
-    const normalised = normaliseText(text);
-    if (textChars + normalised.length > maxTextChars) {
+    // Kept as given and normalised only when a value is first looked for in it (most results never are), so recording
+    // does not copy the text twice more. Counted at its length as given: normalising collapses white space.
+    if (textChars + text.length > maxTextChars) {
       lose(source);
       return;
     }
-    textChars += normalised.length;
-    texts.push({ source, path, text: normalised });
+    textChars += text.length;
+    texts.push({ source, path, text, normalised: false });
   };
 
   const log: ProvenanceLog = {
-    recordToolResult(tool, result, trustOf) {
+    recordToolResult(tool, result, trustOf, args) {
       try {
         const maxChars = atomOptions.maxChars ?? DEFAULT_MAX_ATOM_CHARS;
         const { leaves, complete } = leavesOf(structured(result, maxChars));
         const step = ++steps;
         const made = new Map<Trust, ProvenanceSource>();
         const parts = new Map<string, { source: ProvenanceSource; chunks: string[] }>();
+        const echoes = echoesOf(args);
         for (const leaf of leaves) {
           const trust = safeTrust(trustOf, tool, leaf.path);
+          // An echo is no source; but a directory listing the value is news: it says the value exists.
+          if (trust !== 'directory' && echoes.longest > 0 && leaf.text.length <= echoes.longest * 2 && echoes.texts.has(normaliseText(leaf.text))) continue;
           if (trust === 'directory' && leaf.text.length <= MAX_ENTRY_LENGTH && entries.size < maxOccurrences) entries.add(normaliseText(leaf.text));
           let source = made.get(trust);
           if (!source) made.set(trust, (source = newSource(step, 'tool', trust, tool)));
@@ -193,7 +231,7 @@ export function createProvenanceLog(
         // One budget of characters for the whole result, however many fields it has.
         let budget = maxChars;
         for (const [key, part] of parts) {
-          const text = part.chunks.join('\n');
+          const text = part.chunks.length === 1 ? part.chunks[0]! : part.chunks.join('\n');
           indexText(part.source, key.slice(key.indexOf('\u0000') + 1), text, Math.max(budget, 1));
           budget -= Math.min(text.length, budget);
         }
@@ -229,7 +267,10 @@ export function createProvenanceLog(
       return found;
     },
     lookup(candidate) {
-      return candidate.atom ? (index.get(candidate.key) ?? []) : findText(texts, candidate.key);
+      if (!candidate.atom) return findText(texts, candidate.key);
+      const entry = index.get(candidate.key);
+      if (entry === undefined) return [];
+      return (typeof entry === 'number' ? [entry] : entry).map((id) => ({ source: parts[id]!.source, path: parts[id]!.path, atom: candidate.key }));
     },
     isDirectoryEntry(value) {
       return entries.has(normaliseText(value));
@@ -243,12 +284,14 @@ export function createProvenanceLog(
     toJSON() {
       const indexOf = new Map(sources.map((source, position) => [source, position]));
       const occurrences: ProvenanceSnapshot['occurrences'] = [];
-      for (const list of index.values()) for (const occurrence of list) occurrences.push([occurrence.atom, indexOf.get(occurrence.source)!, occurrence.path]);
+      for (const [atom, entry] of index) {
+        for (const id of typeof entry === 'number' ? [entry] : entry) occurrences.push([atom, indexOf.get(parts[id]!.source)!, parts[id]!.path]);
+      }
       return {
         steps,
         sources: [...sources],
         occurrences,
-        texts: texts.map((part) => [indexOf.get(part.source)!, part.path, part.text]),
+        texts: texts.map((part) => [indexOf.get(part.source)!, part.path, normalisedText(part)]),
         entries: [...entries],
         messages: [...messages],
         overflowed,
@@ -272,18 +315,23 @@ export function createProvenanceLog(
         sources.push(Object.freeze({ ...source }));
         stats.sources++;
       }
+      const partOf = new Map<string, number>();
       for (const [atom, position, path] of data.occurrences) {
         const source = sources[position];
-        if (!source) throw new Error('bad source index');
-        let list = index.get(atom);
-        if (!list) index.set(atom, (list = []));
-        list.push({ source, path, atom });
+        if (!source || typeof atom !== 'string') throw new Error('bad occurrence');
+        const key = `${position}\u0000${path}`;
+        let part = partOf.get(key);
+        if (part === undefined) partOf.set(key, (part = parts.push({ source, path }) - 1));
+        const entry = index.get(atom);
+        if (entry === undefined) index.set(atom, part);
+        else if (typeof entry === 'number') index.set(atom, [entry, part]);
+        else entry.push(part);
         stats.occurrences++;
       }
       for (const [position, path, text] of data.texts) {
         const source = sources[position];
         if (!source) throw new Error('bad source index');
-        texts.push({ source, path, text });
+        texts.push({ source, path, text, normalised: true });
         textChars += text.length;
       }
       for (const entry of data.entries) entries.add(entry);
@@ -296,11 +344,21 @@ export function createProvenanceLog(
   }
 }
 
+/** Options of {@link candidatesOf}. */
+export interface CandidateOptions extends AtomOptions {
+  /**
+   * Match a value with no atoms as a whole phrase. `false` for content sent out (a message body): it is sent somewhere
+   * only through the links and addresses it carries, and a sentence copied from a source names no destination.
+   * @default true
+   */
+  phrases?: boolean;
+}
+
 /**
  * What a tool argument is matched by: its atoms (only those written in it, not hosts derived from them), or, for a
  * value with none (a user name, a channel, a hotel), its whole normalised text. Lists give the candidates of each item.
  */
-export function candidatesOf(value: unknown, atomOptions: AtomOptions = {}): Array<{ key: string; atom: boolean; value: string }> {
+export function candidatesOf(value: unknown, { phrases = true, ...atomOptions }: CandidateOptions = {}): Array<{ key: string; atom: boolean; value: string }> {
   const candidates: Array<{ key: string; atom: boolean; value: string }> = [];
   const visit = (item: unknown, depth: number) => {
     if (depth > 4 || candidates.length > 200) return;
@@ -313,25 +371,54 @@ export function candidatesOf(value: unknown, atomOptions: AtomOptions = {}): Arr
     // An argument that is one bare host (`dora-website.com`) is matched as that host, wherever a URL carried it.
     const primary = written.length > 0 ? written : atoms.filter((atom) => atom.kind === 'host');
     if (primary.length > 0) for (const atom of primary) candidates.push({ key: atom.value, atom: true, value: text });
-    else if (text.length >= 3 && text.length <= MAX_PHRASE_LENGTH) candidates.push({ key: normaliseText(text), atom: false, value: text });
+    else if (phrases && text.length >= 3 && text.length <= MAX_PHRASE_LENGTH) candidates.push({ key: normaliseText(text), atom: false, value: text });
   };
   visit(value, 0);
   return candidates;
 }
 
+/** The call's string arguments (and the strings in its list arguments), normalised: what a result field may echo. */
+function echoesOf(args: unknown): { texts: Set<string>; longest: number } {
+  const texts = new Set<string>();
+  let longest = 0;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { texts, longest };
+  const add = (value: unknown) => {
+    if (typeof value !== 'string' || value.length > MAX_ECHO_CHARS) return;
+    const text = normaliseText(value);
+    if (text === '') return;
+    texts.add(text);
+    longest = Math.max(longest, value.length);
+  };
+  for (const value of Object.values(args as Record<string, unknown>)) {
+    if (Array.isArray(value)) value.slice(0, 100).forEach(add);
+    else add(value);
+  }
+  return { texts, longest };
+}
+
+/** A kept text, normalised (once: the normalised text replaces the one given). */
+function normalisedText(part: TextPart): string {
+  if (!part.normalised) {
+    part.text = normaliseText(part.text);
+    part.normalised = true;
+  }
+  return part.text;
+}
+
 function findText(texts: readonly TextPart[], wanted: string): Occurrence[] {
   const found: Occurrence[] = [];
   for (const part of texts) {
-    let at = part.text.indexOf(wanted);
+    const text = normalisedText(part);
+    let at = text.indexOf(wanted);
     while (at !== -1) {
       // Whole words only: `al` is not in `alice`.
-      const before = at === 0 ? '' : part.text[at - 1]!;
-      const after = part.text[at + wanted.length] ?? '';
+      const before = at === 0 ? '' : text[at - 1]!;
+      const after = text[at + wanted.length] ?? '';
       if (!isWordChar(before) && !isWordChar(after)) {
         found.push({ source: part.source, path: part.path, atom: wanted });
         break;
       }
-      at = part.text.indexOf(wanted, at + 1);
+      at = text.indexOf(wanted, at + 1);
     }
   }
   return found;
