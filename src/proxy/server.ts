@@ -123,7 +123,9 @@ export interface ProxyOptions {
    * workflow and the rules allow, before the client gets the answer (deny: refused as any refusal; ask: the user reads
    * a question, and a plain yes approves that call); `turn` rubrics judge a response's text, withheld (replaced by
    * `refusalMessage`) when the answer is read whole or held (`textPolicy: 'hold'`), else told to the model on the
-   * session's next call. Counted in `panoptes_proxy_judgments_total` and `panoptes_proxy_judge_misses_total`.
+   * session's next call; `conversation` rubrics judge a session's transcript in the background after the answers it
+   * is delivered (every `every_turns`, or after a warning), their finding noted for its next call. Counted in
+   * `panoptes_proxy_judgments_total` and `panoptes_proxy_judge_misses_total`.
    * @default none
    */
   judge?: Judge;
