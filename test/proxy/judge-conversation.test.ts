@@ -8,8 +8,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createJudge, namedJudgeModel, parseRubrics, scriptedJudge, type JudgeModelRequest } from '../../src/index.js';
-import type { RequestBody, Script } from './fake-upstream.js';
+import { createJudge, namedJudgeModel, parseRubrics } from '../../src/index.js';
+import { DRIFT, ON_TOPIC, WARNED, conversationJudge, driftingAgent, systemOf } from './conversation-helpers.js';
 import { nextGuidance, startProxy, type Running } from './helpers.js';
 import { PLAIN_WORKFLOW, metricValue } from './judge-helpers.js';
 import { respond } from './responses-helpers.js';
@@ -20,71 +20,9 @@ afterEach(async () => {
   running = undefined;
 });
 
-/** One conversation rubric, judged every second answer. */
-const ON_TOPIC = [
-  'version: "1"',
-  'rubrics:',
-  '  - id: on_topic',
-  "    description: The agent stays on the customer's request.",
-  '    scope: conversation',
-  '    every_turns: 2',
-  '    criteria:',
-  '      - { id: topic, description: Every assistant message serves the request., scale: binary }',
-  '    pass_at: 1',
-  '    on_fail: intervene',
-  '    on_error: allow',
-].join('\n');
-
-/** The same, judged every fifth answer, beside a turn rubric that only warns about talk of the weather. */
-const WARNED = `${ON_TOPIC.replace('every_turns: 2', 'every_turns: 5')}
-  - id: no_weather
-    description: The response does not talk about the weather.
-    scope: turn
-    criteria:
-      - { id: no_weather, description: The response does not mention the weather., scale: binary }
-    pass_at: 1
-    on_fail: warn
-    on_error: allow`;
-
-const DRIFT = 'The agent talked about the weather instead of the order.';
-
-/** The scripted judge: the conversation (or a response) fails when it talks about the weather. */
-function judgeAnswer({ rubric, judged }: JudgeModelRequest) {
-  const weather = /weather/i.test(judged.split('## The conversation')[1] ?? judged.split('## The response')[1] ?? '');
-  const id = rubric.scope === 'conversation' ? 'topic' : 'no_weather';
-  return { criteria: [{ id, score: weather ? 0 : 1, reasoning: weather ? DRIFT : 'On topic.', evidence: [] }], confidence: 0.9 };
-}
-
-function conversationJudge(rubrics = ON_TOPIC) {
-  const calls: string[] = [];
-  const judge = createJudge({
-    model: scriptedJudge((request) => {
-      calls.push(request.rubric.id);
-      return judgeAnswer(request);
-    }),
-    rubrics: parseRubrics(rubrics, { source: 'conversation.rubrics.yaml' }),
-    logger: { warn: () => undefined },
-  });
-  return { judge, calls };
-}
-
-/** The agent: its first answer is about the order, its second drifts to the weather, later ones return to the order. */
-const driftingAgent: Script = (body: RequestBody) => {
-  const items = (body.messages ?? (body.input as RequestBody['messages'] | undefined) ?? []) as RequestBody['messages'];
-  const answered = items.filter((message) => message.role === 'assistant').length;
-  return { content: answered === 1 ? 'By the way, the weather is lovely today.' : 'Let me look at your order.' };
-};
-
 async function start(rubrics = ON_TOPIC, judge = conversationJudge(rubrics)) {
   running = await startProxy(driftingAgent, { monitor: { workflow: PLAIN_WORKFLOW }, proxy: { judge: judge.judge }, anthropic: true });
   return { run: running, calls: judge.calls };
-}
-
-/** The text of the system messages the upstream received in its `at`-th request (0-based). */
-function systemOf(run: Running, at: number): string {
-  const body = run.upstream.requests[at]?.body;
-  const messages = (body?.messages ?? []).filter((message) => message.role === 'system').map((message) => JSON.stringify(message.content));
-  return [...messages, JSON.stringify(body?.instructions ?? ''), JSON.stringify(body?.system ?? '')].join('\n');
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -113,10 +51,10 @@ describe.each([false, true])('chat completions, a conversation rubric every 2 an
     expect(calls).toEqual(['on_topic']);
     conversation.push({ role: 'assistant', content: second }, { role: 'user', content: 'And the refund?' });
     await chat(run, conversation, session);
-    const system = systemOf(run, 2);
+    const system = systemOf(run.upstream.requests[2]);
     expect(system).toContain('[CONVERSATION REVIEW]');
     expect(system).toContain(DRIFT);
-    expect(systemOf(run, 1)).not.toContain('[CONVERSATION REVIEW]');
+    expect(systemOf(run.upstream.requests[1])).not.toContain('[CONVERSATION REVIEW]');
     expect(await metricValue(run.url, 'panoptes_proxy_judgments_total', { rubric: 'on_topic', scope: 'conversation', outcome: 'fail', action: 'intervene' })).toBe(1);
   });
 });
@@ -132,7 +70,7 @@ describe('a conversation rubric on the other routes', () => {
     await vi.waitFor(async () => expect(await nextGuidance(run.monitor, 'responses-drift')).toContain(DRIFT), { timeout: 5000 });
     input.push({ role: 'user', content: 'And the refund?' });
     await respond(run.client, { model: 'fake-model', input }, { stream: true, headers });
-    expect(systemOf(run, 2)).toContain(DRIFT);
+    expect(systemOf(run.upstream.requests[2])).toContain(DRIFT);
     expect(calls).toEqual(['on_topic']);
   });
 
@@ -148,7 +86,7 @@ describe('a conversation rubric on the other routes', () => {
     await vi.waitFor(async () => expect(await nextGuidance(run.monitor, 'anthropic-drift')).toContain(DRIFT), { timeout: 5000 });
     messages.push({ role: 'user', content: 'And the refund?' });
     await client.messages.create({ model: 'claude-fake', max_tokens: 256, messages }, options);
-    expect(systemOf(run, 2)).toContain(DRIFT);
+    expect(systemOf(run.upstream.requests[2])).toContain(DRIFT);
     expect(calls).toEqual(['on_topic']);
   });
 });
