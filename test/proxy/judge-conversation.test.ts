@@ -125,4 +125,18 @@ describe('when the conversation is judged', () => {
     // on_error: allow, so nothing for the model.
     expect(await nextGuidance(run.monitor, 'hang')).not.toContain('[CONVERSATION REVIEW]');
   }, 15_000);
+
+  it('close() waits for a judgment in flight, whose finding is noted', async () => {
+    const rubrics = parseRubrics(ON_TOPIC.replace('every_turns: 2', 'every_turns: 1'), { source: 'conversation.rubrics.yaml' });
+    const slow = namedJudgeModel('slow', async () => {
+      await sleep(300);
+      return { criteria: [{ id: 'topic', score: 0, reasoning: DRIFT, evidence: [] }], confidence: 0.9 };
+    });
+    const judge = createJudge({ model: slow, rubrics, logger: { warn: () => undefined } });
+    const run = await startProxy(driftingAgent, { monitor: { workflow: PLAIN_WORKFLOW }, proxy: { judge } });
+    await run.client.chat.completions.create({ model: 'fake-model', messages: [{ role: 'user', content: 'Where is my order?' }] }, { headers: { 'x-panoptes-session-id': 'closing' } });
+    expect(await nextGuidance(run.monitor, 'closing')).not.toContain(DRIFT);
+    await run.close();
+    expect(await nextGuidance(run.monitor, 'closing')).toContain(DRIFT);
+  });
 });

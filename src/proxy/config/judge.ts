@@ -1,8 +1,8 @@
 /**
  * The `judge:` section of `panoptes serve`'s configuration: the rubric file the proxy judges tool calls, responses and
  * conversations with, the judge's model (an OpenAI-compatible chat endpoint, or a recorded cassette for offline runs
- * and tests), and its bounds (timeout, concurrency, budget). Read and reported with the other keys; the rubric file's own errors come
- * with its file, line and column, as `panoptes validate` prints them.
+ * and tests), and its bounds (timeout, concurrency, budget). Read and reported with the other keys; the rubric file's
+ * own errors come with its file, line and column, as `panoptes validate` prints them.
  * @module
  */
 import { readFile } from 'node:fs/promises';
