@@ -46,7 +46,7 @@ export interface GenerationOptions {
   textPolicy?: TextPolicy;
   /** What the client's user reads in place of a refused tool call. @default DEFAULT_REFUSAL_MESSAGE */
   refusalMessage?: string;
-  /** Judges the calls the workflow and the rules allow, and the responses' text (`tool_call` and `turn` rubrics). */
+  /** Judges the calls the workflow and the rules allow, the responses' text and the conversation (every scope). */
   judge?: ProxyJudge;
 }
 
@@ -191,7 +191,8 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
           if (entry) byFound.set(found[at]!, entry);
         });
       }
-      const received = placed || rules ? delivered(byFound) : undefined;
+      const conversing = judge?.judgesConversations === true && judging !== undefined;
+      const received = placed || rules || conversing ? delivered(byFound) : undefined;
       if (placed) await recordAnswer(conversations, placed, received!, log);
       // What the user read of this answer: the message a yes in a request that does not carry it answers.
       if (rules) {
@@ -201,6 +202,8 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
           log('rules-observe-failed', `Noting an answer for the rules failed (${(error as Error)?.message}); a yes in a request that does not carry it counts for no grounded confirmation.`);
         }
       }
+      // The conversation as the user has it now, judged in the background when a conversation rubric is due.
+      if (conversing) judgeConversation(judge!, judging!, () => [...messages(), answerMessage(received!)], monitor, log);
       if (id !== undefined && route.answered) await route.answered(id, sessionId, byFound).catch((error: unknown) => log('record-failed', `Recording a response for the requests that continue it failed (${(error as Error)?.message}); they start a session of their own.`));
       return byFound;
     };
@@ -458,7 +461,7 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     }
     // A new (or closed) session starts in the initial state, as the monitor starts it.
     const state = judge.needsState ? await monitor.session(sessionId).then((session) => (session?.workflow.status === 'active' ? session.workflow.state : monitor.workflow.initialState), () => undefined) : undefined;
-    return { sessionKey, sessionId, messages, state, metrics };
+    return { sessionKey, sessionId, workflow: pipeline.id, messages, state, metrics };
   }
 
   /** The judge's verdict on a response's text; a failure of the proxy's own is logged and the text passes (the judge's own failures follow on_error). */
@@ -468,6 +471,18 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     } catch (error) {
       log('judge-failed', `Judging a response failed inside the proxy (${(error as Error)?.message}); it was not judged.`);
       return undefined;
+    }
+  }
+
+  /**
+   * Counts a delivered answer for the conversation rubrics; a judgment that comes due runs in the background and its
+   * finding is noted for the session's next call through the monitor (in its store, so any instance serves it).
+   */
+  function judgeConversation(judge: ProxyJudge, context: JudgeContext, transcript: () => ChatMessage[], monitor: Monitor, log: GenerationOptions['logOnce']): void {
+    try {
+      judge.conversationTurn(context, transcript, (sessionId, text) => noteReasons(monitor, log, sessionId, [text]));
+    } catch (error) {
+      log('judge-failed', `Counting an answer for the conversation's rubrics failed inside the proxy (${(error as Error)?.message}); it was not judged.`);
     }
   }
 
@@ -545,6 +560,11 @@ function both(first: ToolGuard | undefined, second: ToolGuard | undefined): Tool
 function shownAs(refused: Map<FoundCall, RefusedToolCall>, message: string | undefined): Map<FoundCall, RefusedToolCall> {
   if (message !== undefined) for (const [call, refusal] of refused) if (refusal.message === undefined) refused.set(call, { ...refusal, message });
   return refused;
+}
+
+/** A delivered answer as a message of the conversation. */
+function answerMessage(turn: AssistantTurn): ChatMessage {
+  return { role: 'assistant', content: turn.content, ...(turn.toolCalls.length > 0 ? { toolCalls: turn.toolCalls } : {}) };
 }
 
 /** What the client receives of `read`, as placement records it: the replacement, when the answer was withheld. */

@@ -36,8 +36,8 @@ const HELP: Record<string, string> = {
   [PROXY_METRICS.streamsCutForLoops]: 'Streamed responses cut short because they started repeating themselves (the upstream request is aborted).',
   [PROXY_METRICS.clientAborts]: 'Clients that went away mid-request (the upstream request was aborted).',
   [PROXY_METRICS.misses]: "Panoptes' own failures that let a call through, by cause (store, embedding, ...).",
-  [PROXY_METRICS.judgments]: 'Judgments of the judge, by rubric, scope (tool_call, turn), outcome (pass, fail, error, skipped) and action (allow, warn, intervene, block, ask, deny).',
-  [PROXY_METRICS.judgeMisses]: 'Judgments without a verdict, by rubric and cause (timeout, budget, model, invalid, ungrounded; their on_error applied), and held text that passed its bound before the judge could see it whole (hold).',
+  [PROXY_METRICS.judgments]: 'Judgments of the judge, by rubric, scope (tool_call, turn, conversation), outcome (pass, fail, error, skipped) and action (allow, warn, intervene, block, ask, deny).',
+  [PROXY_METRICS.judgeMisses]: 'Judgments without a verdict, by rubric and cause (timeout, budget, model, invalid, ungrounded; their on_error applied), and held text that passed its bound before the judge could see it whole (hold), and conversation judgments due but not started because others were in flight (busy).',
   [PROXY_METRICS.storeUp]: '1 when the session store answers, 0 when it is degraded.',
 };
 

@@ -37,6 +37,7 @@ import { createUpstream, isProxyError, PROXY_KEY_HEADER, returnedHeaders, type U
 import type { ProxyRules } from './rules/index.js';
 import type { Judge } from '../judge/index.js';
 import { createProxyJudge } from './judge/index.js';
+import { MAX_SERVE_JUDGE_TIMEOUT_MS } from './config/judge.js';
 import { createSelection, proxyKeyId, type SelectedWorkflow, type WorkflowPipeline, type WorkflowSelector } from './workflows/index.js';
 
 export { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS };
@@ -123,7 +124,9 @@ export interface ProxyOptions {
    * workflow and the rules allow, before the client gets the answer (deny: refused as any refusal; ask: the user reads
    * a question, and a plain yes approves that call); `turn` rubrics judge a response's text, withheld (replaced by
    * `refusalMessage`) when the answer is read whole or held (`textPolicy: 'hold'`), else told to the model on the
-   * session's next call. Counted in `panoptes_proxy_judgments_total` and `panoptes_proxy_judge_misses_total`.
+   * session's next call; `conversation` rubrics judge a session's transcript in the background after the answers it
+   * is delivered (every `every_turns`, or after a warning), their finding noted for its next call. Counted in
+   * `panoptes_proxy_judgments_total` and `panoptes_proxy_judge_misses_total`.
    * @default none
    */
   judge?: Judge;
@@ -373,7 +376,8 @@ export function createProxy({
     (request as RawBodyRequest)[RAW_BODY] = text as string;
     parseJson(request, text as string, done);
   });
-  const generate = createGeneration({ select, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs }, refusalMessage, ...(judge ? { judge: createProxyJudge(judge, { logger }) } : {}) });
+  const proxyJudge = judge ? createProxyJudge(judge, { logger }) : undefined;
+  const generate = createGeneration({ select, metrics, logOnce, requireSessionId, bodyLimitBytes, upstreamTimeoutMs, textPolicy: { mode: textPolicy, holdChars: holdTextChars, holdMs: holdTextMs }, refusalMessage, ...(proxyJudge ? { judge: proxyJudge } : {}) });
   const serve = <Body extends RequestBody>(route: GenerationRoute<Body>, to: Upstream) =>
     app.post(route.path, (request, reply) =>
       requests.within(request, () =>
@@ -452,10 +456,23 @@ export function createProxy({
     },
     async close() {
       await app.close();
+      // Conversation judgments still running note their findings in the monitor: they end (each within the judge's
+      // timeout) before the caller closes the monitor's store. Bounded, for a judge that never ends.
+      if (proxyJudge) await settledWithin(proxyJudge.settled(), CLOSE_JUDGMENTS_MS);
       await upstream.close();
       await anthropic?.close();
     },
   };
+}
+
+/** Longest `close()` waits for the conversation judgments in flight: past the longest judgment `panoptes serve` allows. */
+const CLOSE_JUDGMENTS_MS = MAX_SERVE_JUDGE_TIMEOUT_MS + 1_000;
+
+/** Waits for `settled`, at most `ms`. */
+async function settledWithin(settled: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** The raw request property that holds its normalised target, set before routing. */

@@ -7,6 +7,7 @@ import { loadServeConfig } from '../../src/proxy/config.js';
 import { configFile, errorOf } from './config-helpers.js';
 import { RUBRICS } from './judge-helpers.js';
 
+const SUPPORT_RUBRICS = fileURLToPath(new URL('../../examples/rubrics/support.rubrics.yaml', import.meta.url));
 const HEAD = 'upstream: http://127.0.0.1:8000/v1\nworkflow: support.yaml\n';
 
 /** A config file with `judge` (the section's text) beside the test rubrics and any `files` given. */
@@ -63,10 +64,27 @@ describe('the judge: section', () => {
     expect(message).toMatch(/bad\.rubrics\.yaml:14:12 error rubrics\[1\]\.scope: .*"turns".*did you mean 'turn'\?/);
   });
 
-  it('a conversation-scope rubric, which the proxy would never run', async () => {
-    const path = judgeConfig('judge:\n  rubrics: conversation.rubrics.yaml\n  cassette: c.json\n', { 'c.json': CASSETTE, 'conversation.rubrics.yaml': RUBRICS.replace('scope: turn', 'scope: conversation') });
+  it('the support example, with its conversation rubric, loads', async () => {
+    const path = judgeConfig(`judge:\n  rubrics: ${SUPPORT_RUBRICS}\n  cassette: c.json\n`, { 'c.json': CASSETTE });
+    const config = await loadServeConfig({ configPath: path, env: {} });
+    expect(config.judge!.rubrics.map((rubric) => [rubric.id, rubric.scope, rubric.everyTurns, rubric.sample])).toEqual([
+      ['no_refund_promise', 'turn', 1, 1],
+      ['on_topic', 'conversation', 5, 0.2],
+    ]);
+  });
+
+  it('every_turns on a rubric that is not of conversation scope, at its line', async () => {
+    const path = judgeConfig('judge:\n  rubrics: turns.rubrics.yaml\n  cassette: c.json\n', { 'c.json': CASSETTE, 'turns.rubrics.yaml': RUBRICS.replace('    scope: turn\n', '    scope: turn\n    every_turns: 3\n') });
     const message = await errorOf(loadServeConfig({ configPath: path, env: {} }));
-    expect(message).toMatch(/conversation\.rubrics\.yaml:12 error scope: rubric 'no_amount' has conversation scope, which the proxy does not judge; the proxy judges tool_call rubrics/);
+    expect(message).toMatch(/turns\.rubrics\.yaml:15:\d+ error rubrics\[1\]\.every_turns: every_turns applies to conversation scope, not turn; remove every_turns, or set scope: conversation/);
+  });
+
+  it('every_turns below 1 and sample above 1 on a conversation rubric, at their lines', async () => {
+    const conversation = RUBRICS.replace('    scope: turn\n', '    scope: conversation\n    every_turns: 0\n    sample: 1.5\n');
+    const path = judgeConfig('judge:\n  rubrics: conversation.rubrics.yaml\n  cassette: c.json\n', { 'c.json': CASSETTE, 'conversation.rubrics.yaml': conversation });
+    const message = await errorOf(loadServeConfig({ configPath: path, env: {} }));
+    expect(message).toMatch(/conversation\.rubrics\.yaml:15:\d+ error rubrics\[1\]\.every_turns: expected a number >= 1, got 0/);
+    expect(message).toMatch(/conversation\.rubrics\.yaml:16:\d+ error rubrics\[1\]\.sample: expected a number <= 1, got 1\.5/);
   });
 
   it('neither a model nor a cassette', async () => {

@@ -1,8 +1,8 @@
 /**
- * The `judge:` section of `panoptes serve`'s configuration: the rubric file the proxy judges tool calls and responses
- * with, the judge's model (an OpenAI-compatible chat endpoint, or a recorded cassette for offline runs and tests), and
- * its bounds (timeout, concurrency, budget). Read and reported with the other keys; the rubric file's own errors come
- * with its file, line and column, as `panoptes validate` prints them.
+ * The `judge:` section of `panoptes serve`'s configuration: the rubric file the proxy judges tool calls, responses and
+ * conversations with, the judge's model (an OpenAI-compatible chat endpoint, or a recorded cassette for offline runs
+ * and tests), and its bounds (timeout, concurrency, budget). Read and reported with the other keys; the rubric file's
+ * own errors come with its file, line and column, as `panoptes validate` prints them.
  * @module
  */
 import { readFile } from 'node:fs/promises';
@@ -173,10 +173,7 @@ export async function buildJudgeConfig(checked: ReadonlyMap<string, CheckedValue
   };
 }
 
-/**
- * Reads and validates the rubric file. Its own errors keep its file, line and column; a rubric the proxy would never
- * run (conversation scope) is an error at its line too, since a policy left silently unchecked is worse than none.
- */
+/** Reads and validates the rubric file (every scope runs in the proxy). Its own errors keep its file, line and column. */
 async function readRubrics(path: string, { origin }: CheckedValue, diagnostics: Diagnostic[]): Promise<Rubric[] | undefined> {
   let text: string;
   try {
@@ -189,14 +186,7 @@ async function readRubrics(path: string, { origin }: CheckedValue, diagnostics: 
   const validated = validateRubrics(text, { source: path });
   diagnostics.push(...validated.diagnostics.filter((diagnostic) => diagnostic.severity === 'error'));
   if (!validated.rubrics) return undefined;
-  let unrun = false;
-  for (const rubric of validated.rubrics) {
-    if (rubric.scope !== 'conversation') continue;
-    unrun = true;
-    const [source, line] = (rubric.source ?? path).split(/:(?=\d+$)/);
-    diagnostics.push({ severity: 'error', code: 'scope-not-served', message: `rubric '${rubric.id}' has conversation scope, which the proxy does not judge`, path: 'scope', source: source!, ...(line ? { line: Number(line) } : {}), hint: 'the proxy judges tool_call rubrics (each call before the client gets it) and turn rubrics (each response); set scope: turn or tool_call, or keep this rubric for an in-process host' });
-  }
-  return unrun ? undefined : validated.rubrics;
+  return validated.rubrics;
 }
 
 /** Reads a cassette: JSON `{ modelId, entries: { <key>: { answer, usage? } } }`, as `panoptes judge record` writes it. */

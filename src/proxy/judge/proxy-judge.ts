@@ -5,12 +5,14 @@
  * error as a miss by its kind. A call the judge asks about is shown to the user as a question; the user's plain yes in
  * the next request approves that exact call once, as the proxy's rules read a yes. A rubric that names rules
  * (`applies_to.rules`) is left to them: the rulebase's `judged(...)` asks it (`createProxyRules`' `judge`).
+ * `conversation` rubrics judge a session's transcript in the background after the answers it is delivered
+ * (`createConversationJudge`, one per workflow), and a finding becomes a note on the session's next call.
  * @module
  */
 import type { ChatMessage, ToolCall } from '../../messages/index.js';
 import type { Logger, TextWatch, ToolGuard, ToolGuardVerdict } from '../../monitor/index.js';
 import { LruMap } from '../../embed/lru.js';
-import { decideJudgments, stableJson, type Judge, type JudgedOutcome, type JudgeInput, type Judgment, type Rubric, type RubricScope } from '../../judge/index.js';
+import { createConversationJudge, decideJudgments, DEFAULT_CONVERSATION_IN_FLIGHT, stableJson, type ConversationJudge, type Judge, type JudgedOutcome, type JudgeInput, type Judgment, type Rubric, type RubricScope } from '../../judge/index.js';
 import { PROXY_METRICS, type ProxyMetrics } from '../metrics.js';
 import { isExplicitYes } from '../rules/explicit-yes.js';
 
@@ -26,11 +28,18 @@ export interface JudgeContext {
   /** The session, under its workflow: approvals are kept per workflow and session. */
   sessionKey: string;
   sessionId: string;
+  /** The workflow that serves the request: each workflow counts its sessions' turns for conversation rubrics. */
+  workflow: string;
   messages: () => readonly ChatMessage[];
   /** The workflow state the session is in, for rubrics with `applies_to.states`. */
   state?: string | undefined;
   metrics: ProxyMetrics;
+  /** Set when a `tool_call` or `turn` rubric warned during the request: every conversation rubric is then due. */
+  warned?: boolean;
 }
+
+/** Puts a conversation judgment's guidance into the session's next call (the monitor's notes, shared through its store). */
+export type NoteGuidance = (sessionId: string, text: string) => Promise<void>;
 
 /** The judge's decision on a response's text: what the model reads of it, when it is not `allow`. */
 export interface TurnVerdict {
@@ -54,6 +63,17 @@ export interface ProxyJudge {
   turn(context: JudgeContext, text: string): Promise<TurnVerdict | undefined>;
   /** A text watch that only holds (no pattern): streamed text waits for the turn judgment; a bound passed is a miss. */
   holdingWatch(metrics: ProxyMetrics, inner: TextWatch | undefined): TextWatch;
+  /** Whether some rubric judges the conversation: each delivered answer is counted for it. */
+  readonly judgesConversations: boolean;
+  /**
+   * Counts an answer delivered to the session and, when a conversation rubric is due (its `every_turns`, or the
+   * request warned), judges `transcript()` in the background. Returns at once. A finding that fails (or cannot be
+   * judged with `on_error: deny` or `ask`) goes to `note` as soon as the judgment ends; a due judgment past the bounds
+   * (one per session, 4 per workflow at once) is skipped and counted as a miss (`busy`).
+   */
+  conversationTurn(context: JudgeContext, transcript: () => readonly ChatMessage[], note: NoteGuidance): void;
+  /** Resolves once the conversation judgments in flight are done (tests, shutdown). */
+  settled(): Promise<void>;
 }
 
 interface Approvals {
@@ -94,10 +114,66 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
     }
   };
 
+  /** The conversation judge of each workflow, made on its first answer (its counters carry the workflow's labels). */
+  const conversations = new Map<string, ConversationJudge>();
+  const judgesConversations = judge.rubrics.some((rubric) => rubric.scope === 'conversation' && own(rubric));
+  /** The judge as the conversation judge sees it: its own rubrics only, and every judgment counted. */
+  const counted = (metrics: ProxyMetrics): Judge => ({
+    rubrics: judge.rubrics.filter(own),
+    modelId: judge.modelId,
+    rubric: (id) => judge.rubric(id),
+    applicable: (scope, input) => applicable(scope, input),
+    judge: async (rubric, input) => {
+      const judgment = await judge.judge(rubric, input);
+      record([judgment], metrics, 'the conversation');
+      return judgment;
+    },
+    judgeScope: async (scope, input) => {
+      const judgments = await judge.judgeScope(scope, input);
+      record(judgments, metrics, 'the conversation');
+      return judgments;
+    },
+    keyOf: (rubric, input) => judge.keyOf(rubric, input),
+    stats: () => judge.stats(),
+  });
+  const conversationOf = (workflow: string, metrics: ProxyMetrics, note: NoteGuidance): ConversationJudge => {
+    let made = conversations.get(workflow);
+    if (made) return made;
+    const conversation = createConversationJudge(counted(metrics), {
+      logger,
+      onJudgment: ({ sessionId, outcome }) => {
+        if (outcome.decision === 'allow' || sessionId === undefined) return;
+        // The helper keeps the guidance right after it reports, in the same synchronous step: it is taken once that
+        // step is over, and noted in the monitor, whose store every instance of the proxy reads on the next call.
+        queueMicrotask(() => {
+          const text = conversation.takeGuidance(sessionId);
+          if (text !== undefined) void note(sessionId, text).catch(() => undefined);
+        });
+      },
+    });
+    conversations.set(workflow, (made = conversation));
+    return made;
+  };
+
   return {
     judge,
     judgesTurns,
     needsState,
+    judgesConversations,
+    conversationTurn(context, transcript, note) {
+      if (!judgesConversations) return;
+      const { workflow, sessionId, state, warned, metrics } = context;
+      const conversation = conversationOf(workflow, metrics, note);
+      const skipped = conversation.stats().skipped;
+      conversation.turn(sessionId, { messages: transcript, ...(warned ? { warned } : {}), ...(state === undefined ? {} : { state }) });
+      if (conversation.stats().skipped > skipped) {
+        metrics.add(PROXY_METRICS.judgeMisses, { cause: 'busy' });
+        debug(`[panoptes proxy] judge: the conversation of a session was due but not judged: a judgment of it, or ${DEFAULT_CONVERSATION_IN_FLIGHT} in all, were in flight`);
+      }
+    },
+    settled: async () => {
+      await Promise.all([...conversations.values()].map((conversation) => conversation.settled()));
+    },
     observe(sessionKey, messages) {
       const approvals = sessions.get(sessionKey);
       if (!approvals || approvals.asked.size === 0) return;
@@ -107,7 +183,8 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
       if (isExplicitYes(last.content)) for (const key of approvals.asked) bounded(approvals.approved).add(key);
       approvals.asked.clear();
     },
-    guard({ sessionKey, sessionId, messages, state, metrics }) {
+    guard(context) {
+      const { sessionKey, sessionId, messages, state, metrics } = context;
       return async (call): Promise<ToolGuardVerdict> => {
         const key = callKey(call);
         if (sessions.get(sessionKey)?.approved.delete(key)) {
@@ -118,6 +195,7 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
         if (rubrics.length === 0) return ALLOWED;
         const outcome = await judgeAll(rubrics, { call, messages: messages(), sessionId, ...(state === undefined ? {} : { state }) });
         record(outcome.judgments, metrics, `a call to ${call.name}`);
+        if (outcome.warnings.length > 0) context.warned = true;
         if (outcome.decision === 'allow') return ALLOWED;
         if (outcome.decision === 'deny') return { allowed: false, reason: `The call to ${call.name} was refused, so it did not run. ${outcome.message ?? ''}`.trim() };
         let approvals = sessions.get(sessionKey);
@@ -130,7 +208,8 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
         };
       };
     },
-    async turn({ sessionId, messages, state, metrics }, text) {
+    async turn(context, text) {
+      const { sessionId, messages, state, metrics } = context;
       // A response of tool calls alone has no text to judge: its calls are judged, not an empty answer.
       if (!judgesTurns || text.trim() === '') return undefined;
       const input: JudgeInput = { response: text, sessionId, ...(state === undefined ? {} : { state }) };
@@ -138,6 +217,7 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
       if (rubrics.length === 0) return undefined;
       const outcome = await judgeAll(rubrics, { ...input, messages: messages() });
       record(outcome.judgments, metrics, 'a response');
+      if (outcome.warnings.length > 0) context.warned = true;
       return outcome.decision === 'allow' ? undefined : { decision: outcome.decision, message: outcome.message ?? '' };
     },
     holdingWatch(metrics, inner) {
