@@ -134,7 +134,7 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
   const nodeJudge = judge === undefined ? undefined : createNodeJudge(judge, { logger, onJudgment, onViolatingText, replace });
   /** The messages with the judge's notes for the session at the end of the system text. */
   const withNotes = (sent: BaseMessage[], notes: string): BaseMessage[] => (notes === '' ? sent : fromChatMessages(appendToSystem(toChatMessages(sent), notes)));
-  if (monitor === undefined) return unmonitoredNode(node, { owner: (sentinel ?? judge)!, perConversation: sentinel === undefined || isSentinelSessions(sentinel), system, sessionId, withFacts, withNotes, nodeJudge });
+  if (monitor === undefined) return unmonitoredNode(node, { owner: (sentinel ?? judge)!, perConversation: sentinel === undefined || isSentinelSessions(sentinel), system, sessionId, withFacts, withNotes, nodeJudge, failed });
   // Sync-first: with the session in memory the monitor answers at once, and a step pays no promise of Panoptes'
   // own beyond the node's (each costs microseconds inside a graph's run).
   const calls = syncFirst(monitor);
@@ -171,7 +171,9 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     const judged = (settled: { answer: NodeAnswer<Update>; replaced?: unknown }, sent: BaseMessage[]): MaybePromise<NodeAnswer<Update>> => {
       if (!nodeJudge || settled.replaced) return settled.answer;
       return nodeJudge.judge(session, settled.answer, sent, async (note) => {
-        const second = await Promise.resolve(run(withNotes(sent, note))).catch((error: unknown) => (failed(REGENERATING, error), undefined));
+        const second = await Promise.resolve()
+          .then(() => run(withNotes(sent, note)))
+          .catch((error: unknown) => (failed(REGENERATING, error), undefined));
         if (!second?.turn) return second && { answer: second, replaced: false };
         const classified = await Promise.resolve(attempt(() => calls.afterModel(session, second.turn!, { withhold: true, regenerated: true }), (result) => result, (error) => (failed('monitor.afterModel', error), undefined)));
         return classified?.withheld ? { answer: replace(second, withheldMessage(second.response!, classified.withheld)), replaced: true } : { answer: second, replaced: false };
@@ -229,6 +231,7 @@ function unmonitoredNode<State extends PanoptesGraphState, Update extends ModelN
     withFacts,
     withNotes,
     nodeJudge,
+    failed,
   }: {
     owner: object;
     /** Whether runs have sessions (per-conversation sentinels, or a judge alone); one shared sentinel has none. */
@@ -238,6 +241,7 @@ function unmonitoredNode<State extends PanoptesGraphState, Update extends ModelN
     withFacts: (sent: BaseMessage[], session: string | undefined) => BaseMessage[];
     withNotes: (sent: BaseMessage[], notes: string) => BaseMessage[];
     nodeJudge: NodeJudge<NodeAnswer<Update>> | undefined;
+    failed: (where: string, error: unknown) => void;
   },
 ) {
   return async function panoptesFactsNode(state: State, config: LangGraphRunnableConfig): Promise<Update> {
@@ -252,7 +256,9 @@ function unmonitoredNode<State extends PanoptesGraphState, Update extends ModelN
       return { update: withoutRequestOnly(output, asked, stored), response, turn: response && toAssistantTurn(response) };
     };
     const first = await run(request);
-    const answer = nodeJudge && session !== undefined ? await nodeJudge.judge(session, first, request, async (note) => ({ answer: await run(withNotes(request, note)), replaced: false })) : first;
+    // A regenerated run that fails leaves the first answer withheld.
+    const retry = (note: string) => run(withNotes(request, note)).then((answer) => ({ answer, replaced: false }), (error: unknown) => (failed(REGENERATING, error), undefined));
+    const answer = nodeJudge && session !== undefined ? await nodeJudge.judge(session, first, request, retry) : first;
     if (session !== undefined && answer.turn) answeredInSession(owner, session, answer.turn);
     if (session !== undefined) nodeJudge?.answered(session, request, answer.response);
     return answer.update;
