@@ -106,7 +106,7 @@ export type ModelNode<State extends PanoptesGraphState, Update extends ModelNode
  *
  * Your node should return only its new messages, as LangGraph's message reducer expects; if it returns the whole
  * list, the messages Panoptes added for this call are taken out of the update.
- * @throws {InvalidOptionError} at construction when `monitor` is missing or `onBlock` is invalid.
+ * @throws {InvalidOptionError} at construction when none of `monitor`, `sentinel` and `judge` is given, `judge` is not a judge, or `onBlock` is invalid.
  * @example
  * const callModel = async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] });
  * graph.addNode('agent', wrapModelNode(callModel, { monitor, systemPrompt: 'You are a support agent.' }));
