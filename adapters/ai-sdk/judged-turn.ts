@@ -30,7 +30,10 @@ export interface TurnJudge {
 }
 
 /** The judge for the middleware's responses; never throws (the judge turns its own failures into `on_error`). */
-export function createTurnJudge(judge: Judge, { userMessage = DEFAULT_USER_MESSAGE, logger }: { userMessage?: string | undefined; logger: Logger }): TurnJudge {
+export function createTurnJudge(
+  judge: Judge,
+  { userMessage = DEFAULT_USER_MESSAGE, logger, onWarning }: { userMessage?: string | undefined; logger: Logger; /** A rubric warned about the session's response. */ onWarning?: (sessionId: string | undefined) => void },
+): TurnJudge {
   const notes = new Map<string, string>();
   return {
     async judge(sessionId, prompt, content) {
@@ -48,7 +51,10 @@ export function createTurnJudge(judge: Judge, { userMessage = DEFAULT_USER_MESSA
       reason: outcome.reasons.join(' '),
     }),
     settled(sessionId, outcome, withheld) {
-      if (outcome.warnings.length > 0) warnSafely(logger, `[panoptes] A response went out with a judge's warning: ${outcome.warnings.join('; ')}`);
+      if (outcome.warnings.length > 0) {
+        warnSafely(logger, `[panoptes] A response went out with a judge's warning: ${outcome.warnings.join('; ')}`);
+        onWarning?.(sessionId);
+      }
       if (outcome.decision !== 'deny' || sessionId === undefined) return;
       const note = withheld
         ? `[POLICY CHECK] Your previous response was withheld from the user: ${outcome.message} Answer the user's last message again, within the policy.`

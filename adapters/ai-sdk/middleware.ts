@@ -30,6 +30,7 @@ import {
 import { createFailOpen } from './fail-open.js';
 import { classifyingStream, type ClassifyResponse, type StreamChecks } from './classifying-stream.js';
 import type { CallOptions, GenerateResult, ResponseContent, StreamPart } from './host-types.js';
+import { createConversationReview } from './judged-conversation.js';
 import { createTurnJudge, withJudgeMetadata, type TurnJudge } from './judged-turn.js';
 import { namedSessionIdOf, withSessionMetadata } from './session-id.js';
 import { streamedContent } from './stream-state.js';
@@ -110,6 +111,10 @@ export interface PanoptesMiddlewareOptions {
    * finding, `deliver`), and the next call's system message tells the model why. A stream that went out as it came
    * is judged when it ends, and a refusal becomes that note on the session's next call. `ask` and `warn` deliver the
    * response, named in `providerMetadata.panoptes.judge` (warnings are logged too).
+   *
+   * Its `conversation` rubrics judge the session's conversation in the background, every `every_turns` answers (or
+   * with the answer a turn rubric warned about), never holding a response; a failing one puts a `[CONVERSATION
+   * REVIEW]` note into the session's next call. They need the session: without a monitor, one the call names.
    */
   judge?: Judge;
   /** What the user reads in place of a response the judge withheld. @default "I'm sorry, I can't help with that. Is there anything else I can do for you?" */
@@ -174,7 +179,20 @@ export function panoptesMiddleware({
     return { ...params, prompt: withInterventions(params.prompt, converted, appendToSystem(converted.messages, block)) };
   };
 
-  const turnJudge = judge === undefined ? undefined : createTurnJudge(judge, { userMessage: judgeUserMessage, logger });
+  // `conversation` rubrics: each answer counts a turn of its session (off the critical path); a due judgment's
+  // finding goes into the session's next call. A turn rubric's warning makes them due at once.
+  const review = judge === undefined ? undefined : createConversationReview(judge, { logger });
+  const turnJudge = judge === undefined ? undefined : createTurnJudge(judge, { userMessage: judgeUserMessage, logger, ...(review ? { onWarning: review.warned } : {}) });
+  /** The notes the judge left for the session: a finding about its last answer, a review of the conversation. */
+  const withJudgeNotes = (id: string | undefined, params: CallOptions) => (review ? review.withGuidance(id, turnJudge!.withNote(id, params)) : turnJudge ? turnJudge.withNote(id, params) : params);
+  /** An answer settled (what the caller gets): a turn of the conversation. Never throws, never waits. */
+  const answeredTurn = (id: string | undefined, params: CallOptions, turn: AssistantTurn) => {
+    try {
+      review?.answered(id, params, turn);
+    } catch (error) {
+      failOpen.failed('Counting a turn for the conversation judge', error);
+    }
+  };
   /** Judges a response's text; never rejects (a failure of ours lets the response through, logged once). */
   const judged = async (id: string | undefined, params: CallOptions, content: readonly ResponseContent[]): Promise<JudgedOutcome | undefined> => {
     try {
@@ -190,8 +208,7 @@ export function panoptesMiddleware({
   if (monitor === undefined) {
     const transformParams = async ({ params }: { params: CallOptions }) => {
       const id = namedSessionIdOf(params, sessionId);
-      const sent = withFacts(id, params);
-      return turnJudge ? turnJudge.withNote(id, sent) : sent;
+      return withJudgeNotes(id, withFacts(id, params));
     };
     if (turnJudge === undefined) return { specificationVersion: 'v3', transformParams };
     return {
@@ -200,12 +217,20 @@ export function panoptesMiddleware({
       wrapGenerate: async ({ doGenerate, params, model }) => {
         const id = namedSessionIdOf(params, sessionId);
         const { result, outcome } = await judgedGenerate(id, await doGenerate(), params, (next) => model.doGenerate(next));
+        answeredTurn(id, params, toAssistantTurn(result.content, params.tools?.map((tool) => tool.name)));
         return { ...result, providerMetadata: withJudgeMetadata(result.providerMetadata, outcome) };
       },
       wrapStream: async ({ doStream, params }) => {
         const id = namedSessionIdOf(params, sessionId);
         const result = await doStream();
-        return { ...result, stream: judgedAtEnd(result.stream, (content) => judged(id, params, content).then((outcome) => outcome && turnJudge.settled(id, outcome, false))) };
+        return {
+          ...result,
+          stream: judgedAtEnd(result.stream, async (content) => {
+            const outcome = await judged(id, params, content);
+            if (outcome) turnJudge.settled(id, outcome, false);
+            answeredTurn(id, params, toAssistantTurn(content, params.tools?.map((tool) => tool.name)));
+          }),
+        };
       },
     };
   }
@@ -275,7 +300,10 @@ export function panoptesMiddleware({
     return isPromiseLike(after) ? Promise.resolve(after).then((result) => result, failed) : after;
   };
   // Once classified and settled: a later request carrying the answer delivered continues the session and finds that step done.
-  const answered = (id: string, turn: AssistantTurn) => conversations.answered(id, turn);
+  const answered = (id: string, turn: AssistantTurn, params: CallOptions) => {
+    conversations.answered(id, turn);
+    answeredTurn(id, params, turn);
+  };
 
   /**
    * The call's params with the interventions due on it applied (to this call only), or the monitor's block. Sync-first;
@@ -329,7 +357,7 @@ export function panoptesMiddleware({
     };
     const checksWith = (watch: TextWatch | undefined): ResponseChecks => ({
       classify: turnJudge ? classifyThenJudge : classifyFirst,
-      answered: (content) => answered(id, classified?.content === content ? classified.turn : turnOf(content, params)),
+      answered: (content) => answered(id, classified?.content === content ? classified.turn : turnOf(content, params), params),
       ...(cutLoopingStreams && monitor.loops ? { loops: monitor.loops.watchStream() } : {}),
       ...(watch ? { text: { watch, policy: textPolicy, maxBytes: holdMaxBytes, maxMs: holdMaxMs, ...(retry ? { retry } : {}) } } : {}),
     });
@@ -361,7 +389,7 @@ export function panoptesMiddleware({
       const { next, blocked } = isPromiseLike(due) ? await due : due;
       if (blocked !== undefined) throw blocked; // a block is the monitor's answer, not its failure
       // A regenerated call starts from these params, so it carries the same facts (and the judge's note, used up here).
-      const sent = turnJudge ? turnJudge.withNote(id, withFacts(id, next)) : withFacts(id, next);
+      const sent = withJudgeNotes(id, withFacts(id, next));
       sessions.set(sent, id);
       return sent;
     },
@@ -379,13 +407,13 @@ export function panoptesMiddleware({
         replace: ({ result }, withheld) => answerOf(withheldResult(result, withheld)),
       });
       if (turnJudge === undefined || replaced) {
-        answered(id, answer.turn);
+        answered(id, answer.turn, params);
         return { ...answer.result, providerMetadata: withSessionMetadata(answer.result.providerMetadata, id) };
       }
       // What the monitor let through is judged before it is returned.
       const classifySecond = async (second: GenerateResult) => (await classify(id, turnOf(second.content, params), { withhold, regenerated: true }))?.withheld;
       const judgedAnswer = await judgedGenerate(id, answer.result, params, (next) => regenerate(id, next, (again) => model.doGenerate(again)).then((second) => second ?? Promise.reject(new Error('the regenerated call was blocked'))), classifySecond);
-      answered(id, judgedAnswer.result === answer.result ? answer.turn : turnOf(judgedAnswer.result.content, params));
+      answered(id, judgedAnswer.result === answer.result ? answer.turn : turnOf(judgedAnswer.result.content, params), params);
       return { ...judgedAnswer.result, providerMetadata: withSessionMetadata(withJudgeMetadata(judgedAnswer.result.providerMetadata, judgedAnswer.outcome), id) };
     },
 
@@ -408,7 +436,7 @@ function judgedAtEnd(source: ReadableStream<StreamPart>, onEnd: (content: Respon
   return source.pipeThrough(
     new TransformStream<StreamPart, StreamPart>({
       transform(part, controller) {
-        if (part.type === 'text-start' || part.type === 'text-delta') parts.push(part);
+        if (part.type === 'text-start' || part.type === 'text-delta' || part.type === 'tool-call') parts.push(part);
         controller.enqueue(part);
       },
       flush: () => onEnd(streamedContent(parts)).then(() => undefined),

@@ -15,18 +15,22 @@ import {
   settleAnswer,
   syncFirst,
   type BeforeModelResult,
+  type Judge,
   type Logger,
   type MaybePromise,
   type Monitor,
+  type OnJudgment,
   type OnViolatingText,
   type SentinelSource,
 } from '../../src/index.js';
+import { assertJudgeOption } from '../langchain/judged-calls.js';
 import { blockedResponse, defaultBlockMessage, type BlockMessage } from '../langchain/block-message.js';
 import { createFailureLog } from '../langchain/fail-open.js';
 import { fromChatMessages, toAssistantTurn, toChatMessages } from '../langchain/translate.js';
 import { REGENERATING, withheldMessage } from '../langchain/withheld-message.js';
 import { graphSessionAccess, onGraphSession } from './graph-monitor.js';
 import { answeredInSession, modelCallSessionId } from './graph-session.js';
+import { createNodeJudge, type NodeJudge } from './judged-answer.js';
 import type { PanoptesGraphState } from './state.js';
 
 /** Options of {@link wrapModelNode}. */
@@ -69,6 +73,18 @@ export interface WrapModelNodeOptions {
   factSummary?: boolean;
   /** Where Panoptes reports its own failures, once per place. @default console */
   logger?: Logger;
+  /**
+   * A judge (`createJudge`). Its `turn` rubrics judge an answer with text and no tool calls before the node returns
+   * it (an answer that calls tools is judged through its calls, by `GuardedToolNode`); one a rubric refuses or asks
+   * about follows `onViolatingText`: `replace` puts an AI message with `I'm sorry, I can't help with that...` in its
+   * place (`response_metadata.panoptes.judged` names the rubrics), `regenerate` runs your node once more with the
+   * finding, `deliver` lets it out. Its `conversation` rubrics judge the thread in the background, every
+   * `every_turns` answers or after a turn rubric warned. Either finding reaches your node on the session's next call,
+   * at the end of the system prompt (`[POLICY CHECK]`, `[CONVERSATION REVIEW]`).
+   */
+  judge?: Judge;
+  /** Told each judge outcome that did not simply pass (user code: caught). */
+  onJudgment?: OnJudgment;
 }
 
 /** What a model node returns: its new messages (one or a list) and any other state keys. */
@@ -90,16 +106,17 @@ export type ModelNode<State extends PanoptesGraphState, Update extends ModelNode
  *
  * Your node should return only its new messages, as LangGraph's message reducer expects; if it returns the whole
  * list, the messages Panoptes added for this call are taken out of the update.
- * @throws {InvalidOptionError} at construction when `monitor` is missing or `onBlock` is invalid.
+ * @throws {InvalidOptionError} at construction when none of `monitor`, `sentinel` and `judge` is given, `judge` is not a judge, or `onBlock` is invalid.
  * @example
  * const callModel = async (state: typeof State.State) => ({ messages: [await model.invoke(state.messages)] });
  * graph.addNode('agent', wrapModelNode(callModel, { monitor, systemPrompt: 'You are a support agent.' }));
  */
 export function wrapModelNode<State extends PanoptesGraphState, Update extends ModelNodeUpdate>(
   node: ModelNode<State, Update>,
-  { monitor, systemPrompt, sessionId, onBlock = 'end', blockMessage = defaultBlockMessage, onViolatingText = 'replace', sentinel, factSummary = sentinel !== undefined, logger = console }: WrapModelNodeOptions,
+  { monitor, systemPrompt, sessionId, onBlock = 'end', blockMessage = defaultBlockMessage, onViolatingText = 'replace', sentinel, factSummary = sentinel !== undefined, logger = console, judge, onJudgment }: WrapModelNodeOptions,
 ): (state: State, config: LangGraphRunnableConfig) => Promise<(Update & { panoptes?: string }) | { messages: BaseMessage[]; panoptes?: string }> {
-  if (monitor === undefined && sentinel === undefined) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createGraphMonitor() or createMonitor(), a sentinel, or both.' });
+  if (monitor === undefined && sentinel === undefined && judge === undefined) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass a monitor from createGraphMonitor() or createMonitor(), a sentinel, a judge from createJudge(), or several.' });
+  assertJudgeOption(judge);
   if (monitor !== undefined && (!monitor || typeof monitor.beforeModel !== 'function')) throw new InvalidOptionError({ parameter: 'monitor', value: monitor, fix: 'Pass the result of createGraphMonitor() or createMonitor().' });
   if (onBlock !== 'end' && onBlock !== 'throw') throw new InvalidOptionError({ parameter: 'onBlock', value: onBlock, fix: "Pass 'end' (the default) or 'throw'." });
   assertOnViolatingText(onViolatingText);
@@ -113,7 +130,11 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     return block === undefined ? sent : fromChatMessages(appendToSystem(toChatMessages(sent), block));
   };
   const system = systemPrompt === undefined ? undefined : new SystemMessage(systemPrompt);
-  if (monitor === undefined) return factsOnlyNode(node, { sentinel: sentinel!, system, sessionId, withFacts });
+  const replace = (answer: NodeAnswer<Update>, replacement: BaseMessage): NodeAnswer<Update> => ({ update: withMessageReplaced(answer.update, answer.response!, replacement), response: replacement, turn: toAssistantTurn(replacement) });
+  const nodeJudge = judge === undefined ? undefined : createNodeJudge(judge, { logger, onJudgment, onViolatingText, replace });
+  /** The messages with the judge's notes for the session at the end of the system text. */
+  const withNotes = (sent: BaseMessage[], notes: string): BaseMessage[] => (notes === '' ? sent : fromChatMessages(appendToSystem(toChatMessages(sent), notes)));
+  if (monitor === undefined) return unmonitoredNode(node, { owner: (sentinel ?? judge)!, perConversation: sentinel === undefined || isSentinelSessions(sentinel), system, sessionId, withFacts, withNotes, nodeJudge, failed });
   // Sync-first: with the session in memory the monitor answers at once, and a step pays no promise of Panoptes'
   // own beyond the node's (each costs microseconds inside a graph's run).
   const calls = syncFirst(monitor);
@@ -123,10 +144,12 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
     const stored = state.messages ?? [];
     const session = modelCallSessionId(sessionId, stored, config, monitor);
     const request = system ? [system, ...stored] : stored;
+    // Taken once per step: a regenerated call carries them too.
+    const notes = nodeJudge ? nodeJudge.takeNotes(session) : '';
 
     /** Your node on these messages: its update (without what only the request held) and its answer. */
     const run = (sent: BaseMessage[]): MaybePromise<NodeAnswer<Update>> => {
-      const asked = withFacts(sent, session);
+      const asked = withFacts(withNotes(sent, notes), session);
       return andThen(node({ ...state, messages: asked }, config), (output) => {
         const response = lastAiMessage(output);
         return { update: withoutRequestOnly(output, asked, stored), response, turn: response && toAssistantTurn(response) };
@@ -142,11 +165,20 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
             (before) => (before.action === 'block' ? undefined : attempt(() => run(before.interventions.length > 0 ? fromChatMessages(before.messages) : sent), (answer) => answer, (error) => (failed(REGENERATING, error), undefined))),
             (error) => (failed('monitor.beforeModel', error), undefined),
           ),
-        replace: (answer, withheld) => {
-          const replacement = withheldMessage(answer.response!, withheld);
-          return { update: withMessageReplaced(answer.update, answer.response!, replacement), response: replacement, turn: toAssistantTurn(replacement) };
-        },
+        replace: (answer, withheld) => replace(answer, withheldMessage(answer.response!, withheld)),
       });
+    /** What the monitor let through, judged before the node returns it; a second answer is classified again. */
+    const judged = (settled: { answer: NodeAnswer<Update>; replaced?: unknown }, sent: BaseMessage[]): MaybePromise<NodeAnswer<Update>> => {
+      if (!nodeJudge || settled.replaced) return settled.answer;
+      return nodeJudge.judge(session, settled.answer, sent, async (note) => {
+        const second = await Promise.resolve()
+          .then(() => run(withNotes(sent, note)))
+          .catch((error: unknown) => (failed(REGENERATING, error), undefined));
+        if (!second?.turn) return second && { answer: second, replaced: false };
+        const classified = await Promise.resolve(attempt(() => calls.afterModel(session, second.turn!, { withhold: true, regenerated: true }), (result) => result, (error) => (failed('monitor.afterModel', error), undefined)));
+        return classified?.withheld ? { answer: replace(second, withheldMessage(second.response!, classified.withheld)), replaced: true } : { answer: second, replaced: false };
+      });
+    };
     const proceed = (before: BeforeModelResult | undefined): MaybePromise<Update | { messages: BaseMessage[] }> => {
       if (before?.action === 'block') {
         if (onBlock === 'throw') throw before.error;
@@ -156,11 +188,14 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
       }
       const sent = before && before.interventions.length > 0 ? fromChatMessages(before.messages) : request;
       return andThen(run(sent), (first) =>
-        andThen(settle(first, sent), ({ answer: { update, turn } }) => {
-          // Recorded (the answer delivered) once classified, so a call that continues the thread finds that step done.
-          if (turn) answeredInSession(monitor, session, turn);
-          return update;
-        }),
+        andThen(settle(first, sent), (settled) =>
+          andThen(judged(settled, sent), ({ update, turn, response }) => {
+            // Recorded (the answer delivered) once classified, so a call that continues the thread finds that step done.
+            if (turn) answeredInSession(monitor, session, turn);
+            nodeJudge?.answered(session, sent, response);
+            return update;
+          }),
+        ),
       );
     };
     // The conversation is converted only if the monitor reads it: a call with nothing due never does.
@@ -182,23 +217,51 @@ export function wrapModelNode<State extends PanoptesGraphState, Update extends M
 }
 
 /**
- * A model node with a sentinel and no monitor: your node receives the known facts, and its answer is recorded in the
- * sentinels' session registry, so the tool node finds the session of its calls.
+ * A model node without a monitor (a sentinel, a judge, or both): your node receives the known facts and the judge's
+ * notes, its answer is judged, and recorded in the session registry of `owner` (the sentinel, else the judge), so the
+ * tool node finds the session of its calls.
  */
-function factsOnlyNode<State extends PanoptesGraphState, Update extends ModelNodeUpdate>(
+function unmonitoredNode<State extends PanoptesGraphState, Update extends ModelNodeUpdate>(
   node: ModelNode<State, Update>,
-  { sentinel, system, sessionId, withFacts }: { sentinel: SentinelSource; system: SystemMessage | undefined; sessionId: string | undefined; withFacts: (sent: BaseMessage[], session: string | undefined) => BaseMessage[] },
+  {
+    owner,
+    perConversation,
+    system,
+    sessionId,
+    withFacts,
+    withNotes,
+    nodeJudge,
+    failed,
+  }: {
+    owner: object;
+    /** Whether runs have sessions (per-conversation sentinels, or a judge alone); one shared sentinel has none. */
+    perConversation: boolean;
+    system: SystemMessage | undefined;
+    sessionId: string | undefined;
+    withFacts: (sent: BaseMessage[], session: string | undefined) => BaseMessage[];
+    withNotes: (sent: BaseMessage[], notes: string) => BaseMessage[];
+    nodeJudge: NodeJudge<NodeAnswer<Update>> | undefined;
+    failed: (where: string, error: unknown) => void;
+  },
 ) {
-  const perConversation = isSentinelSessions(sentinel);
   return async function panoptesFactsNode(state: State, config: LangGraphRunnableConfig): Promise<Update> {
     const stored = state.messages ?? [];
-    const session = perConversation ? modelCallSessionId(sessionId, stored, config, sentinel) : undefined;
+    const session = perConversation || nodeJudge ? modelCallSessionId(sessionId, stored, config, owner) : undefined;
     const request = system ? [system, ...stored] : stored;
-    const asked = withFacts(request, session);
-    const output = await node({ ...state, messages: asked }, config);
-    const response = lastAiMessage(output);
-    if (session !== undefined && response) answeredInSession(sentinel, session, toAssistantTurn(response));
-    return withoutRequestOnly(output, asked, stored);
+    const notes = nodeJudge && session !== undefined ? nodeJudge.takeNotes(session) : '';
+    const run = async (sent: BaseMessage[]): Promise<NodeAnswer<Update>> => {
+      const asked = withFacts(withNotes(sent, notes), session);
+      const output = await node({ ...state, messages: asked }, config);
+      const response = lastAiMessage(output);
+      return { update: withoutRequestOnly(output, asked, stored), response, turn: response && toAssistantTurn(response) };
+    };
+    const first = await run(request);
+    // A regenerated run that fails leaves the first answer withheld.
+    const retry = (note: string) => run(withNotes(request, note)).then((answer) => ({ answer, replaced: false }), (error: unknown) => (failed(REGENERATING, error), undefined));
+    const answer = nodeJudge && session !== undefined ? await nodeJudge.judge(session, first, request, retry) : first;
+    if (session !== undefined && answer.turn) answeredInSession(owner, session, answer.turn);
+    if (session !== undefined) nodeJudge?.answered(session, request, answer.response);
+    return answer.update;
   };
 }
 

@@ -76,7 +76,7 @@ describe('wrapModelNode with a sentinel: the fact summary', () => {
   });
 
   it('refuses neither a monitor nor a sentinel at construction', () => {
-    expect(() => wrapModelNode(async () => ({}), {})).toThrow(/Pass a monitor from createGraphMonitor\(\) or createMonitor\(\), a sentinel, or both/);
+    expect(() => wrapModelNode(async () => ({}), {})).toThrow(/Pass a monitor from createGraphMonitor\(\) or createMonitor\(\), a sentinel, a judge from createJudge\(\), or several/);
   });
 
   it('refuses factSummary without a sentinel, or that is not a boolean, at construction', () => {
