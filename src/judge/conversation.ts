@@ -20,6 +20,12 @@ export interface ConversationJudgeOptions {
   logger?: Logger;
   /** Told each outcome that did not simply pass (user code: caught). */
   onJudgment?: OnJudgment;
+  /**
+   * Takes each finding for the model as soon as it is written, instead of keeping it for `takeGuidance` (a host that
+   * stores notes where its next call reads them: the proxy's shared session store). Awaited inside the judgment, so
+   * `settled()` waits for it; a throw or rejection is counted in `stats().failures` and logged once.
+   */
+  onGuidance?: (sessionId: string, text: string) => void | Promise<void>;
 }
 
 /** What a host tells a conversation judge at the end of each turn. */
@@ -72,7 +78,7 @@ export interface ConversationJudge {
  * conversation.turn(sessionId, { messages });          // after each answer
  * const note = conversation.takeGuidance(sessionId);   // before the next model call: add it to the system prompt
  */
-export function createConversationJudge(judge: Judge, { maxInFlight = DEFAULT_CONVERSATION_IN_FLIGHT, maxSessions = DEFAULT_CONVERSATION_SESSIONS, logger = console, onJudgment }: ConversationJudgeOptions = {}): ConversationJudge {
+export function createConversationJudge(judge: Judge, { maxInFlight = DEFAULT_CONVERSATION_IN_FLIGHT, maxSessions = DEFAULT_CONVERSATION_SESSIONS, logger = console, onJudgment, onGuidance }: ConversationJudgeOptions = {}): ConversationJudge {
   const rubrics = judge.rubrics.filter((rubric) => rubric.scope === 'conversation');
   const turns = new Map<string, number>();
   const guidance = new Map<string, string>();
@@ -94,7 +100,8 @@ export function createConversationJudge(judge: Judge, { maxInFlight = DEFAULT_CO
       const outcome = decideJudgments(await Promise.all(due.map((rubric) => judge.judge(rubric, input))), judge);
       report({ scope: 'conversation', sessionId, ...(state === undefined ? {} : { state }), outcome });
       const note = guidanceOf(outcome);
-      if (note) keep(guidance, sessionId, note);
+      if (note && onGuidance) await onGuidance(sessionId, note);
+      else if (note) keep(guidance, sessionId, note);
     } catch (error) {
       stats.failures++;
       if (!failureLogged) warnSafely(logger, '[panoptes] judging the conversation failed; the agent goes on unjudged. Later failures are counted, not logged.', error);

@@ -79,6 +79,24 @@ describe('createConversationJudge', () => {
     expect(conversation.stats()).toMatchObject({ turns: 4, started: 2, skipped: 2 });
   });
 
+  it('onGuidance takes each finding as it is written (takeGuidance then has none); a throwing onGuidance is counted and logged once', async () => {
+    const judge = createJudge({ model: offTopic, rubrics: rubrics(1), logger: quiet() });
+    const delivered: Array<[string, string]> = [];
+    const conversation = createConversationJudge(judge, { logger: quiet(), onGuidance: async (sessionId, text) => void delivered.push([sessionId, text]) });
+    conversation.turn('s1', { messages: chat('Hi', 'Buy a lottery ticket!') });
+    await conversation.settled();
+    expect(delivered).toEqual([['s1', expect.stringContaining('[CONVERSATION REVIEW]')]]);
+    expect(conversation.takeGuidance('s1')).toBeUndefined();
+
+    const logger = quiet();
+    const failing = createConversationJudge(judge, { logger, onGuidance: () => { throw new Error('store down'); } });
+    failing.turn('s1', { messages: chat('Hi', 'Buy a lottery ticket!') });
+    failing.turn('s2', { messages: chat('Hi', 'Buy a lottery ticket!') });
+    await failing.settled();
+    expect(failing.stats().failures).toBe(2);
+    expect(logger.warnings).toHaveLength(1);
+  });
+
   it('a judge that throws outside its own error handling is counted and logged once; the agent never sees it', async () => {
     const logger = quiet();
     const broken = { rubrics: rubrics(1), judge: async () => Promise.reject(new Error('broken judge')) } as unknown as Judge;

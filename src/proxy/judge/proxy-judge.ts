@@ -141,15 +141,8 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
     if (made) return made;
     const conversation = createConversationJudge(counted(metrics), {
       logger,
-      onJudgment: ({ sessionId, outcome }) => {
-        if (outcome.decision === 'allow' || sessionId === undefined) return;
-        // The helper keeps the guidance right after it reports, in the same synchronous step: it is taken once that
-        // step is over, and noted in the monitor, whose store every instance of the proxy reads on the next call.
-        queueMicrotask(() => {
-          const text = conversation.takeGuidance(sessionId);
-          if (text !== undefined) void note(sessionId, text).catch(() => undefined);
-        });
-      },
+      // Noted in the monitor, whose store every instance of the proxy reads on the session's next call.
+      onGuidance: (sessionId, text) => note(sessionId, text),
     });
     conversations.set(workflow, (made = conversation));
     return made;
