@@ -124,7 +124,7 @@ describe('npm run eval:agentdojo', () => {
       expect(request.judged).not.toContain('INFORMATION');
       expect(request.judged).toMatch(/## The call about to run\nsend_money\(/);
     }
-    const model0 = result.tallies.get('untrusting')!.model!;
+    const model0 = result.tallies.get('as written')!.model!;
     expect(model0.attacks.get('all')).toEqual({ located: 1, refused: 1, stopped: 1 });
     expect(model0.benign.get('all')).toEqual({ runs: 1, refused: 0, asked: 0 });
 
@@ -145,7 +145,7 @@ describe('npm run eval:agentdojo', () => {
     const live: string[] = [];
     const liveLog = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void live.push(String(line)));
     try {
-      printReport(result.tallies, { runsPath: 'runs.jsonl', wallMs: 0, skipped: 0, badLines: 0, noRulebase: 0, variants: ['untrusting'], judge: { ...result.judge!, live: true } });
+      printReport(result.tallies, { runsPath: 'runs.jsonl', wallMs: 0, skipped: 0, badLines: 0, noRulebase: 0, variants: ['as written'], judge: { ...result.judge!, live: true } });
     } finally {
       liveLog.mockRestore();
     }
@@ -164,7 +164,7 @@ describe('npm run eval:agentdojo', () => {
     try {
       const result = await runEval({ runsPath: join(dir, 'runs.jsonl'), suitesPath: join(dir, 'suites.json'), judge: cassette });
       expect(result.judge).toMatchObject({ live: false, modelCalls: 3, errors: 3 });
-      expect(result.tallies.get('untrusting')!.model!.benign.get('all')).toEqual({ runs: 1, refused: 0, asked: 1 });
+      expect(result.tallies.get('as written')!.model!.benign.get('all')).toEqual({ runs: 1, refused: 0, asked: 1 });
       expect(String(warn.mock.calls[0]![0])).toContain('no recorded verdict for key request_covers_action@1|openai:gpt-4o-mini|');
     } finally {
       warn.mockRestore();
@@ -177,7 +177,7 @@ describe('npm run eval:agentdojo', () => {
     recorder.save();
     const replayed = await runEval({ runsPath: join(dir, 'runs.jsonl'), suitesPath: join(dir, 'suites.json'), judge: await judgeSource(join(dir, 'recorded.json')) });
     expect(replayed.judge).toMatchObject({ live: false, modelCalls: 1, cacheHits: 2, errors: 0 });
-    expect(replayed.tallies.get('untrusting')!.model!.benign.get('all')).toEqual({ runs: 1, refused: 0, asked: 0 });
+    expect(replayed.tallies.get('as written')!.model!.benign.get('all')).toEqual({ runs: 1, refused: 0, asked: 0 });
 
     writeFileSync(join(dir, 'bad.json'), '{"entries": {}}');
     await expect(judgeSource(join(dir, 'bad.json'))).rejects.toThrow(/not a cassette: expected \{ "modelId", "entries" \}/);
@@ -216,7 +216,7 @@ describe('npm run eval:agentdojo', () => {
         expect(sent).not.toContain('Car rental');
       }
       expect(result.judge).toEqual({ label: 'openai:gpt-4o-mini', live: true, modelCalls: 2, cacheHits: 4, errors: 0, tokens: 30 });
-      const model = result.tallies.get('untrusting')!.model!;
+      const model = result.tallies.get('as written')!.model!;
       expect(model.attacks.get('all')).toEqual({ located: 1, refused: 1, stopped: 1 });
       expect(model.benign.get('all')).toEqual({ runs: 1, refused: 0, asked: 0 });
     } finally {
