@@ -14,7 +14,7 @@ import { hasErrorCode } from '../errors/panoptes-error.js';
 import { redactUrl } from '../store/redis/redact-url.js';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_HOLD_TEXT_CHARS, DEFAULT_HOLD_TEXT_MS, DEFAULT_PROXY_HOST, DEFAULT_PROXY_PORT, DEFAULT_UPSTREAM_TIMEOUT_MS } from './defaults.js';
 import { normalisePrefix } from './request-path.js';
-import type { CheckedValue, CustomCheck, Origin } from './config/field.js';
+import { httpUrl, type CheckedValue, type CustomCheck, type Origin } from './config/field.js';
 import { buildSemanticConfig, SEMANTIC_FIELDS, SEMANTIC_SECTIONS, type SemanticFieldName, type ServeEmbeddingsConfig, type ServeLoopOptions } from './config/semantic.js';
 import { PRODUCTION_FIELDS, PRODUCTION_SECTIONS, productionConfig, type ProductionConfig, type ProductionField } from './config/production.js';
 import { checkWorkflows, loopSettingsOf, readWorkflowsNode, type ReadWorkflows, type WorkflowEntry } from './config/workflows.js';
@@ -322,14 +322,8 @@ async function check(kind: Exclude<Kind, 'custom'>, value: unknown, origin: Orig
     case 'url':
     case 'http-url':
     case 'anthropic-url': {
-      if (typeof value !== 'string') return { problem: 'not a URL' };
-      let url: URL;
-      try {
-        url = new URL(value);
-      } catch {
-        return { problem: 'not a URL' };
-      }
-      return url.protocol === 'http:' || url.protocol === 'https:' ? { value } : { problem: `unsupported protocol '${url.protocol}'` };
+      const parsed = httpUrl(value);
+      return 'problem' in parsed ? parsed : { value };
     }
     case 'redis-url':
       return typeof value === 'string' && /^rediss?:\/\/\S+$/.test(value) ? { value } : { problem: 'not a Redis URL' };

@@ -31,3 +31,20 @@ export interface CheckedValue {
   value: unknown;
   origin: Origin;
 }
+
+/**
+ * An http(s) URL, or what is wrong with it. `withoutCredentials` names where the key goes instead, for a URL that
+ * must not carry a user name or password.
+ */
+export function httpUrl(value: unknown, withoutCredentials?: string): { url: URL } | { problem: string } {
+  if (typeof value !== 'string') return { problem: 'not a URL' };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { problem: 'not a URL' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `unsupported protocol '${url.protocol}'` };
+  if (withoutCredentials !== undefined && (url.username !== '' || url.password !== '')) return { problem: `credentials in the URL (${withoutCredentials})` };
+  return { url };
+}

@@ -11,7 +11,7 @@ import type { Diagnostic } from '../../diagnostics/index.js';
 import { readFailureDiagnostic } from '../../diagnostics/read-failure.js';
 import { validateRubrics, type Cassette, type Rubric } from '../../judge/index.js';
 import { DEFAULT_GUARD_TIMEOUT_MS } from '../../monitor/defaults.js';
-import type { CheckedValue, CheckResult, CustomCheck, Origin } from './field.js';
+import { httpUrl, type CheckedValue, type CheckResult, type CustomCheck, type Origin } from './field.js';
 
 /** The judge's model: an OpenAI-compatible chat endpoint, or recorded verdicts. */
 export type ServeJudgeModel =
@@ -60,17 +60,11 @@ const cassetteFile: CustomCheck = {
 
 const endpointUrl: CustomCheck = {
   check(value) {
-    if (typeof value !== 'string') return { problem: 'not a URL' };
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      return { problem: 'not a URL' };
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `unsupported protocol '${url.protocol}'` };
-    if (url.username !== '' || url.password !== '') return { problem: 'credentials in the URL (name the variable that holds the key in judge.model.api_key_env)' };
+    const parsed = httpUrl(value, 'name the variable that holds the key in judge.model.api_key_env');
+    if ('problem' in parsed) return parsed;
+    const { url } = parsed;
     if (/\/chat\/completions\/?$/.test(url.pathname)) return { problem: 'the URL of the endpoint itself, not its base' };
-    return { value: value.replace(/\/+$/, '') };
+    return { value: (value as string).replace(/\/+$/, '') };
   },
   expected: 'the base URL of an OpenAI-compatible API, /v1 included (the judge posts to <base_url>/chat/completions), e.g. http://127.0.0.1:8000/v1',
 };

@@ -10,7 +10,7 @@ import type { Diagnostic } from '../../diagnostics/index.js';
 import { DEFAULT_TRANSFORMERS_MODEL } from '../../embed/transformers.js';
 import { InvalidOptionError } from '../../errors/index.js';
 import { resolveLoopOptions, type LoopDetectorOptions } from '../../loops/options.js';
-import type { CheckedValue, CheckResult, CustomCheck, Origin } from './field.js';
+import { httpUrl, type CheckedValue, type CheckResult, type CustomCheck, type Origin } from './field.js';
 
 /** Which embedder the proxy uses. */
 export type EmbeddingsProvider = 'lexical' | 'transformers' | 'openai';
@@ -46,15 +46,9 @@ const provider: CustomCheck = {
 
 const embeddingsUrl: CustomCheck = {
   check(value) {
-    if (typeof value !== 'string') return { problem: 'not a URL' };
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      return { problem: 'not a URL' };
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `unsupported protocol '${url.protocol}'` };
-    if (url.username !== '' || url.password !== '') return { problem: 'credentials in the URL (put the key in embeddings.api_key)' };
+    const parsed = httpUrl(value, 'put the key in embeddings.api_key');
+    if ('problem' in parsed) return parsed;
+    const { url } = parsed;
     return /\/embeddings\/?$/.test(url.pathname) ? { value } : { problem: 'not an embeddings endpoint (the path must end in /embeddings)' };
   },
   expected: 'the URL of an OpenAI-compatible embeddings endpoint, /v1/embeddings included, e.g. http://127.0.0.1:8080/v1/embeddings',
