@@ -191,13 +191,14 @@ export function createMonitor({
   // Warm up at once so the first real call is not a cold start; a failure here is reported, not thrown.
   if (embeddings) warmUp().catch((error: unknown) => misses.record('embedding', 'Embedding the workflow exemplars failed or ran out of time; responses are classified without them until a retry succeeds.', error));
 
-  const freshSession = (): MonitorSession => ({
-    workflow: createSnapshot(workflow, { at: clock.now(), historyLimit }),
-    turns: 0,
-    steps: [],
-    stepCount: 0,
-    pendingToolStates: [],
-  });
+  const freshSession = (): MonitorSession => {
+    const snapshot = createSnapshot(workflow, { at: clock.now(), historyLimit });
+    // A registered constraint type whose `start` threw is pending for good: counted like a failed step.
+    for (const [name, state] of Object.entries(snapshot.monitors)) {
+      if (state.failed !== undefined) misses.record('constraint', `Constraint '${name}' failed to start (${state.failed}); it stays pending for every new session.`);
+    }
+    return { workflow: snapshot, turns: 0, steps: [], stepCount: 0, pendingToolStates: [] };
+  };
 
   // A new session usually has nothing due either; one whose initial state already dooms a constraint has guidance.
   const freshSessionIsIdle = isIdle(freshSession());

@@ -166,4 +166,28 @@ describe('a workflow naming a registered constraint type', () => {
     ]);
     expect((await monitor.endSession('a')).verdicts).toEqual({ few_lookups: 'pending' });
   });
+
+  it('fails open when its start throws: pending for every session, counted and logged once', async () => {
+    const broken = defineConstraintType({
+      ...maxCount,
+      evaluate: {
+        start: () => {
+          throw new Error('no counter');
+        },
+        step: (count: number) => ({ verdict: 'pending', memory: count }),
+      },
+    });
+    const workflow = parseWorkflow(LOOKUP_WORKFLOW, { registry: createRegistry().register(broken) });
+    const logger = recordingLogger();
+    const monitor = createMonitor({ workflow, logger });
+    const before = monitor.misses().constraint ?? 0;
+    expect(before).toBeGreaterThan(0); // the monitor builds a new session's snapshot once when it is created
+    await monitor.afterModel('a', call('lookup_order'));
+    expect((await monitor.beforeModel('a', request())).action).toBe('proceed');
+    expect(monitor.misses().constraint).toBeGreaterThan(before);
+    expect(logger.warnings.filter((warning) => warning.includes('no counter'))).toEqual([
+      "[panoptes] Constraint 'few_lookups' failed to start (no counter); it stays pending for every new session. The call goes on unchanged; later constraint failures are counted, not logged.",
+    ]);
+    expect((await monitor.endSession('a')).verdicts).toEqual({ few_lookups: 'pending' });
+  });
 });
