@@ -8,6 +8,8 @@ export interface DecisionLine {
   /** When it was made, ISO 8601. */
   time: string;
   session: string;
+  /** With several workflows (`createMonitor({ workflows })`): the id of the session's workflow. Absent with one. */
+  workflow?: string;
   /** Where it was made: `transition` (a state entered, a deviation), `constraint`, `tool` (a call refused), `model` (guidance applied, a call blocked), `loop`. */
   phase: 'transition' | 'constraint' | 'tool' | 'model' | 'loop';
   state?: string;
@@ -29,12 +31,14 @@ export function debugFromEnvironment(): boolean {
 /**
  * Logs each decision of the monitor as one JSON line through `logger.debug` (or `logger.warn` for a logger without
  * it), from the monitor's own events. Nothing is subscribed unless this is called, so a monitor without `debug` pays
- * nothing for it. A logger that throws is ignored: logging never fails a call.
+ * nothing for it. A logger that throws is ignored: logging never fails a call. `workflowId` (the monitor is one of a
+ * monitor of several workflows) is written on each line after the session.
  */
-export function attachDecisionLog(monitor: Pick<Monitor, 'on'>, logger: Logger, clock: Clock): void {
-  const write = (line: Omit<DecisionLine, 'panoptes' | 'time'>) => {
+export function attachDecisionLog(monitor: Pick<Monitor, 'on'>, logger: Logger, clock: Clock, workflowId?: string): void {
+  const write = ({ session, ...rest }: Omit<DecisionLine, 'panoptes' | 'time' | 'workflow'>) => {
     try {
-      const text = JSON.stringify({ panoptes: 'decision', time: new Date(clock.now()).toISOString(), ...line });
+      const where = workflowId === undefined ? { session } : { session, workflow: workflowId };
+      const text = JSON.stringify({ panoptes: 'decision', time: new Date(clock.now()).toISOString(), ...where, ...rest });
       if (typeof logger.debug === 'function') logger.debug(text);
       else logger.warn(text);
     } catch {

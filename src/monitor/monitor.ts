@@ -683,7 +683,7 @@ export function createMonitor({
   lifecycle.guard(monitor, SESSION_CALLS);
   lifecycle.guard(syncFirst, ['beforeModel', 'afterModel', 'watchText', 'beforeTool']);
   registerSyncFirst(monitor, syncFirst);
-  if (debug) attachDecisionLog(monitor, logger, clock);
+  if (debug) attachDecisionLog(monitor, logger, clock, member?.workflowId);
   return monitor;
 
   /** What `beforeTool` will say about each announced tool call, assuming the earlier ones the workflow allows run. */

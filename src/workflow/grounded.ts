@@ -44,6 +44,15 @@ export function unstatedNote(unstated: readonly string[], target: string): strin
   return `The user's yes ('${target}') answered a message that did not state ${unstated.join(', ')} of this call; restate the call with them and ask again.`;
 }
 
+/**
+ * The sentence added to a grounded constraint's violation when the call's arguments are not known (a move previewed
+ * before a call proposes it): the yes it lacks must also have answered a message stating the named arguments.
+ */
+export function groundedNote(constraint: ConstraintDefinition): string | undefined {
+  if (constraint.grounded === undefined) return undefined;
+  return `The user's yes ('${namesOf(constraint.target).join("' or '")}') must answer a message that states ${constraint.grounded.join(', ')} of the call.`;
+}
+
 interface GroundedStates {
   /** Trigger state to the arguments its calls must have had stated (the union over its grounded constraints). */
   triggers: ReadonlyMap<string, readonly string[]>;
@@ -78,6 +87,11 @@ export function groundedArgumentsOf(definition: WorkflowDefinition, state: strin
   const names = groundedStates(definition).triggers.get(state);
   if (names === undefined) return undefined;
   return Object.fromEntries(names.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]));
+}
+
+/** The arguments of a call into `state` that grounded constraints read, or `undefined` when none reads them. */
+export function groundedArgumentNames(definition: WorkflowDefinition, state: string): readonly string[] | undefined {
+  return groundedStates(definition).triggers.get(state);
 }
 
 /** Whether entering `state` needs the message the user answered (it is the target of a grounded constraint). */

@@ -45,4 +45,4 @@ export { describeConstraint, describeRule, workflowToMermaid } from './mermaid.j
 export { findWorkflowCounterexamples, type ConstraintCounterexample, type WorkflowCounterexampleOptions } from './counterexamples.js';
 export { workflowSummary, type WorkflowSummary } from './summary.js';
 export { anchorOf, classifyUserTurn, hasEachConstraints, hasUserTurnStates, isTransparentState, isTransparentTool, isUserTurnState } from './transparent.js';
-export { groundedArgumentsOf, keepsAnswered } from './grounded.js';
+export { groundedArgumentNames, groundedArgumentsOf, keepsAnswered } from './grounded.js';

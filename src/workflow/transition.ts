@@ -14,7 +14,7 @@ import {
   type Verdict,
 } from '../temporal/index.js';
 import { compiledConstraints } from './constraints.js';
-import { unstatedForCall, unstatedNote, withAnswered, withoutFreshTarget } from './grounded.js';
+import { groundedNote, unstatedForCall, unstatedNote, withAnswered, withoutFreshTarget } from './grounded.js';
 import { seenGraphs } from './seen-graph.js';
 import { anchorOf, constraintNames, hasEachConstraints, isTransparentState, lastSeenBy, monitorSees } from './transparent.js';
 import type { ClassificationMethod, DeviationRecord, RefusalRecord, ViolationRecord, WorkflowSnapshot } from './snapshot.js';
@@ -223,6 +223,12 @@ export interface EnterPreviewContext {
   seenLength?: number;
   /** The tool call's arguments, read by `grounded` constraints. */
   args?: Readonly<Record<string, unknown>>;
+  /**
+   * The move is previewed before any call proposes it, so its arguments are not known: a `grounded` constraint counts
+   * the user's latest yes whatever message it answered (the call's own check reads the arguments), and its violation
+   * says which arguments the yes must have been shown. `args` is then not read.
+   */
+  argsUnknown?: boolean;
 }
 
 /**
@@ -241,10 +247,11 @@ export function previewEnter(workflow: Workflow, snapshot: WorkflowSnapshot, sta
     const definition = compiled.constraint as ConstraintDefinition;
     if (!monitorSees(workflow, snapshot, compiled, state, toolCall)) continue;
     const before = snapshot.monitors[definition.name]!;
-    const unstated = toolCall ? unstatedForCall(snapshot, compiled, before, state, context.args) : undefined;
+    const unstated = toolCall && !context.argsUnknown ? unstatedForCall(snapshot, compiled, before, state, context.args) : undefined;
     const after = stepMonitor(compiled, unstated?.length ? withoutFreshTarget(before) : before, state);
     if (before.verdict === 'pending' && after.verdict === 'violated') {
-      const note = unstated?.length ? ` ${unstatedNote(unstated, before.open!.state)}` : '';
+      const grounded = toolCall && context.argsUnknown ? groundedNote(definition) : undefined;
+      const note = unstated?.length ? ` ${unstatedNote(unstated, before.open!.state)}` : grounded ? ` ${grounded}` : '';
       violations.push({ constraint: definition.name, severity: definition.severity, message: `${describeViolation(compiled, after)}${note}`, ...(unstated?.length ? { unstated } : {}) });
       continue;
     }

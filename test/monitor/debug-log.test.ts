@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMonitor, type DecisionLine } from '../../src/index.js';
+import { createMonitor, parseWorkflow, type DecisionLine } from '../../src/index.js';
 import { createFakeClock } from '../../src/testing/index.js';
-import { say, supportWorkflow as workflow } from './fixtures.js';
+import { call, say, supportWorkflow as workflow } from './fixtures.js';
 
 const capture = () => {
   const lines: string[] = [];
@@ -44,5 +44,41 @@ describe('the decision log', () => {
   it('a logger that throws never fails a call', async () => {
     const monitor = createMonitor({ workflow, debug: true, logger: { warn: () => {}, debug: () => { throw new Error('log sink down'); } } });
     await expect(monitor.afterModel('s1', say('tell me more'))).resolves.toMatchObject({ classifications: [{ state: 'identify_issue' }] });
+  });
+
+  it('names the workflow on each line with several workflows (after the session); one workflow writes no such field', async () => {
+    const refunds = parseWorkflow(`
+name: refunds
+states:
+  - { name: start, initial: true }
+  - { name: lookup, classification: { tool_calls: [get_booking] } }
+  - { name: refund, classification: { tool_calls: [issue_refund] } }
+transitions:
+  - { from: start, to: lookup }
+  - { from: lookup, to: refund }
+constraints:
+  - { name: lookup_first, type: precedence, trigger: refund, target: lookup, severity: critical }
+`);
+    const { lines, logger } = capture();
+    const monitor = createMonitor({ workflows: { support: workflow, refunds }, default: 'support', select: (input) => (input.sessionId.startsWith('r') ? 'refunds' : 'support'), logger, debug: true, clock: createFakeClock(Date.UTC(2026, 10, 26)) });
+    await monitor.afterModel('r1', call('issue_refund'));
+    await monitor.beforeTool('r1', { id: 'issue_refund-1', name: 'issue_refund', args: {} });
+    await monitor.afterModel('r1', call('get_booking'));
+    await monitor.beforeTool('r1', { id: 'get_booking-1', name: 'get_booking', args: {} });
+    await monitor.beforeModel('r1', { messages: [{ role: 'user', content: 'and?' }] });
+    await monitor.afterModel('s1', say('tell me more'));
+    const parsed = lines.map((line) => JSON.parse(line) as DecisionLine);
+    expect(parsed.map(({ session, workflow, phase, verdict }) => ({ session, workflow, phase, verdict }))).toEqual([
+      { session: 'r1', workflow: 'refunds', phase: 'tool', verdict: 'refused' },
+      { session: 'r1', workflow: 'refunds', phase: 'transition', verdict: 'entered' },
+      { session: 'r1', workflow: 'refunds', phase: 'model', verdict: 'intervened' },
+      { session: 's1', workflow: 'support', phase: 'transition', verdict: 'entered' },
+    ]);
+    // the field comes right after the session, so a line reads session, workflow, then the decision
+    expect(Object.keys(parsed[0]!).slice(0, 4)).toEqual(['panoptes', 'time', 'session', 'workflow']);
+
+    const single = capture();
+    await createMonitor({ workflow, logger: single.logger, debug: true }).afterModel('s1', say('tell me more'));
+    expect(single.lines.map((line) => Object.keys(JSON.parse(line) as object))).toEqual([['panoptes', 'time', 'session', 'phase', 'state', 'verdict', 'reason']]);
   });
 });

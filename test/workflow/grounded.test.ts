@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { InvalidOptionError } from '../../src/errors/index.js';
 import { createMonitor } from '../../src/monitor/index.js';
 import { evaluateConstraint, type TemporalConstraint } from '../../src/temporal/index.js';
 import { createSnapshot, parseWorkflow, previewEnter, transition, type WorkflowSnapshot } from '../../src/workflow/index.js';
@@ -153,5 +154,62 @@ describe('grounded: through the monitor', () => {
     const again = { ...call, id: 'w2' };
     await monitor.afterModel('s', { content: '', toolCalls: [again] });
     expect((await monitor.beforeTool('s', again)).action).toBe('allow');
+  });
+});
+
+describe('grounded: validNextStates', () => {
+  const history = (answered: string) => [
+    { role: 'user' as const, content: 'Upgrade my flight.' },
+    { role: 'assistant' as const, content: answered },
+    { role: 'user' as const, content: 'yes' },
+  ];
+  const moveTo = async (monitor: ReturnType<typeof createMonitor>, input?: Parameters<ReturnType<typeof createMonitor>['validNextStates']>[1]) => (await monitor.validNextStates('s', input)).moves.find((move) => move.to === 'write')!;
+
+  it('without arguments, a grounded write is valid right after a yes; the move names the arguments the call will be checked for', async () => {
+    const monitor = createMonitor({ workflow });
+    await monitor.beforeModel('s', { messages: history(STATED) });
+    const next = await monitor.validNextStates('s');
+    expect(next.state).toBe('confirm');
+    expect(next.valid).toContain('write');
+    expect(await moveTo(monitor)).toEqual({ to: 'write', allowed: true, valid: true, refused: false, reasons: [], violations: [], groundedArgs: ['cabin', 'flights'] });
+  });
+
+  it('without arguments, a yes to other details still counts as a yes; the call itself is refused when it comes', async () => {
+    const monitor = createMonitor({ workflow });
+    await monitor.beforeModel('s', { messages: history(UNSTATED_CABIN) });
+    expect(await moveTo(monitor)).toMatchObject({ valid: true, groundedArgs: ['cabin', 'flights'] });
+    const call = { id: 'w1', name: 'write_tool', args: ARGS };
+    await monitor.afterModel('s', { content: '', toolCalls: [call] });
+    expect(await monitor.beforeTool('s', call)).toMatchObject({ action: 'deny', constraints: ['confirm_write'] });
+  });
+
+  it('without a yes, the reason says the yes must state the named arguments', async () => {
+    const monitor = createMonitor({ workflow });
+    await monitor.beforeModel('s', { messages: [{ role: 'user', content: 'Upgrade my flight.' }] });
+    const move = await moveTo(monitor);
+    expect(move).toMatchObject({ valid: false, refused: true, violations: [{ constraint: 'confirm_write', severity: 'critical' }] });
+    expect(move.reasons).toEqual([expect.stringMatching(/^breaks critical constraint 'confirm_write': .*The user's yes \('confirm'\) must answer a message that states cabin, flights of the call\.$/)]);
+  });
+
+  it("with a candidate call's arguments, the yes is judged as the call's check would judge it", async () => {
+    const monitor = createMonitor({ workflow });
+    await monitor.beforeModel('s', { messages: history(UNSTATED_CABIN) });
+    const move = await moveTo(monitor, { args: ARGS });
+    expect(move).toMatchObject({ valid: false, refused: true, violations: [{ constraint: 'confirm_write', severity: 'critical' }] });
+    expect(move.reasons[0]).toMatch(/did not state cabin of this call/);
+    expect(move).not.toHaveProperty('groundedArgs');
+
+    const stated = createMonitor({ workflow });
+    await stated.beforeModel('s', { messages: history(STATED) });
+    expect(await moveTo(stated, { args: ARGS })).toEqual({ to: 'write', allowed: true, valid: true, refused: false, reasons: [], violations: [] });
+  });
+
+  it('refuses arguments that are not an object, naming the field', async () => {
+    const monitor = createMonitor({ workflow });
+    for (const args of ['cabin', ['cabin'], null]) {
+      const error = await monitor.validNextStates('s', { args: args as never }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect(String((error as Error).message)).toMatch(/args/);
+    }
   });
 });
