@@ -216,8 +216,9 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     entries[index] = { ...entries[index]!, loops: built.loops, ...(built.loopOptions ? { loopOptions: built.loopOptions } : {}) };
   }
   const judge = await buildJudgeConfig(checkedValues, diagnostics, configPath ?? 'command line', env);
-  // Imported only once every other key is fine: a module runs code, and a config with typos should not.
-  const extensions = checkedValues.has('modules') && diagnostics.length === 0 ? await loadConfigModules(checkedValues.get('modules')!, diagnostics) : undefined;
+  // Imported only once every other key is fine (a module runs code, and a config with typos should not); its files
+  // are checked either way.
+  const extensions = checkedValues.has('modules') ? await loadConfigModules(checkedValues.get('modules')!, diagnostics, { importModules: diagnostics.length === 0 }) : undefined;
   const production = productionConfig((name) => checked.has(name), (name) => checked.get(name));
   if ('missing' in production) {
     const { source, line, column } = values.get(production.with)!.origin;

@@ -49,6 +49,16 @@ describe('modules: in the proxy config', () => {
     );
   });
 
+  it('with another key wrong, reports a missing module file too, and imports no module', async () => {
+    const path = configWith(`${UPSTREAM}portt: 1\nmodules: [./nowhere.mjs]\n`);
+    const message = await errorOf(loadServeConfig({ configPath: path, env: {} }));
+    expect(message).toContain("error portt: unknown key 'portt'");
+    expect(message).toContain(`${path}:4:11 error modules[0]: no such module file`);
+    const unimported = await errorOf(loadServeConfig({ configPath: configWith(`${UPSTREAM}portt: 1\nmodules: [./broken.mjs]\n`, { 'broken.mjs': "throw new Error('the types module is broken');\n" }), env: {} }));
+    expect(unimported).toContain("error portt: unknown key 'portt'");
+    expect(unimported).not.toContain('the types module is broken');
+  });
+
   it('reports a module that fails on import, with its message', async () => {
     const path = configWith(`${UPSTREAM}modules: [./broken.mjs]\n`, { 'broken.mjs': "throw new Error('the types module is broken');\n" });
     expect(await errorOf(loadServeConfig({ configPath: path, env: {} }))).toContain(

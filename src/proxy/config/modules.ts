@@ -23,9 +23,10 @@ export const modulesList: CustomCheck = {
 
 /**
  * Imports the checked `modules:` into one registry: the one the proxy's workflows are loaded with.
+ * @param importModules false when other keys are invalid: the files are checked, but no module's code runs.
  * @returns the modules' absolute paths and the registry, or nothing after adding a diagnostic per problem.
  */
-export async function loadConfigModules(checked: CheckedValue, diagnostics: Diagnostic[]): Promise<{ modules: string[]; registry: Registry } | undefined> {
+export async function loadConfigModules(checked: CheckedValue, diagnostics: Diagnostic[], { importModules = true }: { importModules?: boolean } = {}): Promise<{ modules: string[]; registry: Registry } | undefined> {
   const { value, origin } = checked;
   const paths = (value as string[]).map((path) => resolve(origin.base, path));
   const place = (index: number): Pick<Diagnostic, 'path' | 'source' | 'line' | 'column'> => {
@@ -43,7 +44,7 @@ export async function loadConfigModules(checked: CheckedValue, diagnostics: Diag
       diagnostics.push({ severity: 'error', code: 'invalid-value', message: `no such module file (${path}): received ${JSON.stringify((value as string[])[index])}`, ...place(index), hint: `check the path; it is relative to ${where}` });
     }
   }
-  if (missing) return undefined;
+  if (missing || !importModules) return undefined;
   const loaded = await loadExtensionModules(paths);
   if ('failure' in loaded) {
     const { index, message, hint } = loaded.failure;
