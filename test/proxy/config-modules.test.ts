@@ -36,6 +36,13 @@ describe('modules: in the proxy config', () => {
     expect(config.registry!.constraintType('max_count')).toBeDefined();
   });
 
+  it('takes --module (the flag) over modules: in the file, relative to the working folder', async () => {
+    const path = configWith(`${UPSTREAM}modules: [./nowhere.mjs]\n`);
+    const config = await loadServeConfig({ configPath: path, env: {}, flags: { modules: ['test/fixtures/extensions/exports-registry.mjs'] } });
+    expect(config.modules).toEqual([join(FIXTURES, 'exports-registry.mjs')]);
+    expect(config.registry!.strategy('developer_note')).toBeDefined();
+  });
+
   it('without modules, carries neither modules nor a registry', async () => {
     const config = await loadServeConfig({ configPath: configWith(UPSTREAM), env: {} });
     expect(config).not.toHaveProperty('modules');
