@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option } from 'commander';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { defaultRegistry, type Registry } from '../registry/index.js';
 import { loadExtensionModules } from '../registry/modules.js';
@@ -8,11 +8,11 @@ import { renderDiagnostic, type Output } from './output.js';
 export const MODULE_OPTION_HELP = 'a JS module whose constraint types, strategies and tiers the workflows name (it registers them on import, or exports them or a registry); repeatable';
 
 /**
- * Adds `--module <file>` (repeatable, collected into `module: string[]`) to a command: one parser for every command.
+ * `--module <file>`, repeatable (collected into `module: string[]`): one option for every command that loads workflows.
  * @param note said after the shared help (where else the command reads modules from).
  */
-export function withModuleOption(command: Command, note = ''): Command {
-  return command.option('--module <file>', `${MODULE_OPTION_HELP}${note}`, (value: string, previous: string[] = []) => [...previous, value]);
+export function moduleOption(note = ''): Option {
+  return new Option('--module <file>', `${MODULE_OPTION_HELP}${note}`).argParser((value: string, previous: string[] = []) => [...previous, value]);
 }
 
 /**

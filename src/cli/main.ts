@@ -19,7 +19,7 @@ import { validateCommand } from './commands/validate.js';
 import { verifyCommand, type VerifyCommandOptions } from './commands/verify.js';
 import { INIT_HOSTS } from './init-templates.js';
 import { consoleOutput } from './output.js';
-import { withModuleOption } from './extension-modules.js';
+import { moduleOption } from './extension-modules.js';
 
 const output = consoleOutput();
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -38,40 +38,43 @@ const program = new Command()
     if ((program.opts() as { debug?: boolean }).debug) process.env.PANOPTES_DEBUG = '1';
   });
 
-withModuleOption(program
+program
   .command('validate')
   .summary('check workflow and rubric files')
   .description('validate workflow files (and rubric files: those with `rubrics:` or `policy:`); exit 1 when any has errors')
   .argument('<files...>', 'workflow or rubric YAML files')
   .option('--json', 'print the findings as JSON')
   .option('--no-strict', 'report references to unknown states as warnings, not errors')
-  .option('--strict-paths', 'report a constraint the transitions let an agent break (with the shortest path) as an error, not a warning'))
+  .option('--strict-paths', 'report a constraint the transitions let an agent break (with the shortest path) as an error, not a warning')
+  .addOption(moduleOption())
   .action(async (files: string[], options: { json?: boolean; strict: boolean; strictPaths?: boolean; module?: string[] }) => {
     process.exitCode = await validateCommand(files, options, output);
   });
 
-withModuleOption(program
+program
   .command('graph')
   .summary('print a workflow as a Mermaid diagram')
   .description('print a workflow as a Mermaid state diagram; exit 1, with the errors on stderr, when the file has errors')
   .argument('<file>', 'workflow YAML file')
-  .option('--no-strict', 'draw references to unknown states (reported as warnings), as validate --no-strict accepts them'))
+  .option('--no-strict', 'draw references to unknown states (reported as warnings), as validate --no-strict accepts them')
+  .addOption(moduleOption())
   .action(async (file: string, options: { strict: boolean; module?: string[] }) => {
     process.exitCode = await graphCommand(file, options, output);
   });
 
-withModuleOption(program
+program
   .command('info')
   .summary('what a workflow, rulebase or proxy holds')
   .description('print what a workflow file, a rulebase (.rules) or a running proxy (its http URL) holds: states, transitions, constraints, interventions, versions; contexts, data, askables, rules, facts; a proxy\'s health, workflow and traffic. Exit 1 when the file has errors or the proxy does not answer')
   .argument('<target>', 'workflow YAML file, .rules file, or http(s) URL of a running proxy')
   .option('--json', 'print it as JSON')
-  .option('--key <key>', "with a proxy URL: one of the proxy's keys, for GET /info (default: PANOPTES_PROXY_KEY)"))
+  .option('--key <key>', "with a proxy URL: one of the proxy's keys, for GET /info (default: PANOPTES_PROXY_KEY)")
+  .addOption(moduleOption())
   .action(async (target: string, options: InfoCommandOptions) => {
     process.exitCode = await infoCommand(target, options, output);
   });
 
-withModuleOption(program
+program
   .command('audit')
   .summary('replay transcripts against a workflow')
   .description('replay recorded conversations through a workflow monitor; exit 1 on a violation of --fail-on severity or worse, 2 when an input cannot be read')
@@ -86,7 +89,8 @@ withModuleOption(program
   .option('--model <id>', 'with --embeddings minilm: model id, or folder name under --model-path (default: Xenova/all-MiniLM-L6-v2)')
   .addOption(new Option('--fail-on <severity>', 'lowest violation severity that fails the audit').choices(['warning', 'error', 'critical']).default('error'))
   .addOption(new Option('--concurrency <n>', 'files and sessions processed at once').default(4).argParser(positiveInteger))
-  .option('--otlp <endpoint>', 'also export each session as a trace over OTLP/HTTP JSON (e.g. http://localhost:4318); headers from OTEL_EXPORTER_OTLP_HEADERS'))
+  .option('--otlp <endpoint>', 'also export each session as a trace over OTLP/HTTP JSON (e.g. http://localhost:4318); headers from OTEL_EXPORTER_OTLP_HEADERS')
+  .addOption(moduleOption())
   .action(async (files: string[], options: AuditCommandOptions) => {
     process.exitCode = await auditCommand(files, options, output);
   });
@@ -104,14 +108,15 @@ program
     process.exitCode = await rulesCheckCommand(files, options, output);
   });
 
-withModuleOption(program
+program
   .command('test')
   .summary('run scenarios and check their expectations')
   .description('run scenario files (conversations with expected verdicts, refusals, loops); exit 1 when any fails')
   .argument('[files...]', 'scenario YAML files or folders (default: panoptes/scenarios)')
   .option('--workflow <file>', 'workflow for scenarios that name none')
   .option('--json', 'print the report as JSON')
-  .option('--junit <file>', 'also write a JUnit XML report for CI'))
+  .option('--junit <file>', 'also write a JUnit XML report for CI')
+  .addOption(moduleOption())
   .action(async (files: string[], options: TestCommandOptions) => {
     process.exitCode = await testCommand(files, options, output);
   });
@@ -201,7 +206,7 @@ program
     process.exitCode = await initCommand(options, output);
   });
 
-withModuleOption(program
+program
   .command('serve')
   .summary('run the OpenAI-compatible proxy')
   .description('run the OpenAI-compatible proxy: point any OpenAI client at http://<host>:<port>/v1 (docs/proxy.md)')
@@ -211,7 +216,8 @@ withModuleOption(program
   .option('--port <n>', 'port to listen on (0 picks a free port; default 4100)')
   .option('--host <host>', 'address to listen on (default 127.0.0.1)')
   .option('--redis <url>', 'share sessions through Redis (redis://host:port); needs the redis package')
-  .option('--loops', 'turn on loop detection'), "; replaces the config's modules: and PANOPTES_MODULES")
+  .option('--loops', 'turn on loop detection')
+  .addOption(moduleOption("; replaces the config's modules: and PANOPTES_MODULES"))
   .action(async (options: ServeCommandOptions) => {
     process.exitCode = await serveCommand(options, output);
   });
