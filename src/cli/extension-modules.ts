@@ -1,52 +1,41 @@
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { Option } from 'commander';
 import type { Diagnostic } from '../diagnostics/index.js';
-import { createRegistry, defaultRegistry, extensionsOf, isRegistry, type Registry } from '../registry/index.js';
+import { defaultRegistry, type Registry } from '../registry/index.js';
+import { loadExtensionModules } from '../registry/modules.js';
+import { renderDiagnostic, type Output } from './output.js';
+
+/** The help of `--module`, the same on every command that takes it. */
+export const MODULE_OPTION_HELP = 'a JS module whose constraint types, strategies and tiers the workflows name (it registers them on import, or exports them or a registry); repeatable';
+
+/**
+ * `--module <file>`, repeatable (collected into `module: string[]`): one option for every command that loads workflows.
+ * @param note said after the shared help (where else the command reads modules from).
+ */
+export function moduleOption(note = ''): Option {
+  return new Option('--module <file>', `${MODULE_OPTION_HELP}${note}`).argParser((value: string, previous: string[] = []) => [...previous, value]);
+}
 
 /**
  * The registry `--module` files make: each module is imported (registering on import into the default registry
  * counts), then what it exports is added: a `registry` (named or default export) and any constraint types,
  * strategies and tiers made by the `define*` functions. Without modules, the default registry.
- * @returns the registry, or the diagnostic of a module that could not be imported or registered.
+ * @returns the registry, or the diagnostic of a module that could not be imported or registered, or gives nothing.
  */
 export async function registryFromModules(modules: readonly string[] = []): Promise<{ registry: Registry } | { failure: Diagnostic }> {
   if (modules.length === 0) return { registry: defaultRegistry };
-  const loaded: Array<{ path: string; exports: Record<string, unknown> }> = [];
-  for (const path of modules) {
-    try {
-      loaded.push({ path, exports: (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown> });
-    } catch (error) {
-      return { failure: moduleFailure(path, `cannot import the module: ${messageOf(error)}`, 'check the path, and that the module runs under Node on its own (a compiled .js or .mjs file)') };
-    }
-  }
-  // After every import: a module registering into the default registry on import is in it now.
-  const registry = createRegistry({ extends: defaultRegistry });
-  for (const { path, exports } of loaded) {
-    try {
-      for (const candidate of [exports.registry, exports.default]) {
-        if (isRegistry(candidate) && candidate !== defaultRegistry) registry.register(...extensionsIn(candidate));
-      }
-      registry.register(...extensionsOf(exports));
-    } catch (error) {
-      return { failure: moduleFailure(path, `cannot register what the module exports: ${messageOf(error)}`, 'give each constraint type, strategy and tier a name of its own') };
-    }
-  }
-  return { registry };
+  const loaded = await loadExtensionModules(modules);
+  if ('registry' in loaded) return loaded;
+  const { path, message, hint } = loaded.failure;
+  return { failure: { severity: 'error', code: 'module-failed', message, hint, path: '', source: path } };
 }
 
-function extensionsIn(registry: Registry) {
-  return [
-    ...registry.constraintTypeNames().filter((name) => !registry.isBuiltInConstraintType(name)).map((name) => registry.constraintType(name)!),
-    ...registry.strategyNames().filter((name) => !registry.isBuiltInStrategy(name)).map((name) => registry.strategy(name)!),
-    ...registry.tiers(),
-  ];
-}
-
-function moduleFailure(path: string, message: string, hint: string): Diagnostic {
-  return { severity: 'error', code: 'module-failed', message, hint, path: '', source: path };
-}
-
-function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0]!;
+/**
+ * The registry of a command's `--module` files, or `undefined` after printing why one failed on stderr (one line,
+ * file first), for the commands that run a workflow rather than report on files.
+ */
+export async function registryOrReport(modules: readonly string[] | undefined, output: Output): Promise<Registry | undefined> {
+  const loaded = await registryFromModules(modules);
+  if ('registry' in loaded) return loaded.registry;
+  output.err(`--module: ${renderDiagnostic(loaded.failure, output)}`);
+  return undefined;
 }

@@ -19,6 +19,7 @@ import { validateCommand } from './commands/validate.js';
 import { verifyCommand, type VerifyCommandOptions } from './commands/verify.js';
 import { INIT_HOSTS } from './init-templates.js';
 import { consoleOutput } from './output.js';
+import { moduleOption } from './extension-modules.js';
 
 const output = consoleOutput();
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -45,7 +46,7 @@ program
   .option('--json', 'print the findings as JSON')
   .option('--no-strict', 'report references to unknown states as warnings, not errors')
   .option('--strict-paths', 'report a constraint the transitions let an agent break (with the shortest path) as an error, not a warning')
-  .option('--module <file>', 'a JS module whose constraint types, strategies and tiers the workflows name (it registers them on import, or exports them or a registry); repeatable', (value: string, previous: string[] = []) => [...previous, value])
+  .addOption(moduleOption())
   .action(async (files: string[], options: { json?: boolean; strict: boolean; strictPaths?: boolean; module?: string[] }) => {
     process.exitCode = await validateCommand(files, options, output);
   });
@@ -56,7 +57,8 @@ program
   .description('print a workflow as a Mermaid state diagram; exit 1, with the errors on stderr, when the file has errors')
   .argument('<file>', 'workflow YAML file')
   .option('--no-strict', 'draw references to unknown states (reported as warnings), as validate --no-strict accepts them')
-  .action(async (file: string, options: { strict: boolean }) => {
+  .addOption(moduleOption())
+  .action(async (file: string, options: { strict: boolean; module?: string[] }) => {
     process.exitCode = await graphCommand(file, options, output);
   });
 
@@ -67,6 +69,7 @@ program
   .argument('<target>', 'workflow YAML file, .rules file, or http(s) URL of a running proxy')
   .option('--json', 'print it as JSON')
   .option('--key <key>', "with a proxy URL: one of the proxy's keys, for GET /info (default: PANOPTES_PROXY_KEY)")
+  .addOption(moduleOption())
   .action(async (target: string, options: InfoCommandOptions) => {
     process.exitCode = await infoCommand(target, options, output);
   });
@@ -87,6 +90,7 @@ program
   .addOption(new Option('--fail-on <severity>', 'lowest violation severity that fails the audit').choices(['warning', 'error', 'critical']).default('error'))
   .addOption(new Option('--concurrency <n>', 'files and sessions processed at once').default(4).argParser(positiveInteger))
   .option('--otlp <endpoint>', 'also export each session as a trace over OTLP/HTTP JSON (e.g. http://localhost:4318); headers from OTEL_EXPORTER_OTLP_HEADERS')
+  .addOption(moduleOption())
   .action(async (files: string[], options: AuditCommandOptions) => {
     process.exitCode = await auditCommand(files, options, output);
   });
@@ -112,6 +116,7 @@ program
   .option('--workflow <file>', 'workflow for scenarios that name none')
   .option('--json', 'print the report as JSON')
   .option('--junit <file>', 'also write a JUnit XML report for CI')
+  .addOption(moduleOption())
   .action(async (files: string[], options: TestCommandOptions) => {
     process.exitCode = await testCommand(files, options, output);
   });
@@ -212,6 +217,7 @@ program
   .option('--host <host>', 'address to listen on (default 127.0.0.1)')
   .option('--redis <url>', 'share sessions through Redis (redis://host:port); needs the redis package')
   .option('--loops', 'turn on loop detection')
+  .addOption(moduleOption("; replaces the config's modules: and PANOPTES_MODULES"))
   .action(async (options: ServeCommandOptions) => {
     process.exitCode = await serveCommand(options, output);
   });

@@ -7,7 +7,7 @@
  */
 import { access } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, parseDocument, isMap, isScalar, type Node, type YAMLMap } from 'yaml';
+import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Node, type YAMLMap } from 'yaml';
 import { closestName, formatDiagnostic, type Diagnostic } from '../diagnostics/index.js';
 import { DiagnosticsError } from '../errors/diagnostics-error.js';
 import { hasErrorCode } from '../errors/panoptes-error.js';
@@ -18,6 +18,8 @@ import { httpUrl, type CheckedValue, type CustomCheck, type Origin } from './con
 import { buildSemanticConfig, SEMANTIC_FIELDS, SEMANTIC_SECTIONS, type SemanticFieldName, type ServeEmbeddingsConfig, type ServeLoopOptions } from './config/semantic.js';
 import { PRODUCTION_FIELDS, PRODUCTION_SECTIONS, productionConfig, type ProductionConfig, type ProductionField } from './config/production.js';
 import { checkWorkflows, loopSettingsOf, readWorkflowsNode, type ReadWorkflows, type WorkflowEntry } from './config/workflows.js';
+import type { Registry } from '../registry/index.js';
+import { loadConfigModules, modulesList } from './config/modules.js';
 import { buildJudgeConfig, JUDGE_FIELDS, JUDGE_SECTIONS, type JudgeFieldName, type ServeJudgeConfig } from './config/judge.js';
 
 export type { WorkflowEntry } from './config/workflows.js';
@@ -59,6 +61,13 @@ export interface ServeConfig extends ProductionConfig {
   embeddings?: ServeEmbeddingsConfig;
   /** The judge of tool calls and responses (`judge:`): its rubrics, model and bounds; absent: no judge. */
   judge?: ServeJudgeConfig;
+  /** Absolute paths of the extension modules (`modules:`); absent when none. */
+  modules?: string[];
+  /**
+   * The registry the workflows are loaded with: the built-ins, what is in `defaultRegistry`, and what `modules`
+   * give. @default defaultRegistry
+   */
+  registry?: Registry;
 }
 
 /** Raw values by source; `flags` are commander's, already named by field. */
@@ -67,11 +76,11 @@ export interface ServeConfigSources {
   configPath?: string;
   /** The environment; only `PANOPTES_*` is read. @default process.env */
   env?: Record<string, string | undefined>;
-  flags?: Partial<Record<FieldName, string | boolean>>;
+  flags?: Partial<Record<FieldName, string | boolean | string[]>>;
 }
 
 type Kind = 'custom' | 'url' | 'http-url' | 'anthropic-url' | 'redis-url' | 'file' | 'rules-file' | 'port' | 'positive-integer' | 'boolean' | 'string' | 'string-list' | 'path-prefixes' | 'text-policy';
-type FieldName = SemanticFieldName | ProductionField | JudgeFieldName | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'workflow' | 'rulebase' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'refusal_message' | 'fact_summary' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
+type FieldName = SemanticFieldName | ProductionField | JudgeFieldName | 'upstream' | 'anthropic_upstream' | 'passthrough' | 'modules' | 'workflow' | 'rulebase' | 'port' | 'host' | 'strict' | 'proxy_keys' | 'require_session_id' | 'text_policy' | 'refusal_message' | 'fact_summary' | 'limits.hold_text_chars' | 'limits.hold_text_ms' | 'limits.body_bytes' | 'limits.upstream_timeout_ms' | 'redis.url' | 'redis.key_prefix' | 'redis.ttl_ms' | 'redis.command_timeout_ms';
 
 /** Every key: its kind, its environment variable and its flag; `secret` values are never printed whole. */
 const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret?: true; custom?: CustomCheck }> = {
@@ -79,6 +88,7 @@ const FIELDS: Record<FieldName, { kind: Kind; env: string; flag?: string; secret
   anthropic_upstream: { kind: 'anthropic-url', env: 'PANOPTES_ANTHROPIC_UPSTREAM' },
   passthrough: { kind: 'path-prefixes', env: 'PANOPTES_PASSTHROUGH' },
   workflow: { kind: 'file', env: 'PANOPTES_WORKFLOW', flag: '--workflow' },
+  modules: { kind: 'custom', custom: modulesList, env: 'PANOPTES_MODULES', flag: '--module' },
   rulebase: { kind: 'rules-file', env: 'PANOPTES_RULEBASE' },
   port: { kind: 'port', env: 'PANOPTES_PORT', flag: '--port' },
   host: { kind: 'string', env: 'PANOPTES_HOST', flag: '--host' },
@@ -157,7 +167,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     const suggestion = closestName(name, Object.values(FIELDS).map((field) => field.env));
     diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown variable ${name}`, path: name, source: 'environment', hint: suggestion ? `did you mean ${suggestion}?` : `known: ${Object.values(FIELDS).map((field) => field.env).join(', ')}` });
   }
-  for (const [name, value] of Object.entries(flags) as Array<[FieldName, string | boolean | undefined]>) {
+  for (const [name, value] of Object.entries(flags) as Array<[FieldName, string | boolean | string[] | undefined]>) {
     if (value === undefined) continue;
     if (!(name in FIELDS)) {
       diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown flag for '${name}'`, path: name, source: 'command line', hint: `flags set: ${Object.entries(FIELDS).flatMap(([key, field]) => (field.flag ? [`${field.flag} (${key})`] : [])).join(', ')}` });
@@ -206,6 +216,9 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     entries[index] = { ...entries[index]!, loops: built.loops, ...(built.loopOptions ? { loopOptions: built.loopOptions } : {}) };
   }
   const judge = await buildJudgeConfig(checkedValues, diagnostics, configPath ?? 'command line', env);
+  // Imported only once every other key is fine (a module runs code, and a config with typos should not); its files
+  // are checked either way.
+  const extensions = checkedValues.has('modules') ? await loadConfigModules(checkedValues.get('modules')!, diagnostics, { importModules: diagnostics.length === 0 }) : undefined;
   const production = productionConfig((name) => checked.has(name), (name) => checked.get(name));
   if ('missing' in production) {
     const { source, line, column } = values.get(production.with)!.origin;
@@ -249,6 +262,7 @@ export async function loadServeConfig({ configPath, env = process.env, flags = {
     ...((defaultEntry?.loopOptions ?? semantic.loopOptions) ? { loopOptions: defaultEntry?.loopOptions ?? semantic.loopOptions! } : {}),
     ...(semantic.embeddings ? { embeddings: semantic.embeddings } : {}),
     ...(judge ? { judge } : {}),
+    ...(extensions ?? {}),
   };
 }
 
@@ -309,7 +323,8 @@ async function readFile(configPath: string, values: Map<FieldName, { value: unkn
         diagnostics.push({ severity: 'error', code: 'unknown-key', message: `unknown key '${path}'`, path, source: configPath, ...at(pair.key as Node), hint: suggestion ? `did you mean '${suggestion}'?` : `known keys: ${known.join(', ')}` });
         continue;
       }
-      values.set(path as FieldName, { value: valueNode ? (valueNode as Node).toJSON() : null, origin: { source: configPath, path, base, ...at(valueNode) } });
+      const items = isSeq(valueNode) ? valueNode.items.map((item) => at(item as Node)).filter((place): place is { line: number; column: number } => place.line !== undefined) : undefined;
+      values.set(path as FieldName, { value: valueNode ? (valueNode as Node).toJSON() : null, origin: { source: configPath, path, base, ...at(valueNode), ...(items ? { items } : {}) } });
     }
   };
   visit(root, '');

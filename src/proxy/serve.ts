@@ -48,7 +48,9 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
     stores.push(store);
     return store;
   };
-  const workflow = await loadWorkflow(config.workflow, { strict: config.strict });
+  // The registry the `modules:` filled at load: every workflow of the proxy is loaded with it.
+  const loadOptions = { strict: config.strict, ...(config.registry ? { registry: config.registry } : {}) };
+  const workflow = await loadWorkflow(config.workflow, loadOptions);
   // One embedder for every workflow: a model is loaded once.
   const embedder = config.embeddings ? await createServeEmbedder(config.embeddings, config.loopOptions?.timeoutMs) : undefined;
   // Read before telemetry starts, so a bad rulebase leaves nothing running.
@@ -64,7 +66,7 @@ export async function startServe(config: ServeConfig, { logger = console, env = 
   const workflows: ProxyWorkflow[] = [];
   for (const entry of config.workflows) {
     const entryStore = await storeOf(entry.id);
-    const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, { strict: config.strict }), logger, ...semanticMonitorOptions({ ...config, loops: entry.loops ?? config.loops, ...(entry.loopOptions ? { loopOptions: entry.loopOptions } : {}) }, embedder), ...(entryStore ? { store: entryStore } : {}), ...recording });
+    const entryMonitor = createMonitor({ workflow: await loadWorkflow(entry.workflow, loadOptions), logger, ...semanticMonitorOptions({ ...config, loops: entry.loops ?? config.loops, ...(entry.loopOptions ? { loopOptions: entry.loopOptions } : {}) }, embedder), ...(entryStore ? { store: entryStore } : {}), ...recording });
     const entryRules = rulesOf(entry.rulebase === undefined ? undefined : await loadRulebase(entry.rulebase));
     workflows.push({ id: entry.id, select: entry.select, monitor: entryMonitor, ...(entryRules ? { rules: entryRules } : {}), ...(entryStore ? { conversations: entryStore.conversations() } : {}) });
   }

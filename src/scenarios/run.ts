@@ -10,6 +10,7 @@ import { createMonitor, type Logger, type ToolGuard } from '../monitor/index.js'
 import { loadRulebase, type Rulebase } from '../rules/index.js';
 import { loadWorkflow, type Workflow } from '../workflow/index.js';
 import type { Monitor } from '../monitor/index.js';
+import type { Registry } from '../registry/index.js';
 import { compareExpectations } from './compare.js';
 import { coverageOf } from './coverage.js';
 import type { Scenario, ScenarioReport, ScenarioResult, ToolFixture } from './types.js';
@@ -24,6 +25,8 @@ export interface RunScenariosOptions {
   logger?: Logger;
   /** Where time comes from for the monitor. @default systemClock */
   clock?: Clock;
+  /** The constraint types, strategies and tiers the workflows may name. @default defaultRegistry */
+  registry?: Registry;
 }
 
 const SILENT: Logger = { warn: () => undefined };
@@ -38,13 +41,13 @@ const SILENT: Logger = { warn: () => undefined };
  * const report = await runScenarios(scenarios, { workflow: 'panoptes/workflow.yaml' });
  * if (report.summary.failed + report.summary.errors > 0) process.exitCode = 1;
  */
-export async function runScenarios(scenarios: readonly Scenario[], { workflow: defaultWorkflow, onProgress, logger = SILENT, clock = systemClock }: RunScenariosOptions = {}): Promise<Omit<ScenarioReport, 'problems'>> {
+export async function runScenarios(scenarios: readonly Scenario[], { workflow: defaultWorkflow, onProgress, logger = SILENT, clock = systemClock, registry }: RunScenariosOptions = {}): Promise<Omit<ScenarioReport, 'problems'>> {
   const started = performance.now();
   const monitors = new Map<string, Promise<Monitor>>();
   const rulebases = new Map<string, Promise<Rulebase>>();
   const monitorFor = (file: string) => {
     let monitor = monitors.get(file);
-    if (!monitor) monitors.set(file, (monitor = loadWorkflow(file).then((workflow) => createMonitor({ workflow, loops: true, logger, clock }))));
+    if (!monitor) monitors.set(file, (monitor = loadWorkflow(file, registry ? { registry } : {}).then((workflow) => createMonitor({ workflow, loops: true, logger, clock }))));
     return monitor;
   };
   const rulebaseFor = (file: string) => {

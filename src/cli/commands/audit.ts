@@ -24,6 +24,7 @@ import {
 import { PanoptesError } from '../../errors/index.js';
 import { loadWorkflow, type Severity, type Workflow } from '../../workflow/index.js';
 import type { Output } from '../output.js';
+import { registryOrReport } from '../extension-modules.js';
 import { createAsyncContextManager, createRecordingTracer, exportOtlp } from '../otlp.js';
 import { writeErrorReason, writeFileAtomic } from '../write-file-atomic.js';
 
@@ -53,6 +54,8 @@ export interface AuditCommandOptions {
   concurrency?: number;
   /** An OTLP/HTTP endpoint to export each replayed session to, as a trace. */
   otlp?: string;
+  /** `--module <file>`: modules whose constraint types, strategies and tiers the workflow may name. */
+  module?: string[];
 }
 
 /** Where the progress bar goes: stderr, redrawn in place, only when it is a terminal. */
@@ -65,15 +68,17 @@ export interface ProgressStream {
  * `panoptes audit --workflow <file> <transcripts...>`: replays recorded conversations through the monitor and
  * reports each session's states, violations and verdicts, as text, `--json`, and/or an `--html` page.
  * @returns the exit code: 0 when no session has a violation of severity `failOn` (default `error`) or worse, 1 when
- * one has, 2 when the workflow, the embedder, a transcript file or a session could not be read, the `--otlp` export failed, or the `--html` page
+ * one has, 2 when the workflow, a `--module`, the embedder, a transcript file or a session could not be read, the `--otlp` export failed, or the `--html` page
  * could not be written. The printed report names the same status.
  */
 export async function auditCommand(files: string[], options: AuditCommandOptions, output: Output, progress: ProgressStream = process.stderr): Promise<number> {
   const failOn = options.failOn ?? DEFAULT_FAIL_ON;
   let workflow: Workflow;
   let embedder: { embeddings?: Embedder; label: AuditEmbeddings };
+  const registry = await registryOrReport(options.module, output);
+  if (!registry) return 2;
   try {
-    workflow = await loadWorkflow(options.workflow);
+    workflow = await loadWorkflow(options.workflow, { registry });
     embedder = await chooseEmbedder(workflow, options);
   } catch (error) {
     if (!PanoptesError.isInstance(error) && !(error instanceof ModelLoadError)) throw error;

@@ -7,6 +7,7 @@ import { readProxy, renderProxyReport, ProxyUnreachable } from '../info/proxy-in
 import { renderRulebaseInfo, rulebaseInfo } from '../info/rulebase-info.js';
 import { renderWorkflowInfo } from '../info/workflow-info.js';
 import { printFileReports, renderDiagnostic, type Output } from '../output.js';
+import { registryOrReport } from '../extension-modules.js';
 import { checkWorkflowFile, describeWorkflow } from './validate.js';
 
 export interface InfoCommandOptions {
@@ -14,13 +15,15 @@ export interface InfoCommandOptions {
   json?: boolean;
   /** The proxy key, for a proxy URL (`GET /info` is behind it). @default PANOPTES_PROXY_KEY */
   key?: string;
+  /** `--module <file>`: modules whose constraint types, strategies and tiers the workflow may name. */
+  module?: string[];
 }
 
 /**
  * `panoptes info <target>`: what a workflow file, a rulebase (`.rules`) or a running proxy (an http(s) URL) holds:
  * states, transitions, constraints and interventions; contexts, data, askables, rules and facts; a proxy's health,
  * workflow and traffic.
- * @returns 0, or 1 when the file has errors or the proxy does not answer.
+ * @returns 0, or 1 when the file has errors, a `--module` does not load, or the proxy does not answer.
  */
 export async function infoCommand(target: string, options: InfoCommandOptions, output: Output): Promise<number> {
   const print = (value: unknown, lines: string[]) => {
@@ -48,7 +51,9 @@ export async function infoCommand(target: string, options: InfoCommandOptions, o
       return 1;
     }
   }
-  const { report, workflow } = await checkWorkflowFile(target, true);
+  const registry = await registryOrReport(options.module, output);
+  if (!registry) return 1;
+  const { report, workflow } = await checkWorkflowFile(target, true, registry);
   const [unread] = report.diagnostics.filter(isReadFailure);
   if (unread) {
     output.err(readFailureLine(unread));

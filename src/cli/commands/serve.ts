@@ -9,6 +9,8 @@ export interface ServeCommandOptions {
   host?: string;
   redis?: string;
   loops?: boolean;
+  /** `--module <file>`, repeatable: sets `modules`. */
+  module?: string[];
 }
 
 /**
@@ -23,8 +25,8 @@ export async function serveCommand(options: ServeCommandOptions, output: Output)
   if (serve instanceof Error) return missingPeers(serve, ['fastify', 'undici'], output);
   const { startServe } = serve;
   // Flags are named by the configuration key they set: `--redis` sets `redis.url`.
-  const { config: configPath, redis, ...rest } = options;
-  const flags = { ...rest, ...(redis === undefined ? {} : { 'redis.url': redis }) };
+  const { config: configPath, redis, module: modules, ...rest } = options;
+  const flags = { ...rest, ...(redis === undefined ? {} : { 'redis.url': redis }), ...(modules === undefined ? {} : { modules }) };
   let config;
   try {
     config = await loadServeConfig({ ...(configPath === undefined ? {} : { configPath }), flags });

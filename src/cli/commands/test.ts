@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { loadScenarios, renderJUnit, renderScenarioText, runScenarios, type ScenarioReport } from '../../scenarios/index.js';
 import type { Output } from '../output.js';
+import { registryOrReport } from '../extension-modules.js';
 
 export interface TestCommandOptions {
   /** Workflow file for scenarios that name none. */
@@ -8,6 +9,8 @@ export interface TestCommandOptions {
   json?: boolean;
   /** Also write JUnit XML here. */
   junit?: string;
+  /** `--module <file>`: modules whose constraint types, strategies and tiers the workflows may name. */
+  module?: string[];
 }
 
 /** Where the progress bar goes: stderr, redrawn in place, only on a terminal. */
@@ -23,13 +26,16 @@ const PROGRESS_THRESHOLD = 20;
  * `panoptes test [files...]`: runs scenario files (default: `panoptes/scenarios`) and prints a pass/fail table with a
  * diff per failure and the constraints, interventions and guards no scenario exercised; `--json`, `--junit <file>`.
  * @returns the exit code: 0 when every scenario passed, 1 when any failed or could not run, 2 when no scenario was
- * found or the JUnit file could not be written.
+ * found, a `--module` does not load, or the JUnit file could not be written.
  */
 export async function testCommand(files: string[], options: TestCommandOptions, output: Output, progress: TestProgressStream = process.stderr): Promise<number> {
+  const registry = await registryOrReport(options.module, output);
+  if (!registry) return 2;
   const { scenarios, problems } = await loadScenarios(files.length > 0 ? files : ['panoptes/scenarios']);
   let drawn = -1;
   const run = await runScenarios(scenarios, {
     ...(options.workflow === undefined ? {} : { workflow: options.workflow }),
+    registry,
     // Own failures stay out of a scenario's verdict; decision lines (--debug) go to stderr.
     logger: { warn: () => {}, debug: (line: string) => output.err(line) },
     onProgress: ({ done, total }) => {

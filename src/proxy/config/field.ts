@@ -10,6 +10,8 @@ export interface Origin {
   path: string;
   line?: number;
   column?: number;
+  /** For a YAML list: where each item is, so a diagnostic can point at the one at fault. */
+  items?: Array<{ line: number; column: number }>;
   /** Relative file paths resolve against this folder. */
   base: string;
 }
