@@ -50,7 +50,7 @@ export function checkStrategies(definition: WorkflowDefinition, registry: Regist
     if (!strategy) {
       const known = registry.strategyNames();
       const suggestion = didYouMean(intervention.strategy, known);
-      report({ severity: 'error', code: 'unknown-strategy', message: `unknown intervention strategy '${intervention.strategy}'`, path: [...item, 'strategy'], hint: `known strategies: ${listNames(known)}${suggestion ? `; ${suggestion}` : ''}; a strategy of your own must be registered (defineInterventionStrategy) in the registry the workflow is loaded with, or given to \`panoptes validate --module\`` });
+      report({ severity: 'error', code: 'unknown-strategy', message: `unknown intervention strategy '${intervention.strategy}'`, path: [...item, 'strategy'], hint: `known strategies: ${listNames(known)}${suggestion ? `; ${suggestion}` : ''}; a strategy of your own must be registered (defineInterventionStrategy) in the registry the workflow is loaded with, or given to the CLI with \`--module\` (the proxy: \`modules:\`)` });
       continue;
     }
     if (!strategy.schema) {

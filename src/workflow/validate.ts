@@ -182,7 +182,7 @@ function checkConstraints(
       const known = registry.constraintTypeNames();
       const suggestion = suggestType(constraint.type, known); // a handful of names: no budget needed
       // A likely typo gets its suggestion; otherwise it may be a type of the author's own that was not registered.
-      const custom = suggestion ? '' : '; a type of your own must be registered (defineConstraintType) in the registry the workflow is loaded with, or given to `panoptes validate --module`';
+      const custom = suggestion ? '' : '; a type of your own must be registered (defineConstraintType) in the registry the workflow is loaded with, or given to the CLI with `--module` (the proxy: `modules:`)';
       report({ severity: 'error', code: 'unknown-constraint-type', message: `unknown constraint type "${constraint.type}"`, path: [...item, 'type'], hint: `expected one of: ${known.join(', ')}${suggestion ? `; ${suggestion}` : ''}${custom}` });
       return;
     }

@@ -18,7 +18,7 @@ describe('panoptes validate --module', () => {
 
   it('without the module, names the unknown type and strategy and says how to provide them', async () => {
     const { code, stdout } = await panoptes(ROOT, 'validate', `${FIXTURES}/lookups.yaml`);
-    expect(stdout).toContain(`${FIXTURES}/lookups.yaml:12:11 error constraints[0].type: unknown constraint type "max_count"; expected one of: eventually, never, always, precedence, response, until, next; a type of your own must be registered (defineConstraintType) in the registry the workflow is loaded with, or given to \`panoptes validate --module\``);
+    expect(stdout).toContain(`${FIXTURES}/lookups.yaml:12:11 error constraints[0].type: unknown constraint type "max_count"; expected one of: eventually, never, always, precedence, response, until, next; a type of your own must be registered (defineConstraintType) in the registry the workflow is loaded with, or given to the CLI with \`--module\` (the proxy: \`modules:\`)`);
     expect(stdout).toContain(`${FIXTURES}/lookups.yaml:16:69 error interventions.stop_looking.strategy: unknown intervention strategy 'developer_note'`);
     expect(code).toBe(1);
   });
