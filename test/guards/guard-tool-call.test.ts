@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createMonitor, guardToolCall, parseWorkflow, toolRefusal, type CheckResult } from '../../src/index.js';
+import { createMonitor, guardToolCall, toolRefusal, type CheckResult } from '../../src/index.js';
+import { refundsWorkflow as workflow } from '../monitor/fixtures.js';
 import { refundSetup } from './helpers.js';
-
-const workflow = parseWorkflow(`
-name: refunds
-states:
-  - { name: start, initial: true }
-  - { name: lookup, classification: { tool_calls: [get_booking] } }
-  - { name: refund, classification: { tool_calls: [issue_refund] } }
-transitions:
-  - { from: start, to: lookup }
-  - { from: lookup, to: refund }
-constraints:
-  - { name: lookup_first, type: precedence, trigger: refund, target: lookup, severity: critical }
-`);
 
 const refundCall = { id: 'r1', name: 'issue_refund', args: { booking_id: 'BK1' } };
 const quietLogger = { warn: () => {} };

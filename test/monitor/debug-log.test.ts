@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMonitor, parseWorkflow, type DecisionLine } from '../../src/index.js';
+import { createMonitor, type DecisionLine } from '../../src/index.js';
 import { createFakeClock } from '../../src/testing/index.js';
-import { call, say, supportWorkflow as workflow } from './fixtures.js';
+import { call, refundsWorkflow as refunds, say, supportWorkflow as workflow } from './fixtures.js';
 
 const capture = () => {
   const lines: string[] = [];
@@ -47,18 +47,6 @@ describe('the decision log', () => {
   });
 
   it('names the workflow on each line with several workflows (after the session); one workflow writes no such field', async () => {
-    const refunds = parseWorkflow(`
-name: refunds
-states:
-  - { name: start, initial: true }
-  - { name: lookup, classification: { tool_calls: [get_booking] } }
-  - { name: refund, classification: { tool_calls: [issue_refund] } }
-transitions:
-  - { from: start, to: lookup }
-  - { from: lookup, to: refund }
-constraints:
-  - { name: lookup_first, type: precedence, trigger: refund, target: lookup, severity: critical }
-`);
     const { lines, logger } = capture();
     const monitor = createMonitor({ workflows: { support: workflow, refunds }, default: 'support', select: (input) => (input.sessionId.startsWith('r') ? 'refunds' : 'support'), logger, debug: true, clock: createFakeClock(Date.UTC(2026, 10, 26)) });
     await monitor.afterModel('r1', call('issue_refund'));

@@ -48,3 +48,17 @@ export function recordingLogger(): Logger & { warnings: string[] } {
   const warnings: string[] = [];
   return { warnings, warn: (message: string) => void warnings.push(message) };
 }
+
+/** Refunds: look the booking up before refunding it (critical); no identity check. */
+export const refundsWorkflow = parseWorkflow(`
+name: refunds
+states:
+  - { name: start, initial: true }
+  - { name: lookup, classification: { tool_calls: [get_booking] } }
+  - { name: refund, classification: { tool_calls: [issue_refund] } }
+transitions:
+  - { from: start, to: lookup }
+  - { from: lookup, to: refund }
+constraints:
+  - { name: lookup_first, type: precedence, trigger: refund, target: lookup, severity: critical }
+`);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMonitor, parseWorkflow, type MonitorSession, type WorkflowsMonitorOptions } from '../../src/index.js';
 import { createRedisSessionStore, type RedisSessionStore } from '../../src/store/redis/index.js';
 import { startRedisServer, type RedisServer } from '../store/redis-server.js';
-import { call, recordingLogger } from './fixtures.js';
+import { call, recordingLogger, refundsWorkflow as refunds } from './fixtures.js';
 
 const support = parseWorkflow(`
 name: support
@@ -18,18 +18,6 @@ constraints:
   - { name: verify_first, type: precedence, trigger: refund, target: verify, severity: critical }
 `);
 
-const refunds = parseWorkflow(`
-name: refunds
-states:
-  - { name: start, initial: true }
-  - { name: lookup, classification: { tool_calls: [get_booking] } }
-  - { name: refund, classification: { tool_calls: [issue_refund] } }
-transitions:
-  - { from: start, to: lookup }
-  - { from: lookup, to: refund }
-constraints:
-  - { name: lookup_first, type: precedence, trigger: refund, target: lookup, severity: critical }
-`);
 
 const user = (content: string) => ({ messages: [{ role: 'user' as const, content }] });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClosedError, createMonitor, InvalidOptionError, isPromiseLike, parseWorkflow, syncFirst, type SessionStore, type WorkflowsMonitorOptions } from '../../src/index.js';
 import { createOtel } from '../telemetry/harness.js';
-import { call, recordingLogger, say } from './fixtures.js';
+import { call, recordingLogger, refundsWorkflow as refunds, say } from './fixtures.js';
 
 /** Support: verify the customer before a refund (critical). */
 const support = parseWorkflow(`
@@ -17,19 +17,6 @@ constraints:
   - { name: verify_first, type: precedence, trigger: refund, target: verify, severity: critical }
 `);
 
-/** Refunds: look the booking up before refunding it (critical); no identity check. */
-const refunds = parseWorkflow(`
-name: refunds
-states:
-  - { name: start, initial: true }
-  - { name: lookup, classification: { tool_calls: [get_booking] } }
-  - { name: refund, classification: { tool_calls: [issue_refund] } }
-transitions:
-  - { from: start, to: lookup }
-  - { from: lookup, to: refund }
-constraints:
-  - { name: lookup_first, type: precedence, trigger: refund, target: lookup, severity: critical }
-`);
 
 const user = (content: string) => ({ messages: [{ role: 'system' as const, content: 'You help customers.' }, { role: 'user' as const, content }] });
 

@@ -1,22 +1,10 @@
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { guardTools, panoptesMiddleware } from '../../../adapters/ai-sdk/index.js';
-import { createMonitor, parseWorkflow } from '../../../src/index.js';
+import { createMonitor } from '../../../src/index.js';
+import { refundsWorkflow as refunds } from '../../monitor/fixtures.js';
 import { callTool, recordingLogger, say, sequenceModel, workflow as support } from './fixtures.js';
 
-/** Refunds: look the booking up before refunding it (critical); no identity check. */
-const refunds = parseWorkflow(`
-name: refunds
-states:
-  - { name: start, initial: true }
-  - { name: lookup, classification: { tool_calls: [get_booking] } }
-  - { name: refund, classification: { tool_calls: [issue_refund] } }
-transitions:
-  - { from: start, to: lookup }
-  - { from: lookup, to: refund }
-constraints:
-  - { name: lookup_first, type: precedence, trigger: refund, target: lookup, severity: critical }
-`);
 
 const noInput = jsonSchema<Record<string, never>>({ type: 'object', properties: {}, additionalProperties: false });
 

@@ -8,6 +8,7 @@ import { vi } from 'vitest';
 import { z } from 'zod';
 import { createMonitor, createSentinelSessions, parseRulebase, parseWorkflow, type Logger, type MonitorOptions } from '../../../src/index.js';
 import { REFUND_RULES } from '../../guards/helpers.js';
+import { refundsWorkflow } from '../../monitor/fixtures.js';
 import { textOf } from '../../../adapters/langchain/index.js';
 
 const SUPPORT_YAML = readFileSync(fileURLToPath(new URL('../../../examples/workflows/customer-support.yaml', import.meta.url)), 'utf8');
@@ -40,18 +41,7 @@ export const SECRET = 'difficult customer';
  * (`issue_refund`), a critical precedence. The rules refuse a refund the workflow allows until the booking of
  * interest is set and the customer confirms.
  */
-export const refundWorkflow = parseWorkflow(`
-name: refunds
-states:
-  - { name: start, initial: true }
-  - { name: lookup, classification: { tool_calls: [get_booking] } }
-  - { name: refund, classification: { tool_calls: [issue_refund] } }
-transitions:
-  - { from: start, to: lookup }
-  - { from: lookup, to: refund }
-constraints:
-  - { name: lookup_first, type: precedence, trigger: refund, target: lookup, severity: critical }
-`);
+export const refundWorkflow = refundsWorkflow;
 
 /** The agent's own get_booking and issue_refund, as LangChain tools over spies. */
 export function refundTools() {
