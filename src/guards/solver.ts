@@ -510,6 +510,11 @@ export class Search {
       question,
       ...(call !== undefined ? { call } : {}),
     };
+    return this.assume(ask, parent, literal, base, k);
+  }
+
+  /** Goes on as if the user had said yes to `ask`, which the proof then waits on; undone on backtracking. */
+  private assume(ask: Blocker & { kind: 'ask' }, parent: ProofNode, literal: CLiteral, base: number, k: Continuation): Step {
     this.assumptions.push(ask);
     const childMark = parent.children.length;
     parent.children.push({ by: 'askable', literal, base, source: 'unconfirmed', children: [] });
@@ -734,15 +739,7 @@ export class Search {
       fail: (literal: CLiteral, base: number, facts: string[], reason?: string, chain?: readonly ProvenanceLink[]) => {
         if (this.explain) this.recordCondition(renderLiteral(this.env, literal, base), literal, base, facts, reason, chain);
       },
-      assume: (ask: Blocker & { kind: 'ask' }, parent: ProofNode, literal: CLiteral, base: number, k: Continuation): Step => {
-        this.assumptions.push(ask);
-        const childMark = parent.children.length;
-        parent.children.push({ by: 'askable', literal, base, source: 'unconfirmed', children: [] });
-        return finallyDo(k(), () => {
-          this.assumptions.pop();
-          parent.children.length = childMark;
-        });
-      },
+      assume: (ask: Blocker & { kind: 'ask' }, parent: ProofNode, literal: CLiteral, base: number, k: Continuation): Step => this.assume(ask, parent, literal, base, k),
     };
   }
 
