@@ -486,22 +486,18 @@ export function createGeneration({ select, metrics: allMetrics, logOnce, require
     }
   }
 
-  /** Schedules `reasons` for the session's next call (fail-open: a failure is logged, not raised). */
-  async function noteReasons(monitor: Monitor, log: (cause: string, message: string) => void, sessionId: string, reasons: readonly string[]): Promise<void> {
+  /** Schedules `reasons` for the session's next call (fail-open: a failure is logged, not raised). `what` names them in the log. */
+  async function noteReasons(monitor: Monitor, log: (cause: string, message: string) => void, sessionId: string, reasons: readonly string[], what = 'why a response was judged'): Promise<void> {
     try {
       await monitor.noteRefusals(sessionId, reasons);
     } catch (error) {
-      log('note-failed', `Noting why a response was judged failed (${(error as Error)?.message}); the model was not told on its next call.`);
+      log('note-failed', `Noting ${what} failed (${(error as Error)?.message}); the model was not told on its next call.`);
     }
   }
 
-  /** Schedules the reasons of `refused` for the session's next call (fail-open: a failure is logged, not raised). */
-  async function noteRefusals(monitor: Monitor, log: (cause: string, message: string) => void, sessionId: string, refused: ReadonlyMap<FoundCall, RefusedToolCall>): Promise<void> {
-    try {
-      await monitor.noteRefusals(sessionId, [...refused].map(([call, refusal]) => noteText(refusal.reason, call)));
-    } catch (error) {
-      log('note-failed', `Noting why tool calls were refused failed (${(error as Error)?.message}); the model was not told on its next call.`);
-    }
+  /** Schedules the reasons of `refused` for the session's next call, each call's long argument values cut (noteText). */
+  function noteRefusals(monitor: Monitor, log: (cause: string, message: string) => void, sessionId: string, refused: ReadonlyMap<FoundCall, RefusedToolCall>): Promise<void> {
+    return noteReasons(monitor, log, sessionId, [...refused].map(([call, refusal]) => noteText(refusal.reason, call)), 'why tool calls were refused');
   }
 
   function upstreamFailed(metrics: ProxyMetrics, reply: FastifyReply, error: ProxyError, format: ErrorFormat) {
