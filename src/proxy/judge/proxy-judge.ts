@@ -14,7 +14,7 @@ import type { Logger, TextWatch, ToolGuard, ToolGuardVerdict } from '../../monit
 import { LruMap } from '../../embed/lru.js';
 import { createConversationJudge, decideJudgments, DEFAULT_CONVERSATION_IN_FLIGHT, stableJson, type ConversationJudge, type Judge, type JudgedOutcome, type JudgeInput, type Judgment, type Rubric, type RubricScope } from '../../judge/index.js';
 import { PROXY_METRICS, type ProxyMetrics } from '../metrics.js';
-import { isExplicitYes } from '../rules/explicit-yes.js';
+import { isPlainYes } from '../../grounding/index.js';
 
 /** Sessions whose pending questions and approvals are kept; the least recently used is forgotten past it. */
 const MAX_SESSIONS = 10_000;
@@ -173,7 +173,7 @@ export function createProxyJudge(judge: Judge, { logger = console }: { logger?: 
       const last = messages.at(-1);
       // Only the user answers a question: a request that ends with a tool result leaves it open.
       if (last?.role !== 'user') return;
-      if (isExplicitYes(last.content)) for (const key of approvals.asked) bounded(approvals.approved).add(key);
+      if (isPlainYes(last.content)) for (const key of approvals.asked) bounded(approvals.approved).add(key);
       approvals.asked.clear();
     },
     guard(context) {
